@@ -1,0 +1,28 @@
+// Environment → typed configuration, read once at start-up.
+
+export interface Config {
+  port: number;
+  /** Base of every absolute URL the API returns (`urls.*`). */
+  publicUrl: string;
+  /** PostgreSQL connection string; when unset the embedded PGlite database in `dataDir` is used. */
+  databaseUrl: string | undefined;
+  /** Directory of the embedded database. */
+  dataDir: string;
+  /** Create the demo organization on first start of an empty database. */
+  seedDemo: boolean;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 4000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+  }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
+  return {
+    port,
+    publicUrl,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR || "./data",
+    seedDemo: env.SEED_DEMO !== "false",
+  };
+}
