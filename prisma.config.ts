@@ -16,8 +16,10 @@ export default defineConfig({
       const { PrismaPg } = await import("@prisma/adapter-pg");
       return new PrismaPg({ connectionString: process.env.DATABASE_URL });
     }
+    const { PrismaPg } = await import("@prisma/adapter-pg");
     const { PGlite } = await import("@electric-sql/pglite");
     const { PrismaPGlite } = await import("pglite-prisma-adapter");
-    return new PrismaPGlite(new PGlite());
+    // The PGlite adapter ships its own copy of Prisma's adapter types, hence the cast.
+    return new PrismaPGlite(new PGlite()) as unknown as InstanceType<typeof PrismaPg>;
   },
 });

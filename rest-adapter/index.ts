@@ -1,0 +1,121 @@
+// The /v1 REST surface as a Yoga plugin, the way Yoga's SOFA plugin works: each request is
+// matched against the route table and run as its GraphQL operation through Yoga's own enveloped
+// pipeline (context with auth, execution, error masking), so both doors behave the same.
+import FindMyWay, { type HTTPMethod } from "find-my-way";
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import type { Plugin, YogaServerInstance } from "graphql-yoga";
+import { errorResponse, statusOf } from "./errors.ts";
+import type { QueryParamType, RestRequest, RestRoute } from "./route.ts";
+
+const PREFIX = "/v1";
+/** Request bodies above this are refused (413) before they are read. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_LIMIT = 1000;
+const METHODS: HTTPMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+interface CompiledRoute extends RestRoute {
+  parsed: DocumentNode;
+}
+
+/** Parses and validates every route's document against the schema: a broken route fails the start. */
+export function compileRoutes(routes: RestRoute[], schema: GraphQLSchema): CompiledRoute[] {
+  return routes.map((route) => {
+    const parsed = parse(route.document);
+    const errors = validate(schema, parsed);
+    if (errors.length) {
+      throw new Error(`REST route ${route.method} ${route.path}: invalid operation: ${errors.map((e) => e.message).join("; ")}`);
+    }
+    return { ...route, parsed };
+  });
+}
+
+function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): RestRequest["query"] | Response {
+  const query: RestRequest["query"] = {};
+  for (const [name, type] of Object.entries(declared)) {
+    const raw = url.searchParams.get(name);
+    if (raw === null) continue;
+    if (type === "limit") {
+      const limit = Number(raw);
+      if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIMIT) {
+        return errorResponse(400, `limit must be an integer between 1 and ${MAX_LIMIT} (got "${raw}")`);
+      }
+      query[name] = limit;
+    } else if (type === "boolean") {
+      if (raw !== "true" && raw !== "false") return errorResponse(400, `${name} must be true or false (got "${raw}")`);
+      query[name] = raw === "true";
+    } else {
+      query[name] = raw;
+    }
+  }
+  return query;
+}
+
+async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
+  if (request.method === "GET" || request.method === "DELETE") return {};
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (!text.trim()) return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return errorResponse(400, "Request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return errorResponse(400, "Request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
+}
+
+export function useRestAdapter(routes: RestRoute[]): Plugin {
+  let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+  const router = FindMyWay({ ignoreTrailingSlash: true });
+
+  async function run(route: CompiledRoute, params: Record<string, string>, request: Request, url: URL): Promise<Response> {
+    const query = parseQuery(url, route.query);
+    if (query instanceof Response) return query;
+    const body = await readBody(request);
+    if (body instanceof Response) return body;
+    const variableValues = route.variables({ params, query, body });
+    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, params: { query: route.document, variables: variableValues } });
+    let result;
+    try {
+      const contextValue = await contextFactory();
+      result = await execute({ schema, document: route.parsed, variableValues, contextValue });
+    } catch (error) {
+      if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);
+      throw error;
+    }
+    if (!("data" in result)) throw new Error("REST routes run queries and mutations only");
+    const [firstError] = result.errors ?? [];
+    if (firstError) return errorResponse(statusOf(firstError), firstError.message);
+    if (!route.body) return new Response(null, { status: route.status });
+    return Response.json(route.body(result.data), { status: route.status });
+  }
+
+  return {
+    onYogaInit({ yoga: instance }) {
+      yoga = instance as typeof yoga;
+      for (const route of compileRoutes(routes, instance.getEnveloped().schema)) {
+        router.on(route.method as HTTPMethod, route.path, (_req, _res, params) => params as never, { route });
+      }
+    },
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) return;
+      const match = router.find(request.method as HTTPMethod, url.pathname);
+      if (match) {
+        const { route } = match.store as { route: CompiledRoute };
+        endResponse(await run(route, match.params as Record<string, string>, request, url));
+        return;
+      }
+      const allowed = METHODS.filter((method) => router.find(method, url.pathname));
+      endResponse(
+        allowed.length
+          ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, { Allow: allowed.join(", ") })
+          : errorResponse(404, `No route ${request.method} ${url.pathname}`),
+      );
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// A REST route is a table row: method + path → one hand-written GraphQL operation, how the
+// request becomes its variables, the success status, and how `data` becomes the body.
+
+export type QueryParamType = "string" | "boolean" | "limit";
+
+export interface RestRequest {
+  params: Record<string, string>;
+  query: Record<string, string | number | boolean | undefined>;
+  body: Record<string, unknown>;
+}
+
+export interface RestRoute {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** find-my-way syntax: `/v1/spaces/:spaceId`. */
+  path: string;
+  /** Query parameters the route reads, parsed and checked before the operation runs. */
+  query?: Record<string, QueryParamType>;
+  document: string;
+  variables: (request: RestRequest) => Record<string, unknown>;
+  status: 200 | 201 | 204 | 205;
+  /** The response body from `data`; routes answering 204/205 have none. */
+  body?: (data: any) => unknown;
+}
+
+/** Connection args of a list route: REST `page` is the cursor, `limit` the page size. */
+export const pageVariables = (query: RestRequest["query"]) => ({ first: query.limit, after: query.page });
+
+/** The REST list envelope from a GraphQL connection. */
+export function listBody<T>(
+  connection: { nodes: T[]; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+  toItem: (node: T) => unknown,
+) {
+  return {
+    items: connection.nodes.map(toItem),
+    count: connection.totalCount,
+    ...(connection.pageInfo.hasNextPage && connection.pageInfo.endCursor
+      ? { next: { page: connection.pageInfo.endCursor } }
+      : {}),
+  };
+}
+
+/** GraphQL enum value (SHARE_LINK) → REST value (share-link). */
+export const restEnum = (value: string | null) => (value === null ? null : value.toLowerCase().replace(/_/g, "-"));
+
+/**
+ * REST value → GraphQL enum value, for inputs. A value outside `allowed` passes unchanged, so
+ * GraphQL rejects it naming the field and the value the client sent.
+ */
+export function graphqlEnum(value: unknown, allowed: readonly string[]): unknown {
+  return typeof value === "string" && allowed.includes(value) ? value.toUpperCase().replace(/-/g, "_") : value;
+}
+
+/** Drops the keys whose value is null or undefined: optional REST fields are absent, not null. */
+export function compact<T extends Record<string, unknown>>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value != null)) as Partial<T>;
+}
+
+/** Picks the keys present in a REST body, so absent stays absent (unchanged) and null stays null. */
+export function present(body: Record<string, unknown>, keys: string[]) {
+  return Object.fromEntries(keys.filter((key) => key in body).map((key) => [key, body[key]]));
+}

@@ -1,0 +1,79 @@
+// /v1/orgs routes.
+import { ROLES } from "../../src/auth/roles.ts";
+import { compact, graphqlEnum, listBody, pageVariables, present, restEnum, type RestRoute } from "../route.ts";
+
+export const ORGANIZATION_FIELDS = /* GraphQL */ `
+  fragment OrganizationFields on Organization {
+    id title createdAt emailDomains hostname type useCase communityType defaultRole
+    defaultContent { type site }
+    sso ai inviteLinks plan
+    trial { status count }
+    urls { location app logo }
+    permissions {
+      view access admin ownTeam createContent createOpenAPISpec ingestConversations viewBilling
+      listMembers listTeams listIntegrations listInstallations installIntegration
+    }
+  }`;
+
+export function restOrganization(o: any) {
+  return {
+    object: "organization",
+    ...compact({ ...o, urls: undefined, defaultRole: undefined }),
+    type: restEnum(o.type),
+    defaultRole: restEnum(o.defaultRole),
+    urls: compact(o.urls),
+    // Merge rules are not configurable here: nothing restricts merging beyond roles.
+    mergeRules: { type: "none" },
+    internal_isOnNewTrial: true,
+  };
+}
+
+export const organizationRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/orgs",
+    query: { page: "string", limit: "limit" },
+    document: /* GraphQL */ `
+      query ListOrganizations($first: Int, $after: String) {
+        viewer {
+          organizations(first: $first, after: $after) {
+            totalCount
+            pageInfo { hasNextPage endCursor }
+            nodes { ...OrganizationFields }
+          }
+        }
+      }
+      ${ORGANIZATION_FIELDS}`,
+    variables: ({ query }) => pageVariables(query),
+    status: 200,
+    body: (data) => listBody(data.viewer.organizations, restOrganization),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId",
+    document: /* GraphQL */ `
+      query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }
+      ${ORGANIZATION_FIELDS}`,
+    variables: ({ params }) => ({ id: params.organizationId }),
+    status: 200,
+    body: (data) => restOrganization(data.organization),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/orgs/:organizationId",
+    document: /* GraphQL */ `
+      mutation UpdateOrganization($input: UpdateOrganizationInput!) {
+        updateOrganization(input: $input) { organization { ...OrganizationFields } }
+      }
+      ${ORGANIZATION_FIELDS}`,
+    variables: ({ params, body }) => ({
+      input: {
+        id: params.organizationId,
+        ...present(body, ["title", "emailDomains", "hostname", "defaultContent", "logo", "sso", "ai", "inviteLinks"]),
+        ...("defaultRole" in body ? { defaultRole: graphqlEnum(body.defaultRole, ROLES) } : {}),
+      },
+    }),
+    status: 200,
+    body: (data) => restOrganization(data.updateOrganization.organization),
+  },
+];

@@ -1,0 +1,71 @@
+// Operator actions that run without a caller: a first user, organization and token (the
+// `bootstrap` command and the demo data of a first start).
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { issueToken } from "../../auth/tokens.ts";
+import { generateKeyBetween } from "fractional-indexing";
+import { badInput } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { checkLength } from "../validate.ts";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface BootstrapResult {
+  organizationId: string;
+  userId: string;
+  token: string;
+}
+
+/** Creates (or reuses, by e-mail) a user, a new organization with that user as admin, and a token. */
+export async function bootstrapOrganization(
+  prisma: PrismaClient,
+  input: { organizationTitle: string; email: string; displayName?: string },
+): Promise<BootstrapResult> {
+  const title = checkLength("org", input.organizationTitle, { min: 2, max: 255 });
+  if (!EMAIL.test(input.email)) throw badInput(`email "${input.email}" is not an e-mail address`);
+  const email = input.email.toLowerCase();
+  const displayName = input.displayName ?? email.split("@")[0];
+  const { organizationId, userId } = await prisma.$transaction(async (tx) => {
+    const user = await tx.user.upsert({
+      where: { email },
+      update: {},
+      create: { id: newId("User"), email, displayName },
+    });
+    const organization = await tx.organization.create({ data: { id: newId("Organization"), title } });
+    await tx.member.create({ data: { organizationId: organization.id, userId: user.id, role: "admin" } });
+    return { organizationId: organization.id, userId: user.id };
+  });
+  const token = await issueToken(prisma, userId, "bootstrap");
+  return { organizationId, userId, token };
+}
+
+/** On an empty database: a demo organization with one sample space. Returns null otherwise. */
+export async function seedDemo(prisma: PrismaClient): Promise<BootstrapResult | null> {
+  if ((await prisma.organization.count()) > 0) return null;
+  const result = await bootstrapOrganization(prisma, {
+    organizationTitle: "Demo organization",
+    email: "demo@example.com",
+    displayName: "Demo user",
+  });
+  const collectionId = newId("Collection");
+  const spaceId = newId("Space");
+  const revisionId = newId("Revision");
+  const first = generateKeyBetween(null, null);
+  await prisma.$transaction([
+    prisma.collection.create({
+      data: { id: collectionId, organizationId: result.organizationId, title: "Guides", sortKey: first },
+    }),
+    prisma.space.create({
+      data: {
+        id: spaceId,
+        organizationId: result.organizationId,
+        parentId: collectionId,
+        title: "Getting started",
+        emoji: "1f680",
+        sortKey: first,
+        revisionId,
+      },
+    }),
+    prisma.revision.create({ data: { id: revisionId, spaceId } }),
+  ]);
+  return result;
+}

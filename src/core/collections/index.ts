@@ -1,0 +1,185 @@
+// Collections: nested folders of spaces. Reading needs `read` on the collection, changing it
+// `admin`, creating inside it `create`.
+import type { Collection, Prisma } from "../../generated/prisma/client.ts";
+import { atLeast, type Role } from "../../auth/roles.ts";
+import type { CoreContext } from "../context.ts";
+import { conflict, forbidden, notFound, badInput } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { checkDefaultLevel, checkLength } from "../validate.ts";
+import {
+  collectionSubtree,
+  readableContentFilter,
+  resolveMoveParent,
+  sortKeyAt,
+  withTreeLock,
+  type Position,
+} from "../content-tree/index.ts";
+import { getOrganization, requireOrganizationRole } from "../organizations/index.ts";
+
+export const COLLECTION_TITLE_MAX = 50;
+export const COLLECTION_DESCRIPTION_MAX = 100;
+
+/** The collection and the caller's role on it, if the caller can read it; 404 otherwise. */
+export async function readCollection(ctx: CoreContext, id: string): Promise<{ collection: Collection; role: Role }> {
+  const collection = await ctx.loaders.collection.load(id);
+  const role = collection ? await ctx.access.roleOnCollection(collection) : null;
+  if (!collection || !atLeast(role, "read")) throw notFound("collection", id);
+  return { collection, role: role! };
+}
+
+export async function loadVisibleCollections(ctx: CoreContext, ids: readonly string[]) {
+  return Promise.all(ids.map((id) => readCollection(ctx, id).then((r) => r.collection, () => null)));
+}
+
+async function requireCollectionRole(ctx: CoreContext, id: string, least: Role, action: string) {
+  const { collection, role } = await readCollection(ctx, id);
+  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role on this collection to ${action}`);
+  return collection;
+}
+
+/** Creating under `parentId` (or at the root) needs `create` there. */
+export async function requireCreateIn(ctx: CoreContext, organizationId: string, parentId: string | null, field = "parent") {
+  if (parentId === null) {
+    await requireOrganizationRole(ctx, organizationId, "create", "create content at the top level");
+    return;
+  }
+  const parent = await ctx.loaders.collection.load(parentId);
+  const role = parent ? await ctx.access.roleOnCollection(parent) : null;
+  if (!parent || parent.organizationId !== organizationId || !atLeast(role, "read")) {
+    throw badInput(`${field}: no collection "${parentId}" in this organization`);
+  }
+  if (!atLeast(role, "create")) throw forbidden("You need the create role on the parent collection");
+}
+
+export async function listOrganizationCollections(
+  ctx: CoreContext,
+  organizationId: string,
+  options: PageArgs & { nested?: boolean | null },
+) {
+  await getOrganization(ctx, organizationId);
+  const readable = await readableContentFilter(ctx, organizationId);
+  const where: Prisma.CollectionWhereInput = {
+    organizationId,
+    ...(options.nested === false ? { parentId: null } : {}),
+    AND: [readable.collections],
+  };
+  return paginate<Collection, Prisma.CollectionWhereInput>(options, {
+    sortField: "createdAt",
+    where,
+    findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
+    count: (query) => ctx.prisma.collection.count(query),
+  });
+}
+
+export async function listChildCollections(ctx: CoreContext, parent: Collection, page: PageArgs) {
+  const readable = await readableContentFilter(ctx, parent.organizationId);
+  const where: Prisma.CollectionWhereInput = { parentId: parent.id, AND: [readable.collections] };
+  return paginate<Collection, Prisma.CollectionWhereInput>(page, {
+    sortField: "sortKey",
+    where,
+    findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
+    count: (query) => ctx.prisma.collection.count(query),
+  });
+}
+
+export async function createCollection(
+  ctx: CoreContext,
+  input: { organizationId: string; title?: string | null; parent?: string | null },
+) {
+  await getOrganization(ctx, input.organizationId);
+  const title = checkLength("title", input.title ?? "Untitled", { max: COLLECTION_TITLE_MAX });
+  const parentId = input.parent ?? null;
+  await requireCreateIn(ctx, input.organizationId, parentId);
+  return withTreeLock(ctx, [input.organizationId], async (tx) =>
+    tx.collection.create({
+      data: {
+        id: newId("Collection"),
+        organizationId: input.organizationId,
+        parentId,
+        title,
+        sortKey: await sortKeyAt(tx, input.organizationId, parentId, null),
+      },
+    }),
+  );
+}
+
+export async function updateCollection(
+  ctx: CoreContext,
+  id: string,
+  patch: { title?: string; description?: string | null; defaultLevel?: string | null },
+) {
+  const data: Prisma.CollectionUpdateInput = {};
+  if (patch.title !== undefined) data.title = checkLength("title", patch.title, { max: COLLECTION_TITLE_MAX });
+  if (patch.description !== undefined) {
+    data.description =
+      patch.description === null ? null : checkLength("description", patch.description, { max: COLLECTION_DESCRIPTION_MAX });
+  }
+  if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
+  await requireCollectionRole(ctx, id, "admin", "change it");
+  return ctx.prisma.collection.update({ where: { id }, data });
+}
+
+/**
+ * Deletes the collection and the collections beneath it. Their spaces are soft-deleted (and
+ * restorable for 7 days, at the top level) rather than lost with the folder.
+ */
+export async function deleteCollection(ctx: CoreContext, id: string) {
+  const collection = await requireCollectionRole(ctx, id, "admin", "delete it");
+  await withTreeLock(ctx, [collection.organizationId], async (tx) => {
+    const subtree = await collectionSubtree(tx, id);
+    await tx.space.updateMany({
+      where: { parentId: { in: subtree }, deletedAt: null },
+      data: { deletedAt: ctx.clock.now() },
+    });
+    await tx.collection.deleteMany({ where: { id: { in: subtree } } });
+  });
+}
+
+export async function moveCollection(
+  ctx: CoreContext,
+  id: string,
+  input: { parent?: string | null; position?: Position | null },
+) {
+  if (input.parent === undefined && !input.position?.before && !input.position?.after) {
+    throw badInput("parent or position is required");
+  }
+  const collection = await requireCollectionRole(ctx, id, "admin", "move it");
+  const organizationId = collection.organizationId;
+  return withTreeLock(ctx, [organizationId], async (tx) => {
+    const current = await tx.collection.findUniqueOrThrow({ where: { id } });
+    const parentId = await resolveMoveParent(tx, organizationId, current.parentId, input.parent, input.position);
+    if (parentId !== null) {
+      if (!(await tx.collection.findFirst({ where: { id: parentId, organizationId } }))) {
+        throw badInput(`parent: no collection "${parentId}" in this organization`);
+      }
+      if ((await collectionSubtree(tx, id)).includes(parentId)) {
+        throw badInput("parent: a collection cannot be moved into itself or one of its descendants");
+      }
+    }
+    if (parentId !== current.parentId) await requireCreateIn(ctx, organizationId, parentId);
+    const sortKey = await sortKeyAt(tx, organizationId, parentId, input.position, id);
+    return tx.collection.update({ where: { id }, data: { parentId, sortKey } });
+  });
+}
+
+/** Moves the collection, with everything beneath it, to the top level of another organization. */
+export async function transferCollection(ctx: CoreContext, id: string, targetOrganizationId: string) {
+  const collection = await requireCollectionRole(ctx, id, "admin", "transfer it");
+  await requireOrganizationRole(ctx, collection.organizationId, "admin", "transfer its content");
+  if (targetOrganizationId === collection.organizationId) {
+    throw conflict("The collection already belongs to this organization");
+  }
+  await requireOrganizationRole(ctx, targetOrganizationId, "admin", "receive transferred content");
+  return withTreeLock(ctx, [collection.organizationId, targetOrganizationId], async (tx) => {
+    const subtree = await collectionSubtree(tx, id);
+    // Grants name teams and members of the old organization: they do not carry over.
+    await tx.permissionGrant.deleteMany({
+      where: { OR: [{ collectionId: { in: subtree } }, { space: { parentId: { in: subtree } } }] },
+    });
+    await tx.space.updateMany({ where: { parentId: { in: subtree } }, data: { organizationId: targetOrganizationId } });
+    await tx.collection.updateMany({ where: { id: { in: subtree } }, data: { organizationId: targetOrganizationId } });
+    const sortKey = await sortKeyAt(tx, targetOrganizationId, null, null, id);
+    return tx.collection.update({ where: { id }, data: { parentId: null, sortKey } });
+  });
+}

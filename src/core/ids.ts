@@ -1,0 +1,26 @@
+// Random, URL-safe ids with a type prefix: the same string is the REST `id` and the GraphQL
+// node id, and `node(id:)` routes on the prefix.
+import { randomBytes } from "node:crypto";
+
+export const ID_PREFIXES = {
+  User: "usr",
+  ApiToken: "tok",
+  Organization: "org",
+  Team: "team",
+  Collection: "col",
+  Space: "spc",
+  Revision: "rev",
+  PermissionGrant: "grt",
+} as const;
+
+export type EntityName = keyof typeof ID_PREFIXES;
+
+export function newId(entity: EntityName): string {
+  return `${ID_PREFIXES[entity]}_${randomBytes(12).toString("base64url")}`;
+}
+
+/** The entity an id belongs to, from its prefix; undefined for a malformed id. */
+export function entityOfId(id: string): EntityName | undefined {
+  const prefix = id.slice(0, id.indexOf("_"));
+  return (Object.keys(ID_PREFIXES) as EntityName[]).find((name) => ID_PREFIXES[name] === prefix);
+}

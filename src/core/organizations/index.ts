@@ -1,0 +1,104 @@
+// Organizations: who may see and change one, and the rules of its fields.
+import type { Organization, Prisma } from "../../generated/prisma/client.ts";
+import { atLeast, isRole, ROLES, type Role } from "../../auth/roles.ts";
+import type { CoreContext } from "../context.ts";
+import { badInput, conflict, forbidden, notFound } from "../errors.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { checkLength, checkUrl } from "../validate.ts";
+
+export const ORGANIZATION_TYPES = ["business", "community"] as const;
+
+/** The organization if the caller is a member of it; 404 otherwise (existence is not leaked). */
+export async function getOrganization(ctx: CoreContext, id: string): Promise<Organization> {
+  const [organization, membership] = await Promise.all([
+    ctx.loaders.organization.load(id),
+    ctx.access.membership(id),
+  ]);
+  if (!organization || !membership) throw notFound("organization", id);
+  return organization;
+}
+
+/** Loads for `node(id:)` and references: the organization, or null when the caller is not a member. */
+export async function loadVisibleOrganizations(ctx: CoreContext, ids: readonly string[]) {
+  return Promise.all(ids.map((id) => getOrganization(ctx, id).catch(() => null)));
+}
+
+export async function requireOrganizationRole(ctx: CoreContext, organizationId: string, least: Role, action: string) {
+  const organization = await getOrganization(ctx, organizationId);
+  const role = await ctx.access.organizationRole(organizationId);
+  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role in this organization to ${action}`);
+  return organization;
+}
+
+export function listViewerOrganizations(ctx: CoreContext, page: PageArgs) {
+  const where = { members: { some: { userId: ctx.viewer.userId, disabled: false } } } satisfies Prisma.OrganizationWhereInput;
+  return paginate<Organization, typeof where>(page, {
+    sortField: "createdAt",
+    where,
+    findMany: (query) => ctx.prisma.organization.findMany(query),
+    count: (query) => ctx.prisma.organization.count(query),
+  });
+}
+
+export interface OrganizationPatch {
+  title?: string;
+  emailDomains?: string[];
+  hostname?: string;
+  defaultRole?: string | null;
+  defaultContent?: { type: string; site: string } | null;
+  logo?: string | null;
+  sso?: boolean;
+  ai?: boolean;
+  inviteLinks?: boolean;
+}
+
+const HOSTNAME = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+export async function updateOrganization(ctx: CoreContext, id: string, patch: OrganizationPatch) {
+  await requireOrganizationRole(ctx, id, "admin", "change its settings");
+  const data: Prisma.OrganizationUpdateInput = {};
+  if (patch.title !== undefined) {
+    const title = checkLength("title", patch.title, { min: 2, max: 255 });
+    if (!title.trim()) throw badInput("title must not be blank");
+    data.title = title;
+  }
+  if (patch.emailDomains !== undefined) {
+    for (const domain of patch.emailDomains) {
+      if (!DOMAIN.test(domain)) throw badInput(`emailDomains: "${domain}" is not a domain name`);
+    }
+    data.emailDomains = [...new Set(patch.emailDomains.map((d) => d.toLowerCase()))];
+  }
+  if (patch.hostname !== undefined) {
+    checkLength("hostname", patch.hostname, { min: 3, max: 32 });
+    if (!HOSTNAME.test(patch.hostname)) {
+      throw badInput("hostname must use lowercase letters, digits and inner hyphens only");
+    }
+    data.hostname = patch.hostname;
+  }
+  if (patch.defaultRole !== undefined) {
+    if (patch.defaultRole !== null && !isRole(patch.defaultRole)) {
+      throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got "${patch.defaultRole}")`);
+    }
+    data.defaultRole = patch.defaultRole;
+  }
+  if (patch.defaultContent !== undefined) {
+    if (patch.defaultContent !== null) {
+      // Sites do not exist yet, so no site can be the default content.
+      throw badInput(`defaultContent.site: no site "${patch.defaultContent.site}" in this organization`);
+    }
+    data.defaultSiteId = null;
+  }
+  if (patch.logo !== undefined) data.logo = patch.logo === null ? null : checkUrl("logo", patch.logo);
+  if (patch.sso !== undefined) data.sso = patch.sso;
+  if (patch.ai !== undefined) data.ai = patch.ai;
+  if (patch.inviteLinks !== undefined) data.inviteLinks = patch.inviteLinks;
+
+  if (patch.hostname !== undefined) {
+    const taken = await ctx.prisma.organization.findFirst({ where: { hostname: patch.hostname, id: { not: id } } });
+    if (taken) throw conflict(`hostname "${patch.hostname}" is already used by another organization`);
+  }
+  const updated = await ctx.prisma.organization.update({ where: { id }, data });
+  ctx.loaders.organization.clear(id).prime(id, updated);
+  return updated;
+}

@@ -1,0 +1,90 @@
+// Keyset pagination: a cursor is the sort key and id of the last row, so a page never skips or
+// repeats rows when others are inserted or deleted meanwhile.
+import { badInput } from "./errors.ts";
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 1000;
+
+export interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  totalCount: number;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  cursorOf(item: T): string;
+}
+
+type SortValue = string | Date;
+
+interface Cursor {
+  v: string;
+  d?: 1;
+  id: string;
+}
+
+function encodeCursor(value: SortValue, id: string): string {
+  const cursor: Cursor = value instanceof Date ? { v: value.toISOString(), d: 1, id } : { v: value, id };
+  return Buffer.from(JSON.stringify(cursor)).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { value: SortValue; id: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString()) as Cursor;
+    if (typeof parsed.v !== "string" || typeof parsed.id !== "string") throw new Error();
+    return { value: parsed.d ? new Date(parsed.v) : parsed.v, id: parsed.id };
+  } catch {
+    throw badInput(`page cursor "${cursor}" is not valid: pass back the value of next.page`);
+  }
+}
+
+export function checkPageSize(first: number | null | undefined): number {
+  if (first == null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
+    throw badInput(`first must be an integer between 1 and ${MAX_PAGE_SIZE} (got ${first})`);
+  }
+  return first;
+}
+
+/**
+ * One page of `findMany` ordered by (sortField, id) ascending.
+ * `where` is the unpaginated filter, also used for `totalCount`.
+ */
+export async function paginate<T extends { id: string }, W extends object>(
+  args: PageArgs,
+  options: {
+    sortField: keyof T & string;
+    where: W;
+    findMany: (query: { where: W | { AND: object[] }; orderBy: object[]; take: number }) => Promise<T[]>;
+    count: (query: { where: W }) => Promise<number>;
+  },
+): Promise<Page<T>> {
+  if (args.last != null || args.before != null) {
+    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
+  }
+  const take = checkPageSize(args.first);
+  const { sortField, where } = options;
+  let pageWhere: W | { AND: object[] } = where;
+  if (args.after) {
+    const { value, id } = decodeCursor(args.after);
+    pageWhere = {
+      AND: [where, { OR: [{ [sortField]: { gt: value } }, { [sortField]: value, id: { gt: id } }] }],
+    };
+  }
+  const [rows, totalCount] = await Promise.all([
+    options.findMany({ where: pageWhere, orderBy: [{ [sortField]: "asc" }, { id: "asc" }], take: take + 1 }),
+    options.count({ where }),
+  ]);
+  return {
+    items: rows.slice(0, take),
+    totalCount,
+    hasNextPage: rows.length > take,
+    hasPreviousPage: Boolean(args.after),
+    cursorOf: (item) => encodeCursor(item[sortField] as SortValue, item.id),
+  };
+}

@@ -1,0 +1,204 @@
+// Spaces: reading needs `read`; title and emoji need `edit`; edit mode, default level, delete,
+// restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
+// `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
+import type { Prisma, Space } from "../../generated/prisma/client.ts";
+import { atLeast, type Role } from "../../auth/roles.ts";
+import type { CoreContext, Services } from "../context.ts";
+import { DAY_MS } from "../clock.ts";
+import { badInput, conflict, forbidden, gone, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { checkDefaultLevel, checkLength, checkOneOf } from "../validate.ts";
+import {
+  readableContentFilter,
+  resolveMoveParent,
+  sortKeyAt,
+  withTreeLock,
+  type Position,
+} from "../content-tree/index.ts";
+import { getOrganization, requireOrganizationRole } from "../organizations/index.ts";
+import { requireCreateIn } from "../collections/index.ts";
+
+export const SPACE_TITLE_MAX = 50;
+export const SPACE_EMOJI_MAX = 50;
+export const RESTORE_WINDOW_DAYS = 7;
+export const SPACE_VISIBILITIES = ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"] as const;
+export const SPACE_EDIT_MODES = ["live", "locked"] as const;
+
+// An emoji character sequence, or its code points in hex ("1f389", "1f468-200d-1f4bb").
+const EMOJI = /^(?:[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f\u20e3]+|[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*)$/iu;
+
+function checkEmoji(value: string): string {
+  checkLength("emoji", value, { max: SPACE_EMOJI_MAX });
+  if (value !== "" && !EMOJI.test(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got "${value}")`);
+  return value;
+}
+
+/** The space and the caller's role on it, if the caller can read it; 404 otherwise. */
+export async function readSpace(ctx: CoreContext, id: string): Promise<{ space: Space; role: Role }> {
+  const space = await ctx.loaders.space.load(id);
+  const role = space ? await ctx.access.roleOnSpace(space) : null;
+  if (!space || !atLeast(role, "read")) throw notFound("space", id);
+  return { space, role: role! };
+}
+
+export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]) {
+  return Promise.all(ids.map((id) => readSpace(ctx, id).then((r) => r.space, () => null)));
+}
+
+async function requireSpaceRole(ctx: CoreContext, id: string, least: Role, action: string, { allowDeleted = false } = {}) {
+  const { space, role } = await readSpace(ctx, id);
+  if (space.deletedAt && !allowDeleted) {
+    throw conflict(`Space "${id}" is deleted: restore it before you ${action}`);
+  }
+  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role on this space to ${action}`);
+  return space;
+}
+
+const listed = { deletedAt: null } satisfies Prisma.SpaceWhereInput;
+
+function listSpaces(ctx: CoreContext, page: PageArgs, where: Prisma.SpaceWhereInput, sortField: "createdAt" | "sortKey") {
+  return paginate<Space, Prisma.SpaceWhereInput>(page, {
+    sortField,
+    where,
+    findMany: (query) => ctx.prisma.space.findMany(query as Prisma.SpaceFindManyArgs),
+    count: (query) => ctx.prisma.space.count(query),
+  });
+}
+
+export async function listOrganizationSpaces(ctx: CoreContext, organizationId: string, page: PageArgs) {
+  await getOrganization(ctx, organizationId);
+  const readable = await readableContentFilter(ctx, organizationId);
+  return listSpaces(ctx, page, { organizationId, ...listed, AND: [readable.spaces] }, "createdAt");
+}
+
+export async function listCollectionSpaces(ctx: CoreContext, collection: { id: string; organizationId: string }, page: PageArgs) {
+  const readable = await readableContentFilter(ctx, collection.organizationId);
+  return listSpaces(ctx, page, { parentId: collection.id, ...listed, AND: [readable.spaces] }, "sortKey");
+}
+
+async function insertSpace(
+  tx: Prisma.TransactionClient,
+  data: Omit<Prisma.SpaceUncheckedCreateInput, "id" | "revisionId">,
+): Promise<Space> {
+  const id = newId("Space");
+  const revisionId = newId("Revision");
+  const space = await tx.space.create({ data: { ...data, id, revisionId } });
+  await tx.revision.create({ data: { id: revisionId, spaceId: id } });
+  return space;
+}
+
+export async function createSpace(
+  ctx: CoreContext,
+  input: { organizationId: string; title?: string | null; emoji?: string | null; parent?: string | null; editMode?: string | null },
+) {
+  await getOrganization(ctx, input.organizationId);
+  const title = checkLength("title", input.title ?? "Untitled", { max: SPACE_TITLE_MAX });
+  const emoji = checkEmoji(input.emoji ?? "");
+  const editMode = checkOneOf("editMode", input.editMode ?? "live", SPACE_EDIT_MODES);
+  const parentId = input.parent ?? null;
+  await requireCreateIn(ctx, input.organizationId, parentId);
+  return withTreeLock(ctx, [input.organizationId], async (tx) =>
+    insertSpace(tx, {
+      organizationId: input.organizationId,
+      parentId,
+      title,
+      emoji,
+      editMode,
+      sortKey: await sortKeyAt(tx, input.organizationId, parentId, null),
+    }),
+  );
+}
+
+export async function updateSpace(
+  ctx: CoreContext,
+  id: string,
+  patch: { title?: string; emoji?: string | null; editMode?: string; defaultLevel?: string | null },
+) {
+  const data: Prisma.SpaceUpdateInput = {};
+  if (patch.title !== undefined) data.title = checkLength("title", patch.title, { max: SPACE_TITLE_MAX });
+  if (patch.emoji !== undefined) data.emoji = checkEmoji(patch.emoji ?? "");
+  if (patch.editMode !== undefined) data.editMode = checkOneOf("editMode", patch.editMode, SPACE_EDIT_MODES);
+  if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
+  const needsAdmin = patch.editMode !== undefined || patch.defaultLevel !== undefined;
+  await requireSpaceRole(ctx, id, needsAdmin ? "admin" : "edit", needsAdmin ? "change its edit mode or default level" : "rename it");
+  return ctx.prisma.space.update({ where: { id }, data: { ...data, updatedAt: ctx.clock.now() } });
+}
+
+/** Soft delete; deleting a deleted space changes nothing. */
+export async function deleteSpace(ctx: CoreContext, id: string) {
+  await requireSpaceRole(ctx, id, "admin", "delete it", { allowDeleted: true });
+  await ctx.prisma.space.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: ctx.clock.now() } });
+}
+
+export async function restoreSpace(ctx: CoreContext, id: string) {
+  const space = await requireSpaceRole(ctx, id, "admin", "restore it", { allowDeleted: true });
+  if (!space.deletedAt) return space;
+  if (ctx.clock.now().getTime() - space.deletedAt.getTime() > RESTORE_WINDOW_DAYS * DAY_MS) {
+    throw gone(`Space "${id}" was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
+  }
+  return withTreeLock(ctx, [space.organizationId], async (tx) => {
+    // Its collection may have been deleted meanwhile: then it comes back at the top level.
+    const parentId = space.parentId && (await tx.collection.findUnique({ where: { id: space.parentId } })) ? space.parentId : null;
+    return tx.space.update({ where: { id }, data: { deletedAt: null, parentId } });
+  });
+}
+
+/** Removes spaces deleted more than 7 days ago; returns how many. */
+export async function sweepDeletedSpaces(services: Services): Promise<number> {
+  const cutoff = new Date(services.clock.now().getTime() - RESTORE_WINDOW_DAYS * DAY_MS);
+  const { count } = await services.prisma.space.deleteMany({ where: { deletedAt: { lt: cutoff } } });
+  return count;
+}
+
+/** A copy next to the original; content is shared, not copied, once content exists. */
+export async function duplicateSpace(ctx: CoreContext, id: string) {
+  const source = await requireSpaceRole(ctx, id, "read", "duplicate it");
+  await requireCreateIn(ctx, source.organizationId, source.parentId);
+  const title = [...`${source.title} (copy)`].slice(0, SPACE_TITLE_MAX).join("");
+  return withTreeLock(ctx, [source.organizationId], async (tx) =>
+    insertSpace(tx, {
+      organizationId: source.organizationId,
+      parentId: source.parentId,
+      title,
+      emoji: source.emoji,
+      visibility: source.visibility,
+      editMode: source.editMode,
+      defaultLevel: source.defaultLevel,
+      sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
+    }),
+  );
+}
+
+export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: string | null; position?: Position | null }) {
+  if (input.parent === undefined && !input.position?.before && !input.position?.after) {
+    throw badInput("parent or position is required");
+  }
+  const space = await requireSpaceRole(ctx, id, "admin", "move it");
+  return withTreeLock(ctx, [space.organizationId], async (tx) => {
+    const current = await tx.space.findUniqueOrThrow({ where: { id } });
+    const parentId = await resolveMoveParent(tx, current.organizationId, current.parentId, input.parent, input.position);
+    if (parentId !== null && !(await tx.collection.findFirst({ where: { id: parentId, organizationId: current.organizationId } }))) {
+      throw badInput(`parent: no collection "${parentId}" in this organization`);
+    }
+    if (parentId !== current.parentId) await requireCreateIn(ctx, current.organizationId, parentId);
+    const sortKey = await sortKeyAt(tx, current.organizationId, parentId, input.position, id);
+    return tx.space.update({ where: { id }, data: { parentId, sortKey } });
+  });
+}
+
+/** Moves the space to the top level of another organization; needs admin in both. */
+export async function transferSpace(ctx: CoreContext, id: string, targetOrganizationId: string) {
+  const space = await requireSpaceRole(ctx, id, "admin", "transfer it");
+  await requireOrganizationRole(ctx, space.organizationId, "admin", "transfer its content");
+  if (targetOrganizationId === space.organizationId) throw conflict("The space already belongs to this organization");
+  await requireOrganizationRole(ctx, targetOrganizationId, "admin", "receive transferred content");
+  return withTreeLock(ctx, [space.organizationId, targetOrganizationId], async (tx) => {
+    await tx.permissionGrant.deleteMany({ where: { spaceId: id } });
+    const sortKey = await sortKeyAt(tx, targetOrganizationId, null, null, id);
+    return tx.space.update({
+      where: { id },
+      data: { organizationId: targetOrganizationId, parentId: null, sortKey },
+    });
+  });
+}

@@ -1,0 +1,39 @@
+// Input rules shared by every domain; messages name the field as both surfaces call it.
+import { badInput } from "./errors.ts";
+import { isRole, ROLES, type Role } from "../auth/roles.ts";
+
+export function checkLength(field: string, value: string, { min = 0, max }: { min?: number; max: number }): string {
+  const length = [...value].length;
+  if (length < min || length > max) {
+    const range = min > 0 ? `between ${min} and ${max} characters` : `at most ${max} characters`;
+    throw badInput(`${field} must be ${range} (got ${length})`);
+  }
+  return value;
+}
+
+export function checkOneOf<T extends string>(field: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw badInput(`${field} must be one of ${allowed.join(", ")} (got "${value}")`);
+  }
+  return value as T;
+}
+
+/** A content `defaultLevel`: a role, or null / "inherit" to inherit from the parent. */
+export function checkDefaultLevel(value: string | null): Role | null {
+  if (value === null || value === "inherit") return null;
+  if (!isRole(value)) throw badInput(`defaultLevel must be one of ${ROLES.join(", ")}, inherit or null (got "${value}")`);
+  return value;
+}
+
+const URL_MAX = 2048;
+
+export function checkUrl(field: string, value: string): string {
+  checkLength(field, value, { max: URL_MAX });
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");
+  } catch {
+    throw badInput(`${field} must be an absolute http(s) URL`);
+  }
+  return value;
+}

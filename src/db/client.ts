@@ -1,0 +1,164 @@
+// Database factory: PostgreSQL through a pg Pool when a URL is given, else embedded PGlite in a
+// data directory that one process owns at a time.
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
+import { runMigrations } from "./migrate.ts";
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: "pglite" | "postgres";
+  /** Runs multi-statement SQL with the simple protocol (PGlite exec / pg simple query). */
+  exec(sql: string): Promise<void>;
+  /** Count of SQL statements sent by Prisma since open (tests use deltas to catch N+1). */
+  readonly statementCount: number;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string; when unset, PGlite in `dataDir` is used. */
+  databaseUrl?: string;
+  /** PGlite data directory (default ./data; cluster in <dataDir>/pgdata); "memory://" = in memory. */
+  dataDir?: string;
+  /** Apply pending migrations before returning (default true). */
+  migrate?: boolean;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const migrate = options.migrate !== false;
+  if (options.databaseUrl) {
+    const connectionString = options.databaseUrl;
+    if (migrate) await runMigrations({ kind: "postgres", connectionString });
+    const pool = new pg.Pool({ connectionString });
+    // Without a listener, an idle connection dropped by the server would crash the process.
+    pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
+    return wrap("postgres", new PrismaPg(pool), async (sql) => void (await pool.query(sql)), () =>
+      pool.end(),
+    );
+  }
+
+  const dataDir = options.dataDir ?? "./data";
+  const inMemory = dataDir === "memory://";
+  // The lock comes first: a second process must not touch the directory at all.
+  const unlock = inMemory ? () => {} : lockDataDir(dataDir);
+  let pglite: PGlite | undefined;
+  try {
+    // PGlite's initdb refuses a non-empty directory, so the cluster lives beside the lock.
+    pglite = new PGlite(inMemory ? undefined : join(dataDir, "pgdata"));
+    await pglite.waitReady;
+    if (migrate) await runMigrations({ kind: "pglite", pglite });
+  } catch (error) {
+    await pglite?.close().catch(() => {});
+    unlock();
+    throw error;
+  }
+  const db = pglite;
+  const adapter = new PrismaPGlite(db) as unknown as Adapter;
+  return wrap("pglite", adapter, async (sql) => void (await db.exec(sql)), async () => {
+    try {
+      await db.close();
+    } finally {
+      unlock();
+    }
+  });
+}
+
+// pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; same runtime shape.
+type Adapter = NonNullable<Prisma.PrismaClientOptions["adapter"]>;
+
+function wrap(
+  kind: Database["kind"],
+  adapter: Adapter,
+  exec: (sql: string) => Promise<void>,
+  closeDriver: () => Promise<void>,
+): Database {
+  const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
+  // With driver adapters Prisma emits one query event per statement it sends (each query of an
+  // `include`, and the COMMIT of a transaction; the BEGIN is issued inside the adapter and is not
+  // reported). That is what N+1 tests need to count.
+  let statementCount = 0;
+  client.$on("query", () => void statementCount++);
+  let closing: Promise<void> | undefined;
+  return {
+    prisma: client,
+    kind,
+    exec,
+    get statementCount() {
+      return statementCount;
+    },
+    close() {
+      closing ??= (async () => {
+        try {
+          await client.$disconnect();
+        } finally {
+          await closeDriver();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Lock files this process holds, to tell "our own live pid" from "our pid reused after restart". */
+const heldLocks = new Set<string>();
+
+/**
+ * Takes `<dataDir>/.lock` (holding our pid) or throws. The file is written aside and hard-linked
+ * into place, so it appears atomically with its content and link() fails if it already exists.
+ * A lock whose pid is dead is stale and taken over. Returns the release function.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockFile = resolve(dataDir, ".lock");
+  const temp = `${lockFile}.${process.pid}`;
+  writeFileSync(temp, String(process.pid));
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        linkSync(temp, lockFile);
+        heldLocks.add(lockFile);
+        return () => {
+          heldLocks.delete(lockFile);
+          rmSync(lockFile, { force: true });
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      let pid: number;
+      try {
+        pid = Number(readFileSync(lockFile, "utf8").trim());
+      } catch {
+        continue; // released between link() and read: try again
+      }
+      // Our own pid counts as alive only if we really hold it: in a restarted container the app
+      // often gets the same pid (e.g. 1) as in its previous life.
+      const alive = pid === process.pid ? heldLocks.has(lockFile) : isAlive(pid);
+      if (alive) {
+        throw new Error(
+          `Data directory ${dataDir} is in use by another process (pid ${pid}). ` +
+            `Stop it, or set DATA_DIR to another directory.`,
+        );
+      }
+      // Stale (owner died without releasing). Two processes taking over the same stale lock at
+      // the same instant could both win; that needs a crash and a double start together.
+      rmSync(lockFile, { force: true });
+    }
+    throw new Error(`Could not lock data directory ${dataDir}: ${lockFile} keeps changing.`);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0); // signal 0: existence check only
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by another user
+  }
+}

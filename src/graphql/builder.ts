@@ -1,0 +1,52 @@
+// The Pothos builder and its plugins. No types here: each domain file adds its own.
+import SchemaBuilder from "@pothos/core";
+import DataloaderPlugin from "@pothos/plugin-dataloader";
+import RelayPlugin from "@pothos/plugin-relay";
+import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
+import type { CoreContext } from "../core/context.ts";
+import { entityOfId } from "../core/ids.ts";
+
+export interface GraphQLContext {
+  core: CoreContext;
+}
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    ID: { Input: string; Output: string };
+  };
+  Connection: { totalCount: number };
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+}>({
+  plugins: [RelayPlugin, DataloaderPlugin, SimpleObjectsPlugin],
+  defaultFieldNullability: false,
+  relay: {
+    clientMutationId: "omit",
+    nodesOnConnection: {},
+    cursorType: "String",
+    // One id across both surfaces: the node id is the REST id, its prefix names the type.
+    encodeGlobalID: (_typename, id) => String(id),
+    decodeGlobalID: (globalID) => ({ typename: entityOfId(globalID) ?? "", id: globalID }),
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+
+builder.scalarType("DateTime", {
+  description: "An ISO 8601 date-time string",
+  serialize: (value) => value.toISOString(),
+  parseValue: (value) => {
+    const date = new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new TypeError("DateTime must be an ISO 8601 date-time string");
+    return date;
+  },
+});
+
+builder.globalConnectionField("totalCount", (t) =>
+  t.int({ description: "Total number of items in the list, across all pages", resolve: (parent) => parent.totalCount }),
+);

@@ -1,0 +1,32 @@
+// Errors meant for clients (domain errors, GraphQL validation) keep their message and get
+// `extensions.code` and `extensions.http.status`; anything else is logged and masked.
+import { GraphQLError } from "graphql";
+import { DomainError } from "../../core/errors.ts";
+
+export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: source?.nodes,
+    positions: source?.positions,
+    path: source?.path,
+    extensions: { code: error.code, http: { status: error.status } },
+  });
+}
+
+/** Prisma's unique-constraint violation: two writers raced for the same unique value. */
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
+
+export function maskError(error: unknown): Error {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (original instanceof DomainError) return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  if (isUniqueViolation(original)) {
+    return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));
+  }
+  if (original instanceof GraphQLError && !(original.originalError && !(original.originalError instanceof GraphQLError))) {
+    return original;
+  }
+  console.error("Unexpected error:", original);
+  return new GraphQLError("Unexpected error", {
+    path: error instanceof GraphQLError ? error.path : undefined,
+    extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } },
+  });
+}

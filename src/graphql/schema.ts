@@ -1,0 +1,7 @@
+// The schema: every domain file registers its types on the builder when imported.
+import { builder } from "./builder.ts";
+import "./organizations.ts";
+import "./collections.ts";
+import "./spaces.ts";
+
+export const schema = builder.toSchema({ sortSchema: true });

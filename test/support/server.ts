@@ -1,0 +1,92 @@
+// A real HTTP server of the whole app on its own fresh database (in-memory PGlite, or a fresh
+// PostgreSQL database when DATABASE_URL is set), with helpers to call both surfaces.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createApp, type App } from "../../src/app.ts";
+import { ManualClock } from "../../src/core/clock.ts";
+import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
+import type { Database } from "../../src/db/client.ts";
+import { issueToken } from "../../src/auth/tokens.ts";
+import { newId } from "../../src/core/ids.ts";
+import { openTestDatabase } from "./database.ts";
+import { createClient } from "./openapi.ts";
+
+export interface GraphQLResponse<T = any> {
+  status: number;
+  data?: T;
+  errors?: { message: string; path?: string[]; extensions?: { code?: string; http?: { status?: number } } }[];
+}
+
+export interface TestServer {
+  url: string;
+  database: Database;
+  app: App;
+  clock: ManualClock;
+  /** A new organization with a new admin user and their token. */
+  bootstrap(title?: string): Promise<BootstrapResult>;
+  /** A new user added to `organizationId` with `role` (null = guest), and their token. */
+  addMember(organizationId: string, role: string | null): Promise<{ userId: string; token: string }>;
+  /** The official client, validating every response against the published OpenAPI schemas. */
+  client(token?: string): ReturnType<typeof createClient>;
+  graphql<T = any>(token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>>;
+  rest(token: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startTestServer(): Promise<TestServer> {
+  const database = await openTestDatabase();
+  const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
+  let handler: App["yoga"] | undefined;
+  const server: Server = createServer((req, res) => handler!(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = createApp({ database, config: { publicUrl: url }, clock });
+  handler = app.yoga;
+
+  const bootstrap = (title = `Org ${++counter}`) =>
+    bootstrapOrganization(database.prisma, { organizationTitle: title, email: `admin-${newId("User").slice(4)}@example.com` });
+
+  async function addMember(organizationId: string, role: string | null) {
+    const userId = newId("User");
+    await database.prisma.user.create({ data: { id: userId, email: `${userId}@example.com`, displayName: `Member ${userId}` } });
+    await database.prisma.member.create({ data: { organizationId, userId, role } });
+    return { userId, token: await issueToken(database.prisma, userId) };
+  }
+
+  async function graphql(token: string | undefined, query: string, variables?: Record<string, unknown>) {
+    const response = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, ...((await response.json()) as object) };
+  }
+
+  async function rest(token: string | undefined, method: string, path: string, body?: unknown) {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+  }
+
+  return {
+    url,
+    database,
+    app,
+    clock,
+    bootstrap,
+    addMember,
+    client: (token) => createClient({ endpoint: url, token }),
+    graphql,
+    rest,
+    close: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await database.close();
+    },
+  };
+}
