@@ -1,0 +1,111 @@
+// `npm run bench`: load-tests the real server on loopback and checks the speed and memory
+// targets. Uses the embedded database (in memory) unless DATABASE_URL is set.
+// Targets are for the 2-core machines this project runs on, set below what was measured there
+// (README "Performance"): on the embedded database most of the time is PGlite's WebAssembly.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import autocannon from "autocannon";
+import { generateKeyBetween } from "fractional-indexing";
+import { createApp } from "../src/app.ts";
+import { bootstrapOrganization } from "../src/core/bootstrap/index.ts";
+import { newId } from "../src/core/ids.ts";
+import { openDatabase } from "../src/db/client.ts";
+
+const SPACES = 500;
+const COLLECTIONS = 20;
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 8);
+
+interface Target {
+  name: string;
+  request: autocannon.Request & { path: string };
+  minRequestsPerSecond: number;
+  maxP99Ms: number;
+}
+
+async function seed(prisma: Awaited<ReturnType<typeof openDatabase>>["prisma"]) {
+  const { organizationId, token } = await bootstrapOrganization(prisma, { organizationTitle: "Bench", email: `bench-${Date.now()}@example.com` });
+  let key: string | null = null;
+  const collections = Array.from({ length: COLLECTIONS }, () => ({
+    id: newId("Collection"),
+    organizationId,
+    title: "Collection",
+    sortKey: (key = generateKeyBetween(key, null)),
+  }));
+  await prisma.collection.createMany({ data: collections });
+  const spaces = Array.from({ length: SPACES }, (_, index) => ({
+    id: newId("Space"),
+    organizationId,
+    parentId: collections[index % COLLECTIONS].id,
+    title: `Space ${index}`,
+    sortKey: (key = generateKeyBetween(key, null)),
+    revisionId: newId("Revision"),
+  }));
+  await prisma.space.createMany({ data: spaces });
+  await prisma.revision.createMany({ data: spaces.map((space) => ({ id: space.revisionId, spaceId: space.id })) });
+  return { organizationId, token, spaceId: spaces[0].id };
+}
+
+async function main() {
+  const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir: "memory://" });
+  const { organizationId, token, spaceId } = await seed(database.prisma);
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on("request", createApp({ database, config: { publicUrl: url } }).yoga);
+
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const graphqlList = JSON.stringify({
+    query: `query($id: ID!) { organization(id: $id) { spaces(first: 100) { totalCount nodes { id title organization { id title } parent { id title } permissions { edit } } } } }`,
+    variables: { id: organizationId },
+  });
+  const targets: Target[] = [
+    { name: "REST GET one space", request: { method: "GET", path: `/v1/spaces/${spaceId}`, headers }, minRequestsPerSecond: 50, maxP99Ms: 600 },
+    {
+      name: "REST list 100 spaces",
+      request: { method: "GET", path: `/v1/orgs/${organizationId}/spaces?limit=100`, headers },
+      minRequestsPerSecond: 20,
+      maxP99Ms: 1500,
+    },
+    {
+      name: "GraphQL 100 spaces + org + parent + permissions",
+      request: { method: "POST", path: "/graphql", headers, body: graphqlList },
+      minRequestsPerSecond: 25,
+      maxP99Ms: 1200,
+    },
+  ];
+
+  const rows: string[] = [];
+  let failed = 0;
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+  for (const target of targets) {
+    const result = await autocannon({ url, connections: 10, duration: DURATION_S, requests: [target.request] });
+    const ok = result.non2xx === 0 && result.errors === 0;
+    const rps = result.requests.average;
+    const p99 = result.latency.p99;
+    const pass = ok && rps >= target.minRequestsPerSecond && p99 <= target.maxP99Ms;
+    if (!pass) failed++;
+    rows.push(
+      `${pass ? "PASS" : "FAIL"}  ${target.name}: ${rps.toFixed(0)} req/s (target ≥ ${target.minRequestsPerSecond}), ` +
+        `p99 ${p99} ms (target ≤ ${target.maxP99Ms}), non-2xx ${result.non2xx}, errors ${result.errors}`,
+    );
+  }
+  clearInterval(sampler);
+  const maxRssMb = 1024;
+  const rssMb = peakRss / 1024 / 1024;
+  if (rssMb > maxRssMb) failed++;
+  rows.push(`${rssMb <= maxRssMb ? "PASS" : "FAIL"}  peak RSS ${rssMb.toFixed(0)} MB (target ≤ ${maxRssMb} MB)`);
+
+  console.log(`\nBench on ${database.kind}, ${SPACES} spaces in ${COLLECTIONS} collections, ${DURATION_S}s per target, 10 connections:`);
+  for (const row of rows) console.log(`  ${row}`);
+  // Let autocannon's last requests finish before the database goes away.
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await database.close();
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
