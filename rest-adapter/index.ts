@@ -5,7 +5,7 @@ import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
 import { errorResponse, statusOf } from "./errors.ts";
-import type { QueryParamType, RestRequest, RestRoute } from "./route.ts";
+import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
 const PREFIX = "/v1";
 /** Request bodies above this are refused (413) before they are read. */
@@ -20,7 +20,13 @@ interface CompiledRoute extends RestRoute {
 /** Parses and validates every route's document against the schema: a broken route fails the start. */
 export function compileRoutes(routes: RestRoute[], schema: GraphQLSchema): CompiledRoute[] {
   return routes.map((route) => {
-    const parsed = parse(route.document);
+    let parsed: DocumentNode;
+    try {
+      parsed = parse(route.document);
+    } catch (error) {
+      // A syntax error names no route on its own: say which one is broken.
+      throw new Error(`REST route ${route.method} ${route.path}: invalid operation: ${(error as Error).message}`);
+    }
     const errors = validate(schema, parsed);
     if (errors.length) {
       throw new Error(`REST route ${route.method} ${route.path}: invalid operation: ${errors.map((e) => e.message).join("; ")}`);
@@ -50,12 +56,36 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   return query;
 }
 
+/**
+ * The body as text, or null once it exceeds `limit` bytes. Counts bytes as they arrive, so a body
+ * sent without Content-Length (chunked) is refused without being held in memory whole, and
+ * multi-byte characters count for their UTF-8 size, not as one.
+ */
+async function readTextUpTo(request: Request, limit: number): Promise<string | null> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.releaseLock();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks)); // like request.text(): UTF-8, BOM dropped
+}
+
 async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
   if (request.method === "GET" || request.method === "DELETE") return {};
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
+  const text = await readTextUpTo(request, MAX_BODY_BYTES);
+  // The rest of that body is left unread on the connection: close it rather than reuse it.
+  if (text === null) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: "close" });
   if (!text.trim()) return {};
   let body: unknown;
   try {
@@ -78,7 +108,13 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (query instanceof Response) return query;
     const body = await readBody(request);
     if (body instanceof Response) return body;
-    const variableValues = route.variables({ params, query, body });
+    let variableValues: Record<string, unknown>;
+    try {
+      variableValues = route.variables({ params, query, body });
+    } catch (error) {
+      if (error instanceof RestInputError) return errorResponse(400, error.message);
+      throw error;
+    }
     const { contextFactory, execute, schema } = yoga.getEnveloped({ request, params: { query: route.document, variables: variableValues } });
     let result;
     try {
@@ -88,7 +124,9 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);
       throw error;
     }
-    if (!("data" in result)) throw new Error("REST routes run queries and mutations only");
+    // Variables that do not coerce (a bogus enum value, a wrong type) make a request error: the
+    // result is `{ errors }` without `data`, and the client gets its 400 like any other error.
+    if (Symbol.asyncIterator in result) throw new Error("REST routes run queries and mutations only");
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
     if (!route.body) return new Response(null, { status: route.status });

@@ -42,12 +42,17 @@ export function listBody<T>(
 /** GraphQL enum value (SHARE_LINK) → REST value (share-link). */
 export const restEnum = (value: string | null) => (value === null ? null : value.toLowerCase().replace(/_/g, "-"));
 
+/** A REST input that cannot be translated to the operation's variables: answered with 400. */
+export class RestInputError extends Error {}
+
 /**
- * REST value → GraphQL enum value, for inputs. A value outside `allowed` passes unchanged, so
- * GraphQL rejects it naming the field and the value the client sent.
+ * REST value → GraphQL enum value, for inputs; null passes (GraphQL decides if it may be null).
+ * Anything else outside `allowed` is refused here: its GraphQL spelling (ADMIN) is no REST value.
  */
-export function graphqlEnum(value: unknown, allowed: readonly string[]): unknown {
-  return typeof value === "string" && allowed.includes(value) ? value.toUpperCase().replace(/-/g, "_") : value;
+export function graphqlEnum(field: string, value: unknown, allowed: readonly string[]): unknown {
+  if (value === null) return null;
+  if (typeof value === "string" && allowed.includes(value)) return value.toUpperCase().replace(/-/g, "_");
+  throw new RestInputError(`${field} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
 }
 
 /** Drops the keys whose value is null or undefined: optional REST fields are absent, not null. */

@@ -16,11 +16,18 @@ async function main(argv: string[]) {
     console.error(command ? `Unknown command "${command}".\n${USAGE}` : USAGE);
     return 2;
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: { org: { type: "string" }, email: { type: "string" }, name: { type: "string" } },
-    strict: true,
-  });
+  let values: { org?: string; email?: string; name?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { org: { type: "string" }, email: { type: "string" }, name: { type: "string" } },
+      strict: true,
+    }));
+  } catch (error) {
+    // An unknown option, a missing value or a stray argument: say so, with the usage.
+    console.error(`${(error as Error).message.replace(/\.?$/, ".")}\n${USAGE}`);
+    return 2;
+  }
   if (!values.org || !values.email) {
     console.error(`bootstrap needs --org and --email.\n${USAGE}`);
     return 2;

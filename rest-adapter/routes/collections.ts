@@ -24,7 +24,8 @@ export function restCollection(c: any) {
 }
 
 /** `defaultLevel` in a REST body: a role, "inherit" or null (both inherit). */
-export const defaultLevelInput = (value: unknown) => (value === "inherit" ? null : graphqlEnum(value, ROLES));
+export const defaultLevelInput = (value: unknown) =>
+  value === "inherit" ? null : graphqlEnum("defaultLevel", value, [...ROLES, "inherit"]);
 
 /** REST position pointers (`{ type: "space", space }`, `{ type: "collection", collection }`) → ids. */
 export function positionInput(position: unknown) {

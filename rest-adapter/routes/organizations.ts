@@ -70,7 +70,7 @@ export const organizationRoutes: RestRoute[] = [
       input: {
         id: params.organizationId,
         ...present(body, ["title", "emailDomains", "hostname", "defaultContent", "logo", "sso", "ai", "inviteLinks"]),
-        ...("defaultRole" in body ? { defaultRole: graphqlEnum(body.defaultRole, ROLES) } : {}),
+        ...("defaultRole" in body ? { defaultRole: graphqlEnum("defaultRole", body.defaultRole, ROLES) } : {}),
       },
     }),
     status: 200,

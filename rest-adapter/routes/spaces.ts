@@ -64,7 +64,7 @@ export const spaceRoutes: RestRoute[] = [
       input: {
         id: params.spaceId,
         ...present(body, ["title", "emoji"]),
-        ...("editMode" in body ? { editMode: graphqlEnum(body.editMode, SPACE_EDIT_MODES) } : {}),
+        ...("editMode" in body ? { editMode: graphqlEnum("editMode", body.editMode, SPACE_EDIT_MODES) } : {}),
         ...("defaultLevel" in body ? { defaultLevel: defaultLevelInput(body.defaultLevel) } : {}),
       },
     }),
@@ -132,7 +132,7 @@ export const spaceRoutes: RestRoute[] = [
       input: {
         organization: params.organizationId,
         ...present(body, ["title", "emoji", "parent"]),
-        ...("editMode" in body ? { editMode: graphqlEnum(body.editMode, SPACE_EDIT_MODES) } : {}),
+        ...("editMode" in body ? { editMode: graphqlEnum("editMode", body.editMode, SPACE_EDIT_MODES) } : {}),
       },
     }),
     status: 201,

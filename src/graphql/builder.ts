@@ -4,6 +4,7 @@ import DataloaderPlugin from "@pothos/plugin-dataloader";
 import RelayPlugin from "@pothos/plugin-relay";
 import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
 import type { CoreContext } from "../core/context.ts";
+import { notFound } from "../core/errors.ts";
 import { entityOfId } from "../core/ids.ts";
 
 export interface GraphQLContext {
@@ -30,9 +31,25 @@ export const builder = new SchemaBuilder<{
     cursorType: "String",
     // One id across both surfaces: the node id is the REST id, its prefix names the type.
     encodeGlobalID: (_typename, id) => String(id),
-    decodeGlobalID: (globalID) => ({ typename: entityOfId(globalID) ?? "", id: globalID }),
+    // An id whose prefix names no node type is not found, like any id the caller cannot see
+    // (left through, Pothos fails with "<type> has not been implemented").
+    decodeGlobalID: (globalID: string): { typename: string; id: string } => {
+      const typename = entityOfId(globalID);
+      if (!typename || !builder.configStore.hasConfig(typename)) throw notFound("node", globalID);
+      return { typename, id: globalID };
+    },
   },
 });
+
+/**
+ * An id whose prefix names no node type is not found, like any id the caller cannot see (left
+ * through, Pothos would fail with "<type> has not been implemented").
+ */
+function decodeNodeId(globalID: string): { typename: string; id: string } {
+  const typename = entityOfId(globalID);
+  if (!typename || !builder.configStore.hasConfig(typename)) throw notFound("node", globalID);
+  return { typename, id: globalID };
+}
 
 builder.queryType({});
 builder.mutationType({});

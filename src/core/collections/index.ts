@@ -146,6 +146,11 @@ export async function moveCollection(
   }
   const collection = await requireCollectionRole(ctx, id, "admin", "move it");
   const organizationId = collection.organizationId;
+  // The create check reads through the loaders, outside the transaction, so it runs before the
+  // tree lock (as in moveSpace): inside it, PGlite's single connection would wait for the open
+  // transaction until it timed out. Under the lock, a parent that changed meanwhile is refused.
+  const checkedParentId = await resolveMoveParent(ctx.prisma, organizationId, collection.parentId, input.parent, input.position);
+  if (checkedParentId !== collection.parentId) await requireCreateIn(ctx, organizationId, checkedParentId);
   return withTreeLock(ctx, [organizationId], async (tx) => {
     const current = await tx.collection.findUniqueOrThrow({ where: { id } });
     const parentId = await resolveMoveParent(tx, organizationId, current.parentId, input.parent, input.position);
@@ -157,7 +162,9 @@ export async function moveCollection(
         throw badInput("parent: a collection cannot be moved into itself or one of its descendants");
       }
     }
-    if (parentId !== current.parentId) await requireCreateIn(ctx, organizationId, parentId);
+    if (parentId !== current.parentId && parentId !== checkedParentId) {
+      throw conflict("The collection or the position's reference moved meanwhile: retry the request");
+    }
     const sortKey = await sortKeyAt(tx, organizationId, parentId, input.position, id);
     return tx.collection.update({ where: { id }, data: { parentId, sortKey } });
   });

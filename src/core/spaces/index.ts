@@ -25,12 +25,26 @@ export const RESTORE_WINDOW_DAYS = 7;
 export const SPACE_VISIBILITIES = ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"] as const;
 export const SPACE_EDIT_MODES = ["live", "locked"] as const;
 
-// An emoji character sequence, or its code points in hex ("1f389", "1f468-200d-1f4bb").
-const EMOJI = /^(?:[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f\u20e3]+|[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*)$/iu;
+// An emoji character sequence, or its code points in hex ("1f389", "1f468-200d-1f4bb"). Digits,
+// "#" and "*" are emoji components but no emoji on their own: a sequence needs a pictograph, a
+// flag letter, a skin tone or a keycap.
+const EMOJI_SEQUENCE = /^[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe0f\u20e3]+$/u;
+const EMOJI_PICTURE = /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\u20e3]/u;
+const CODE_POINTS = /^[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*$/i;
+
+function isEmoji(value: string): boolean {
+  let characters = value;
+  if (CODE_POINTS.test(value)) {
+    const points = value.split("-").map((hex) => parseInt(hex, 16));
+    if (points.some((point) => point > 0x10ffff)) return false;
+    characters = String.fromCodePoint(...points);
+  }
+  return EMOJI_SEQUENCE.test(characters) && EMOJI_PICTURE.test(characters);
+}
 
 function checkEmoji(value: string): string {
   checkLength("emoji", value, { max: SPACE_EMOJI_MAX });
-  if (value !== "" && !EMOJI.test(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got "${value}")`);
+  if (value !== "" && !isEmoji(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got "${value}")`);
   return value;
 }
 
@@ -175,13 +189,20 @@ export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: 
     throw badInput("parent or position is required");
   }
   const space = await requireSpaceRole(ctx, id, "admin", "move it");
+  // The create check reads through the loaders, outside the transaction, so it runs before the
+  // tree lock: inside it, PGlite's single connection would wait for the open transaction until
+  // it timed out. Under the lock, a parent that changed meanwhile is refused.
+  const checkedParentId = await resolveMoveParent(ctx.prisma, space.organizationId, space.parentId, input.parent, input.position);
+  if (checkedParentId !== space.parentId) await requireCreateIn(ctx, space.organizationId, checkedParentId);
   return withTreeLock(ctx, [space.organizationId], async (tx) => {
     const current = await tx.space.findUniqueOrThrow({ where: { id } });
     const parentId = await resolveMoveParent(tx, current.organizationId, current.parentId, input.parent, input.position);
     if (parentId !== null && !(await tx.collection.findFirst({ where: { id: parentId, organizationId: current.organizationId } }))) {
       throw badInput(`parent: no collection "${parentId}" in this organization`);
     }
-    if (parentId !== current.parentId) await requireCreateIn(ctx, current.organizationId, parentId);
+    if (parentId !== current.parentId && parentId !== checkedParentId) {
+      throw conflict("The space or the position's reference moved meanwhile: retry the request");
+    }
     const sortKey = await sortKeyAt(tx, current.organizationId, parentId, input.position, id);
     return tx.space.update({ where: { id }, data: { parentId, sortKey } });
   });

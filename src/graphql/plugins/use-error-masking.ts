@@ -22,7 +22,9 @@ export function maskError(error: unknown): Error {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));
   }
   if (original instanceof GraphQLError && !(original.originalError && !(original.originalError instanceof GraphQLError))) {
-    return original;
+    // The outer error, not its cause: a variable that does not coerce wraps the enum or scalar
+    // error in one that names the variable and the field ("... at \"input.defaultRole\"").
+    return error instanceof GraphQLError ? error : original;
   }
   console.error("Unexpected error:", original);
   return new GraphQLError("Unexpected error", {
