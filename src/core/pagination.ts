@@ -21,6 +21,7 @@ export interface Page<T> {
 }
 
 type SortValue = string | Date;
+export type SortKind = "date" | "text";
 
 interface Cursor {
   v: string;
@@ -33,13 +34,17 @@ function encodeCursor(value: SortValue, id: string): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
-function decodeCursor(cursor: string): { value: SortValue; id: string } {
+/** The cursor's sort value, checked against the kind of the list's sort column. */
+function decodeCursor(cursor: string, sortKind: SortKind): { value: SortValue; id: string } {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString()) as Cursor;
     if (typeof parsed.v !== "string" || typeof parsed.id !== "string") throw new Error();
-    return { value: parsed.d ? new Date(parsed.v) : parsed.v, id: parsed.id };
+    if ((sortKind === "date") !== (parsed.d === 1)) throw new Error();
+    const value = sortKind === "date" ? new Date(parsed.v) : parsed.v;
+    if (value instanceof Date && Number.isNaN(value.getTime())) throw new Error();
+    return { value, id: parsed.id };
   } catch {
-    throw badInput(`page cursor "${cursor}" is not valid: pass back the value of next.page`);
+    throw badInput(`page cursor "${cursor}" is not valid for this list: pass back the value of next.page`);
   }
 }
 
@@ -52,13 +57,14 @@ export function checkPageSize(first: number | null | undefined): number {
 }
 
 /**
- * One page of `findMany` ordered by (sortField, id) ascending.
- * `where` is the unpaginated filter, also used for `totalCount`.
+ * One page of `findMany` ordered by (sortField, id) ascending; `sortKind` is the type of the
+ * sort column, checked in cursors. `where` is the unpaginated filter, also used for `totalCount`.
  */
 export async function paginate<T extends { id: string }, W extends object>(
   args: PageArgs,
   options: {
     sortField: keyof T & string;
+    sortKind: SortKind;
     where: W;
     findMany: (query: { where: W | { AND: object[] }; orderBy: object[]; take: number }) => Promise<T[]>;
     count: (query: { where: W }) => Promise<number>;
@@ -71,7 +77,7 @@ export async function paginate<T extends { id: string }, W extends object>(
   const { sortField, where } = options;
   let pageWhere: W | { AND: object[] } = where;
   if (args.after) {
-    const { value, id } = decodeCursor(args.after);
+    const { value, id } = decodeCursor(args.after, options.sortKind);
     pageWhere = {
       AND: [where, { OR: [{ [sortField]: { gt: value } }, { [sortField]: value, id: { gt: id } }] }],
     };

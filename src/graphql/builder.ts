@@ -31,13 +31,7 @@ export const builder = new SchemaBuilder<{
     cursorType: "String",
     // One id across both surfaces: the node id is the REST id, its prefix names the type.
     encodeGlobalID: (_typename, id) => String(id),
-    // An id whose prefix names no node type is not found, like any id the caller cannot see
-    // (left through, Pothos fails with "<type> has not been implemented").
-    decodeGlobalID: (globalID: string): { typename: string; id: string } => {
-      const typename = entityOfId(globalID);
-      if (!typename || !builder.configStore.hasConfig(typename)) throw notFound("node", globalID);
-      return { typename, id: globalID };
-    },
+    decodeGlobalID: (globalID) => decodeNodeId(globalID),
   },
 });
 

@@ -66,6 +66,7 @@ export async function listOrganizationCollections(
   };
   return paginate<Collection, Prisma.CollectionWhereInput>(options, {
     sortField: "createdAt",
+    sortKind: "date",
     where,
     findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
     count: (query) => ctx.prisma.collection.count(query),
@@ -77,6 +78,7 @@ export async function listChildCollections(ctx: CoreContext, parent: Collection,
   const where: Prisma.CollectionWhereInput = { parentId: parent.id, AND: [readable.collections] };
   return paginate<Collection, Prisma.CollectionWhereInput>(page, {
     sortField: "sortKey",
+    sortKind: "text",
     where,
     findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
     count: (query) => ctx.prisma.collection.count(query),

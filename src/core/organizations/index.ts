@@ -34,6 +34,7 @@ export function listViewerOrganizations(ctx: CoreContext, page: PageArgs) {
   const where = { members: { some: { userId: ctx.viewer.userId, disabled: false } } } satisfies Prisma.OrganizationWhereInput;
   return paginate<Organization, typeof where>(page, {
     sortField: "createdAt",
+    sortKind: "date",
     where,
     findMany: (query) => ctx.prisma.organization.findMany(query),
     count: (query) => ctx.prisma.organization.count(query),

@@ -74,6 +74,7 @@ const listed = { deletedAt: null } satisfies Prisma.SpaceWhereInput;
 function listSpaces(ctx: CoreContext, page: PageArgs, where: Prisma.SpaceWhereInput, sortField: "createdAt" | "sortKey") {
   return paginate<Space, Prisma.SpaceWhereInput>(page, {
     sortField,
+    sortKind: sortField === "sortKey" ? "text" : "date",
     where,
     findMany: (query) => ctx.prisma.space.findMany(query as Prisma.SpaceFindManyArgs),
     count: (query) => ctx.prisma.space.count(query),

@@ -21,11 +21,10 @@ export function maskError(error: unknown): Error {
   if (isUniqueViolation(original)) {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));
   }
-  if (original instanceof GraphQLError && !(original.originalError && !(original.originalError instanceof GraphQLError))) {
-    // The outer error, not its cause: a variable that does not coerce wraps the enum or scalar
-    // error in one that names the variable and the field ("... at \"input.defaultRole\"").
-    return error instanceof GraphQLError ? error : original;
-  }
+  // Errors of the request itself (syntax, validation, variables that do not coerce) have no
+  // path and are the client's to read. An error raised while resolving a field is only shown
+  // when it is a domain error: anything else, Pothos' own errors included, is masked.
+  if (error instanceof GraphQLError && !error.path) return error;
   console.error("Unexpected error:", original);
   return new GraphQLError("Unexpected error", {
     path: error instanceof GraphQLError ? error.path : undefined,
