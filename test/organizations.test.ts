@@ -1,8 +1,9 @@
 // Organizations through HTTP, on both surfaces: GET /v1/orgs, GET/PATCH /v1/orgs/{id} and the
 // GraphQL `viewer.organizations`, `organization(id:)`, `node(s)` and `updateOrganization`.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { GitBookAPIError, type MemberRole } from "@gitbook/api";
-import { startTestServer, type GraphQLResponse, type TestServer } from "./support/server.ts";
+import type { MemberRole } from "@gitbook/api";
+import { startTestServer, type TestServer } from "./support/server.ts";
+import { expectGraphQLError, expectRawRestError as expectRawRestErrorOn, expectRestError, graphqlData } from "./support/expect.ts";
 
 let server: TestServer;
 
@@ -13,52 +14,10 @@ let server: TestServer;
 /** A role as the client's types spell it (MemberRole is a type-only enum). */
 const role = (value: string) => value as MemberRole;
 
-/** The status and message of a failed client call (fails the test if the call succeeds). */
-async function restFailure(call: Promise<unknown>): Promise<{ status: number; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof GitBookAPIError) return { status: error.code, message: error.errorMessage };
-    throw error;
-  }
-  throw new Error("expected the request to fail");
-}
-
-async function expectRestError(call: Promise<unknown>, status: number, mentions?: string) {
-  const failure = await restFailure(call);
-  expect(failure.status, failure.message).toBe(status);
-  if (mentions) expect(failure.message).toContain(mentions);
-}
-
-/** Raw REST call that must fail with the error envelope `{ error: { code: status, message } }`. */
-async function expectRawRestError(token: string, method: string, path: string, body: unknown, status: number, mentions: string) {
-  const response = await server.rest(token, method, path, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(status);
-  expect(response.body.error.code).toBe(status);
-  expect(response.body.error.message).toContain(mentions);
-}
-
-/**
- * A GraphQL error: a domain error with `extensions.code`, or ("VALIDATION") a request error of
- * GraphQL itself (a variable that does not coerce: HTTP 400, nothing executed). Either way it
- * names `mentions` when given.
- */
-function expectGraphQLError(response: GraphQLResponse, code: string | "VALIDATION", mentions?: string) {
-  expect(response.errors, JSON.stringify(response.data)).toBeDefined();
-  const [error] = response.errors!;
-  if (code === "VALIDATION") {
-    expect(response.status, error.message).toBe(400);
-    expect(response.data ?? null).toBeNull();
-  }
-  else expect(error.extensions?.code, error.message).toBe(code);
-  if (mentions) expect(error.message).toContain(mentions);
-}
-
-async function gql<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const response = await server.graphql<T>(token, query, variables);
-  expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
-  return response.data!;
-}
+const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) =>
+  graphqlData<T>(server, token, query, variables);
+const expectRawRestError = (token: string, method: string, path: string, body: unknown, status: number, mentions?: string) =>
+  expectRawRestErrorOn(server, token, method, path, body, status, mentions);
 
 const dbOrganization = (id: string) => server.database.prisma.organization.findUniqueOrThrow({ where: { id } });
 

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitBookAPIError, MemberRole, SpaceEditMode, type Space } from "@gitbook/api";
 import { startTestServer, type TestServer } from "./support/server.ts";
+import { graphqlData, restFailure } from "./support/expect.ts";
 import { createClient } from "./support/openapi.ts";
 import { sweepDeletedSpaces } from "../src/core/spaces/index.ts";
 import { createApp } from "../src/app.ts";
@@ -46,11 +47,8 @@ const SPACE_FIELDS = /* GraphQL */ `
 const api = (token: string) => server.client(token);
 
 /** GraphQL data, failing the test on any error. */
-async function gql<T = any>(token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
-  const result = await server.graphql<T>(token, query, variables);
-  expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
-  return result.data as T;
-}
+const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) =>
+  graphqlData<T>(server, token, query, variables);
 
 /** The HTTP status and first GraphQL error (`extensions.code`, message), failing the test when there is none. */
 async function gqlError(token: string, query: string, variables?: Record<string, unknown>) {
@@ -60,17 +58,8 @@ async function gqlError(token: string, query: string, variables?: Record<string,
   return { status: result.status, code: error.extensions?.code, message: error.message };
 }
 
-/** The GitBookAPIError a client call rejects with (any other outcome fails the test). */
-async function apiError(call: Promise<unknown>): Promise<{ status: number; message: string }> {
-  let response: { status?: number; data?: unknown } | undefined;
-  try {
-    response = (await call) as typeof response;
-  } catch (error) {
-    if (error instanceof GitBookAPIError) return { status: error.code, message: error.errorMessage };
-    throw error;
-  }
-  throw new Error(`expected the call to fail, got ${response?.status} ${JSON.stringify(response?.data)}`);
-}
+/** The status and message a client call fails with (any other outcome fails the test). */
+const apiError = restFailure;
 
 const mutation = (name: string, input: string) => /* GraphQL */ `
   mutation($input: ${input}!) { ${name}(input: $input) { space { ${SPACE_FIELDS} } } }`;
