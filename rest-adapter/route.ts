@@ -1,6 +1,8 @@
 // A REST route is a table row: method + path → one hand-written GraphQL operation, how the
 // request becomes its variables, the success status, and how `data` becomes the body.
 
+import type { Action } from "../src/auth/policy.ts";
+
 export type QueryParamType = "string" | "boolean" | "limit";
 
 export interface RestRequest {
@@ -13,6 +15,11 @@ export interface RestRoute {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** find-my-way syntax: `/v1/spaces/:spaceId`. */
   path: string;
+  /**
+   * The operation of the permission matrix (src/auth/policy.ts) the route performs; its
+   * resolvers enforce it, and the matrix test checks every route against it for every role.
+   */
+  action: Action | "viewer";
   /** Query parameters the route reads, parsed and checked before the operation runs. */
   query?: Record<string, QueryParamType>;
   document: string;

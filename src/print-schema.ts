@@ -1,14 +1,28 @@
-// `npm run schema`: prints the GraphQL schema to schema.graphql, committed so that every
-// schema change is a reviewable diff (a test fails when the file is stale).
-import { writeFileSync } from "node:fs";
+// `npm run schema`: prints the GraphQL schema to schema.graphql, and the permission matrix into
+// the README, both committed so that every change is a reviewable diff (tests fail when stale).
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { printSchema } from "graphql";
+import { policyTable } from "./auth/policy.ts";
 import { schema } from "./graphql/schema.ts";
 
 export const SCHEMA_FILE = fileURLToPath(new URL("../schema.graphql", import.meta.url));
+export const README_FILE = fileURLToPath(new URL("../README.md", import.meta.url));
 export const printedSchema = () => `${printSchema(schema)}\n`;
+
+const START = "<!-- permission-matrix:start (npm run schema) -->";
+const END = "<!-- permission-matrix:end -->";
+
+/** The README with its permission matrix section printed from src/auth/policy.ts. */
+export function readmeWithPolicy(readme: string): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md needs the markers ${START} and ${END}`);
+  return `${readme.slice(0, start + START.length)}\n${policyTable()}\n${readme.slice(end)}`;
+}
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_FILE, printedSchema());
-  console.log(`Wrote ${SCHEMA_FILE}`);
+  writeFileSync(README_FILE, readmeWithPolicy(readFileSync(README_FILE, "utf8")));
+  console.log(`Wrote ${SCHEMA_FILE} and the permission matrix of ${README_FILE}`);
 }

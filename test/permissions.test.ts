@@ -10,6 +10,9 @@ import {
   type AccessLevel,
 } from "../src/auth/permissions.ts";
 import { ROLES, type Role } from "../src/auth/roles.ts";
+import { readFileSync } from "node:fs";
+import { allows } from "../src/auth/policy.ts";
+import { README_FILE, readmeWithPolicy } from "../src/print-schema.ts";
 
 /** One level of the chain: defaultLevel null inherits; no grants unless given. */
 const level = (defaultLevel: Role | null = null, grants: Role[] = []): AccessLevel => ({ defaultLevel, grants });
@@ -181,5 +184,25 @@ describe("organizationPermissions", () => {
     const permissions = organizationPermissions({ role: "admin" });
     expect(Object.keys(permissions).sort()).toEqual(Object.keys(none).sort());
     expect(Object.values(permissions).every((value) => value === true)).toBe(true);
+  });
+});
+
+describe("the permission matrix (src/auth/policy.ts)", () => {
+  it("is printed in the README as it is in the code (run `npm run schema` when this fails)", () => {
+    const readme = readFileSync(README_FILE, "utf8");
+    expect(readmeWithPolicy(readme)).toBe(readme);
+  });
+
+  it("admits members (guests too) to `member` operations, owners and admins to `owner` ones, and roles by the lattice", () => {
+    expect(allows("member", "member")).toBe(true);
+    expect(allows("member", "read")).toBe(true);
+    expect(allows("member", null)).toBe(false);
+    expect(allows("owner", "owner")).toBe(true);
+    expect(allows("owner", "admin")).toBe(true);
+    expect(allows("owner", "edit")).toBe(false);
+    expect(allows("read", "member")).toBe(false);
+    expect(allows("edit", "review")).toBe(true);
+    expect(allows("review", "edit")).toBe(false);
+    expect(allows("admin", "owner")).toBe(false);
   });
 });

@@ -470,6 +470,7 @@ describe("route table compilation", () => {
   const broken = (document: string): RestRoute => ({
     method: "GET",
     path: "/v1/broken/:id",
+    action: "space.read",
     document,
     variables: ({ params }) => ({ id: params.id }),
     status: 200,

@@ -42,6 +42,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/collections/:collectionId",
+    action: "collection.read",
     document: /* GraphQL */ `
       query GetCollection($id: ID!) { collection(id: $id) { ...CollectionFields } }
       ${COLLECTION_FIELDS}`,
@@ -52,6 +53,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "DELETE",
     path: "/v1/collections/:collectionId",
+    action: "collection.delete",
     document: /* GraphQL */ `
       mutation DeleteCollection($id: ID!) { deleteCollection(input: { id: $id }) { deletedCollectionId } }`,
     variables: ({ params }) => ({ id: params.collectionId }),
@@ -60,6 +62,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "PATCH",
     path: "/v1/collections/:collectionId",
+    action: "collection.update",
     document: /* GraphQL */ `
       mutation UpdateCollection($input: UpdateCollectionInput!) {
         updateCollection(input: $input) { collection { ...CollectionFields } }
@@ -78,6 +81,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/collections/:collectionId/spaces",
+    action: "collection.read",
     query: { page: "string", limit: "limit" },
     document: /* GraphQL */ `
       query ListCollectionSpaces($id: ID!, $first: Int, $after: String) {
@@ -97,6 +101,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/collections/:collectionId/move",
+    action: "collection.move",
     document: /* GraphQL */ `
       mutation MoveCollection($input: MoveCollectionInput!) {
         moveCollection(input: $input) { collection { ...CollectionFields } }
@@ -111,6 +116,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/collections/:collectionId/transfer",
+    action: "collection.transfer",
     document: /* GraphQL */ `
       mutation TransferCollection($input: TransferCollectionInput!) {
         transferCollection(input: $input) { collection { ...CollectionFields } }
@@ -123,6 +129,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/orgs/:organizationId/collections",
+    action: "organization.read",
     query: { page: "string", limit: "limit", nested: "boolean" },
     document: /* GraphQL */ `
       query ListOrganizationCollections($id: ID!, $first: Int, $after: String, $nested: Boolean) {
@@ -142,6 +149,7 @@ export const collectionRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/orgs/:organizationId/collections",
+    action: "organization.createContent",
     document: /* GraphQL */ `
       mutation CreateCollection($input: CreateCollectionInput!) {
         createCollection(input: $input) { collection { ...CollectionFields } }

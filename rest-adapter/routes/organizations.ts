@@ -32,6 +32,7 @@ export const organizationRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/orgs",
+    action: "viewer",
     query: { page: "string", limit: "limit" },
     document: /* GraphQL */ `
       query ListOrganizations($first: Int, $after: String) {
@@ -51,6 +52,7 @@ export const organizationRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/orgs/:organizationId",
+    action: "organization.read",
     document: /* GraphQL */ `
       query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }
       ${ORGANIZATION_FIELDS}`,
@@ -61,6 +63,7 @@ export const organizationRoutes: RestRoute[] = [
   {
     method: "PATCH",
     path: "/v1/orgs/:organizationId",
+    action: "organization.update",
     document: /* GraphQL */ `
       mutation UpdateOrganization($input: UpdateOrganizationInput!) {
         updateOrganization(input: $input) { organization { ...OrganizationFields } }

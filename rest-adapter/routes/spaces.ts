@@ -40,6 +40,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/spaces/:spaceId",
+    action: "space.read",
     // shareKey only matters for share-link sites, which do not exist yet; it is accepted.
     query: { shareKey: "string" },
     document: /* GraphQL */ `
@@ -52,6 +53,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "DELETE",
     path: "/v1/spaces/:spaceId",
+    action: "space.delete",
     document: /* GraphQL */ `mutation DeleteSpace($id: ID!) { deleteSpace(input: { id: $id }) { deletedSpaceId } }`,
     variables: ({ params }) => ({ id: params.spaceId }),
     status: 205,
@@ -59,6 +61,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "PATCH",
     path: "/v1/spaces/:spaceId",
+    action: "space.rename",
     document: spaceMutation("updateSpace", "UpdateSpaceInput"),
     variables: ({ params, body }) => ({
       input: {
@@ -74,6 +77,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/spaces/:spaceId/duplicate",
+    action: "space.duplicate",
     document: spaceMutation("duplicateSpace", "DuplicateSpaceInput"),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 201,
@@ -82,6 +86,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/spaces/:spaceId/restore",
+    action: "space.restore",
     document: spaceMutation("restoreSpace", "RestoreSpaceInput"),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 200,
@@ -90,6 +95,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/spaces/:spaceId/move",
+    action: "space.move",
     document: spaceMutation("moveSpace", "MoveSpaceInput"),
     variables: ({ params, body }) => ({
       input: { id: params.spaceId, ...present(body, ["parent"]), position: positionInput(body.position) },
@@ -100,6 +106,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/spaces/:spaceId/transfer",
+    action: "space.transfer",
     document: spaceMutation("transferSpace", "TransferSpaceInput"),
     variables: ({ params, body }) => ({ input: { id: params.spaceId, organization: body.organization } }),
     status: 200,
@@ -108,6 +115,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/orgs/:organizationId/spaces",
+    action: "organization.read",
     query: { page: "string", limit: "limit" },
     document: /* GraphQL */ `
       query ListOrganizationSpaces($id: ID!, $first: Int, $after: String) {
@@ -127,6 +135,7 @@ export const spaceRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/orgs/:organizationId/spaces",
+    action: "organization.createContent",
     document: spaceMutation("createSpace", "CreateSpaceInput"),
     variables: ({ params, body }) => ({
       input: {

@@ -23,6 +23,11 @@ export class Access {
     return (await this.membership(organizationId))?.role ?? null;
   }
 
+  /** The caller's role in a team: owner, member, or null when not in it. */
+  async teamRole(teamId: string): Promise<string | null> {
+    return (await this.loaders.viewerTeamRole.load(teamId))?.role ?? null;
+  }
+
   roleOnCollection(collection: Collection): Promise<Role | null> {
     return this.memo(collection.id, () => this.roleOnItem(collection, collection.parentId));
   }

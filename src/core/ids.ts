@@ -11,6 +11,8 @@ export const ID_PREFIXES = {
   Space: "spc",
   Revision: "rev",
   PermissionGrant: "grt",
+  SamlProvider: "saml",
+  LinkInvite: "inv",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

@@ -9,6 +9,7 @@ import type {
   PermissionGrant,
   PrismaClient,
   Space,
+  TeamMember,
   User,
 } from "../generated/prisma/client.ts";
 
@@ -51,6 +52,13 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       });
       const found = new Map(rows.map((row) => [row.organizationId, row]));
       return organizationIds.map((id) => found.get(id) ?? null);
+    }),
+    /** The viewer's membership in each team (null when not in it). */
+    viewerTeamRole: new DataLoader<string, TeamMember | null>(async (teamIds) => {
+      if (!viewerUserId) return teamIds.map(() => null);
+      const rows = await prisma.teamMember.findMany({ where: { userId: viewerUserId, teamId: { in: [...teamIds] } } });
+      const found = new Map(rows.map((row) => [row.teamId, row]));
+      return teamIds.map((id) => found.get(id) ?? null);
     }),
     /** Grants on a space or collection that reach the viewer, directly or through a team. */
     viewerGrants: groupedBy<PermissionGrant>(

@@ -3,7 +3,8 @@
 import type { Collection, Prisma } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { conflict, forbidden, notFound, badInput } from "../errors.ts";
+import { authorize, type Action } from "../../auth/policy.ts";
+import { conflict, notFound, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkDefaultLevel, checkLength } from "../validate.ts";
@@ -15,7 +16,7 @@ import {
   withTreeLock,
   type Position,
 } from "../content-tree/index.ts";
-import { getOrganization, requireOrganizationRole } from "../organizations/index.ts";
+import { getOrganization, requireOrganization } from "../organizations/index.ts";
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
@@ -32,16 +33,17 @@ export async function loadVisibleCollections(ctx: CoreContext, ids: readonly str
   return Promise.all(ids.map((id) => readCollection(ctx, id).then((r) => r.collection, () => null)));
 }
 
-async function requireCollectionRole(ctx: CoreContext, id: string, least: Role, action: string) {
-  const { collection, role } = await readCollection(ctx, id);
-  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role on this collection to ${action}`);
+/** The collection (404 unless readable), if the caller may do `action` on it (else 403). */
+async function requireCollection(ctx: CoreContext, id: string, action: Action) {
+  const { collection } = await readCollection(ctx, id);
+  await authorize(ctx, action, { collection });
   return collection;
 }
 
 /** Creating under `parentId` (or at the root) needs `create` there. */
 export async function requireCreateIn(ctx: CoreContext, organizationId: string, parentId: string | null, field = "parent") {
   if (parentId === null) {
-    await requireOrganizationRole(ctx, organizationId, "create", "create content at the top level");
+    await requireOrganization(ctx, organizationId, "organization.createContent");
     return;
   }
   const parent = await ctx.loaders.collection.load(parentId);
@@ -49,7 +51,7 @@ export async function requireCreateIn(ctx: CoreContext, organizationId: string, 
   if (!parent || parent.organizationId !== organizationId || !atLeast(role, "read")) {
     throw badInput(`${field}: no collection "${parentId}" in this organization`);
   }
-  if (!atLeast(role, "create")) throw forbidden("You need the create role on the parent collection");
+  await authorize(ctx, "collection.createInside", { collection: parent });
 }
 
 export async function listOrganizationCollections(
@@ -118,7 +120,7 @@ export async function updateCollection(
       patch.description === null ? null : checkLength("description", patch.description, { max: COLLECTION_DESCRIPTION_MAX });
   }
   if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
-  await requireCollectionRole(ctx, id, "admin", "change it");
+  await requireCollection(ctx, id, "collection.update");
   return ctx.prisma.collection.update({ where: { id }, data });
 }
 
@@ -127,7 +129,7 @@ export async function updateCollection(
  * restorable for 7 days, at the top level) rather than lost with the folder.
  */
 export async function deleteCollection(ctx: CoreContext, id: string) {
-  const collection = await requireCollectionRole(ctx, id, "admin", "delete it");
+  const collection = await requireCollection(ctx, id, "collection.delete");
   await withTreeLock(ctx, [collection.organizationId], async (tx) => {
     const subtree = await collectionSubtree(tx, id);
     await tx.space.updateMany({
@@ -146,7 +148,7 @@ export async function moveCollection(
   if (input.parent === undefined && !input.position?.before && !input.position?.after) {
     throw badInput("parent or position is required");
   }
-  const collection = await requireCollectionRole(ctx, id, "admin", "move it");
+  const collection = await requireCollection(ctx, id, "collection.move");
   const organizationId = collection.organizationId;
   // The create check reads through the loaders, outside the transaction, so it runs before the
   // tree lock (as in moveSpace): inside it, PGlite's single connection would wait for the open
@@ -174,12 +176,12 @@ export async function moveCollection(
 
 /** Moves the collection, with everything beneath it, to the top level of another organization. */
 export async function transferCollection(ctx: CoreContext, id: string, targetOrganizationId: string) {
-  const collection = await requireCollectionRole(ctx, id, "admin", "transfer it");
-  await requireOrganizationRole(ctx, collection.organizationId, "admin", "transfer its content");
+  const collection = await requireCollection(ctx, id, "collection.transfer");
+  await requireOrganization(ctx, collection.organizationId, "organization.transferContent");
   if (targetOrganizationId === collection.organizationId) {
     throw conflict("The collection already belongs to this organization");
   }
-  await requireOrganizationRole(ctx, targetOrganizationId, "admin", "receive transferred content");
+  await requireOrganization(ctx, targetOrganizationId, "organization.transferContent");
   return withTreeLock(ctx, [collection.organizationId, targetOrganizationId], async (tx) => {
     const subtree = await collectionSubtree(tx, id);
     // Grants name teams and members of the old organization: they do not carry over.

@@ -1,8 +1,9 @@
 // Organizations: who may see and change one, and the rules of its fields.
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
-import { atLeast, isRole, ROLES, type Role } from "../../auth/roles.ts";
+import { authorize, type Action } from "../../auth/policy.ts";
+import { isRole, ROLES } from "../../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, forbidden, notFound } from "../errors.ts";
+import { badInput, conflict, notFound } from "../errors.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
 
@@ -23,10 +24,10 @@ export async function loadVisibleOrganizations(ctx: CoreContext, ids: readonly s
   return Promise.all(ids.map((id) => getOrganization(ctx, id).catch(() => null)));
 }
 
-export async function requireOrganizationRole(ctx: CoreContext, organizationId: string, least: Role, action: string) {
+/** The organization (404 unless the caller is a member), if the caller may do `action` in it (else 403). */
+export async function requireOrganization(ctx: CoreContext, organizationId: string, action: Action) {
   const organization = await getOrganization(ctx, organizationId);
-  const role = await ctx.access.organizationRole(organizationId);
-  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role in this organization to ${action}`);
+  await authorize(ctx, action, { organizationId });
   return organization;
 }
 
@@ -57,7 +58,7 @@ const HOSTNAME = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
 export async function updateOrganization(ctx: CoreContext, id: string, patch: OrganizationPatch) {
-  await requireOrganizationRole(ctx, id, "admin", "change its settings");
+  await requireOrganization(ctx, id, "organization.update");
   const data: Prisma.OrganizationUpdateInput = {};
   if (patch.title !== undefined) {
     const title = checkLength("title", patch.title, { min: 2, max: 255 });

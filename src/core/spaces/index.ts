@@ -5,7 +5,8 @@ import type { Prisma, Space } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../../auth/roles.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
-import { badInput, conflict, forbidden, gone, notFound } from "../errors.ts";
+import { authorize, POLICY, type Action } from "../../auth/policy.ts";
+import { badInput, conflict, gone, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkDefaultLevel, checkLength, checkOneOf } from "../validate.ts";
@@ -16,7 +17,7 @@ import {
   withTreeLock,
   type Position,
 } from "../content-tree/index.ts";
-import { getOrganization, requireOrganizationRole } from "../organizations/index.ts";
+import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { requireCreateIn } from "../collections/index.ts";
 
 export const SPACE_TITLE_MAX = 50;
@@ -60,12 +61,13 @@ export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]
   return Promise.all(ids.map((id) => readSpace(ctx, id).then((r) => r.space, () => null)));
 }
 
-async function requireSpaceRole(ctx: CoreContext, id: string, least: Role, action: string, { allowDeleted = false } = {}) {
-  const { space, role } = await readSpace(ctx, id);
+/** The space (404 unless readable), if the caller may do `action` on it (else 403). */
+async function requireSpace(ctx: CoreContext, id: string, action: Action, { allowDeleted = false } = {}) {
+  const { space } = await readSpace(ctx, id);
   if (space.deletedAt && !allowDeleted) {
-    throw conflict(`Space "${id}" is deleted: restore it before you ${action}`);
+    throw conflict(`Space "${id}" is deleted: restore it before you ${POLICY[action].does}`);
   }
-  if (!atLeast(role, least)) throw forbidden(`You need the ${least} role on this space to ${action}`);
+  await authorize(ctx, action, { space });
   return space;
 }
 
@@ -136,18 +138,18 @@ export async function updateSpace(
   if (patch.editMode !== undefined) data.editMode = checkOneOf("editMode", patch.editMode, SPACE_EDIT_MODES);
   if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
   const needsAdmin = patch.editMode !== undefined || patch.defaultLevel !== undefined;
-  await requireSpaceRole(ctx, id, needsAdmin ? "admin" : "edit", needsAdmin ? "change its edit mode or default level" : "rename it");
+  await requireSpace(ctx, id, needsAdmin ? "space.configure" : "space.rename");
   return ctx.prisma.space.update({ where: { id }, data: { ...data, updatedAt: ctx.clock.now() } });
 }
 
 /** Soft delete; deleting a deleted space changes nothing. */
 export async function deleteSpace(ctx: CoreContext, id: string) {
-  await requireSpaceRole(ctx, id, "admin", "delete it", { allowDeleted: true });
+  await requireSpace(ctx, id, "space.delete", { allowDeleted: true });
   await ctx.prisma.space.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: ctx.clock.now() } });
 }
 
 export async function restoreSpace(ctx: CoreContext, id: string) {
-  const space = await requireSpaceRole(ctx, id, "admin", "restore it", { allowDeleted: true });
+  const space = await requireSpace(ctx, id, "space.restore", { allowDeleted: true });
   if (!space.deletedAt) return space;
   if (ctx.clock.now().getTime() - space.deletedAt.getTime() > RESTORE_WINDOW_DAYS * DAY_MS) {
     throw gone(`Space "${id}" was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
@@ -168,7 +170,7 @@ export async function sweepDeletedSpaces(services: Services): Promise<number> {
 
 /** A copy next to the original; content is shared, not copied, once content exists. */
 export async function duplicateSpace(ctx: CoreContext, id: string) {
-  const source = await requireSpaceRole(ctx, id, "read", "duplicate it");
+  const source = await requireSpace(ctx, id, "space.duplicate");
   await requireCreateIn(ctx, source.organizationId, source.parentId);
   const title = [...`${source.title} (copy)`].slice(0, SPACE_TITLE_MAX).join("");
   return withTreeLock(ctx, [source.organizationId], async (tx) =>
@@ -189,7 +191,7 @@ export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: 
   if (input.parent === undefined && !input.position?.before && !input.position?.after) {
     throw badInput("parent or position is required");
   }
-  const space = await requireSpaceRole(ctx, id, "admin", "move it");
+  const space = await requireSpace(ctx, id, "space.move");
   // The create check reads through the loaders, outside the transaction, so it runs before the
   // tree lock: inside it, PGlite's single connection would wait for the open transaction until
   // it timed out. Under the lock, a parent that changed meanwhile is refused.
@@ -211,10 +213,10 @@ export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: 
 
 /** Moves the space to the top level of another organization; needs admin in both. */
 export async function transferSpace(ctx: CoreContext, id: string, targetOrganizationId: string) {
-  const space = await requireSpaceRole(ctx, id, "admin", "transfer it");
-  await requireOrganizationRole(ctx, space.organizationId, "admin", "transfer its content");
+  const space = await requireSpace(ctx, id, "space.transfer");
+  await requireOrganization(ctx, space.organizationId, "organization.transferContent");
   if (targetOrganizationId === space.organizationId) throw conflict("The space already belongs to this organization");
-  await requireOrganizationRole(ctx, targetOrganizationId, "admin", "receive transferred content");
+  await requireOrganization(ctx, targetOrganizationId, "organization.transferContent");
   return withTreeLock(ctx, [space.organizationId, targetOrganizationId], async (tx) => {
     await tx.permissionGrant.deleteMany({ where: { spaceId: id } });
     const sortKey = await sortKeyAt(tx, targetOrganizationId, null, null, id);

@@ -6,10 +6,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
 import { generateKeyBetween } from "fractional-indexing";
-import { createApp } from "../src/app.ts";
-import { bootstrapOrganization } from "../src/core/bootstrap/index.ts";
-import { newId } from "../src/core/ids.ts";
-import { openDatabase } from "../src/db/client.ts";
+import { createApp } from "../../src/app.ts";
+import { bootstrapOrganization } from "../../src/core/bootstrap/index.ts";
+import { newId } from "../../src/core/ids.ts";
+import { openDatabase } from "../../src/db/client.ts";
 
 const SPACES = 500;
 const COLLECTIONS = 20;

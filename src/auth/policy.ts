@@ -1,0 +1,118 @@
+// The permission matrix: every operation of the service, the scope its role is taken on and the
+// least role it needs. `authorize` is the one place that enforces it, for GraphQL and REST alike
+// (REST routes run GraphQL operations, whose resolvers call src/core, which calls `authorize`).
+// The README's permission table is printed from this one (`npm run schema`; a test checks it).
+import type { Collection, Space } from "../generated/prisma/client.ts";
+import type { CoreContext } from "../core/context.ts";
+import { forbidden } from "../core/errors.ts";
+import { atLeast, type Role } from "./roles.ts";
+
+/**
+ * - organization: the caller's organization role; `member` admits every member, guests included.
+ * - collection / space: the caller's effective role on it (organization role, default levels
+ *   and grants; see permissions.ts).
+ * - team: organization admins, and the team's owners (`owner`).
+ */
+export type Scope = "organization" | "collection" | "space" | "team";
+export type Least = Role | "member" | "owner";
+
+export interface Rule {
+  scope: Scope;
+  least: Least;
+  /** What the operation does, as "to …" in a refusal. */
+  does: string;
+}
+
+export const POLICY = {
+  "organization.read": { scope: "organization", least: "member", does: "read the organization" },
+  "organization.update": { scope: "organization", least: "admin", does: "change the organization's settings" },
+  "organization.ping": { scope: "organization", least: "member", does: "record activity in the organization" },
+  "organization.createContent": { scope: "organization", least: "create", does: "create content at the top level" },
+  "organization.transferContent": { scope: "organization", least: "admin", does: "transfer content to or from the organization" },
+
+  "member.list": { scope: "organization", least: "read", does: "list the organization's members" },
+  "member.read": { scope: "organization", least: "read", does: "read a member" },
+  "member.update": { scope: "organization", least: "admin", does: "change a member's role" },
+  "member.remove": { scope: "organization", least: "admin", does: "remove a member" },
+  "member.setSso": { scope: "organization", least: "admin", does: "make a member an SSO member" },
+  "member.invite": { scope: "organization", least: "admin", does: "invite people" },
+  "invite.manage": { scope: "organization", least: "admin", does: "manage invite links" },
+
+  "team.list": { scope: "organization", least: "read", does: "list the organization's teams" },
+  "team.read": { scope: "organization", least: "read", does: "read a team" },
+  "team.create": { scope: "organization", least: "admin", does: "create a team" },
+  "team.update": { scope: "team", least: "owner", does: "rename the team" },
+  "team.delete": { scope: "organization", least: "admin", does: "delete a team" },
+  "team.manageMembers": { scope: "team", least: "owner", does: "change the team's members" },
+
+  "saml.manage": { scope: "organization", least: "admin", does: "manage SAML providers" },
+  "sso.list": { scope: "organization", least: "member", does: "list the organization's SSO logins" },
+
+  "collection.read": { scope: "collection", least: "read", does: "read the collection" },
+  "collection.createInside": { scope: "collection", least: "create", does: "create content in the collection" },
+  "collection.update": { scope: "collection", least: "admin", does: "change the collection" },
+  "collection.delete": { scope: "collection", least: "admin", does: "delete the collection" },
+  "collection.move": { scope: "collection", least: "admin", does: "move the collection" },
+  "collection.transfer": { scope: "collection", least: "admin", does: "transfer the collection" },
+  "collection.grant": { scope: "collection", least: "admin", does: "change who can access the collection" },
+
+  "space.read": { scope: "space", least: "read", does: "read the space" },
+  "space.rename": { scope: "space", least: "edit", does: "change the space's title or emoji" },
+  "space.configure": { scope: "space", least: "admin", does: "change the space's edit mode or default level" },
+  "space.duplicate": { scope: "space", least: "read", does: "duplicate the space" },
+  "space.delete": { scope: "space", least: "admin", does: "delete the space" },
+  "space.restore": { scope: "space", least: "admin", does: "restore the space" },
+  "space.move": { scope: "space", least: "admin", does: "move the space" },
+  "space.transfer": { scope: "space", least: "admin", does: "transfer the space" },
+  "space.grant": { scope: "space", least: "admin", does: "change who can access the space" },
+} satisfies Record<string, Rule>;
+
+export type Action = keyof typeof POLICY;
+
+export type Target =
+  | { organizationId: string }
+  | { collection: Collection }
+  | { space: Space }
+  | { team: { id: string; organizationId: string } };
+
+/** Does a caller holding `held` (null: nothing) pass `least`? */
+export function allows(least: Least, held: Role | "member" | "owner" | null): boolean {
+  if (held === null) return false;
+  if (least === "member") return true;
+  if (least === "owner") return held === "owner" || held === "admin";
+  return held !== "member" && held !== "owner" && atLeast(held, least);
+}
+
+async function heldOn(ctx: CoreContext, scope: Scope, target: Target): Promise<Role | "member" | "owner" | null> {
+  if ("space" in target) return ctx.access.roleOnSpace(target.space);
+  if ("collection" in target) return ctx.access.roleOnCollection(target.collection);
+  const organizationId = "team" in target ? target.team.organizationId : target.organizationId;
+  const membership = await ctx.access.membership(organizationId);
+  if (!membership) return null;
+  if (scope === "team" && "team" in target && membership.role !== "admin") {
+    return (await ctx.access.teamRole(target.team.id)) === "owner" ? "owner" : null;
+  }
+  return membership.role ?? "member";
+}
+
+/**
+ * Refuses (403) when the caller lacks the role `action` needs on `target`. Whether the caller
+ * may see the target at all (else 404) is checked before, where the target is loaded.
+ */
+export async function authorize(ctx: CoreContext, action: Action, target: Target): Promise<void> {
+  const rule: Rule = POLICY[action];
+  if (allows(rule.least, await heldOn(ctx, rule.scope, target))) return;
+  const who =
+    rule.least === "owner"
+      ? "to be an owner of this team or an organization admin"
+      : rule.least === "member"
+        ? "to be a member of this organization"
+        : `the ${rule.least} role ${rule.scope === "organization" ? "in this organization" : `on this ${rule.scope}`}`;
+  throw forbidden(`You need ${who} to ${rule.does}`);
+}
+
+/** The matrix as a Markdown table (printed into the README). */
+export function policyTable(): string {
+  const rows = Object.entries(POLICY).map(([action, rule]) => `| \`${action}\` | ${rule.does} | ${rule.scope} | ${rule.least} |`);
+  return ["| Operation | What it does | Role taken on | Least role |", "| --- | --- | --- | --- |", ...rows].join("\n");
+}
