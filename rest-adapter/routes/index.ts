@@ -1,7 +1,10 @@
 // Every /v1 route the service serves.
 import type { RestRoute } from "../route.ts";
 import { collectionRoutes } from "./collections.ts";
+import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organizations.ts";
+import { samlRoutes } from "./saml.ts";
 import { spaceRoutes } from "./spaces.ts";
+import { teamRoutes } from "./teams.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...collectionRoutes, ...spaceRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes];

@@ -57,14 +57,17 @@ export function checkPageSize(first: number | null | undefined): number {
 }
 
 /**
- * One page of `findMany` ordered by (sortField, id) ascending; `sortKind` is the type of the
- * sort column, checked in cursors. `where` is the unpaginated filter, also used for `totalCount`.
+ * One page of `findMany` ordered by (sortField, id), ascending unless `direction` is "desc";
+ * `sortKind` is the type of the sort column, checked in cursors. `where` is the unpaginated
+ * filter, also used for `totalCount`. `idField` names the unique tie-breaker (default `id`).
  */
-export async function paginate<T extends { id: string }, W extends object>(
+export async function paginate<T extends object, W extends object>(
   args: PageArgs,
   options: {
     sortField: keyof T & string;
     sortKind: SortKind;
+    direction?: "asc" | "desc";
+    idField?: keyof T & string;
     where: W;
     findMany: (query: { where: W | { AND: object[] }; orderBy: object[]; take: number }) => Promise<T[]>;
     count: (query: { where: W }) => Promise<number>;
@@ -75,15 +78,18 @@ export async function paginate<T extends { id: string }, W extends object>(
   }
   const take = checkPageSize(args.first);
   const { sortField, where } = options;
+  const direction = options.direction ?? "asc";
+  const idField = options.idField ?? ("id" as keyof T & string);
+  const beyond = direction === "asc" ? "gt" : "lt";
   let pageWhere: W | { AND: object[] } = where;
   if (args.after) {
     const { value, id } = decodeCursor(args.after, options.sortKind);
     pageWhere = {
-      AND: [where, { OR: [{ [sortField]: { gt: value } }, { [sortField]: value, id: { gt: id } }] }],
+      AND: [where, { OR: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, [idField]: { [beyond]: id } }] }],
     };
   }
   const [rows, totalCount] = await Promise.all([
-    options.findMany({ where: pageWhere, orderBy: [{ [sortField]: "asc" }, { id: "asc" }], take: take + 1 }),
+    options.findMany({ where: pageWhere, orderBy: [{ [sortField]: direction }, { [idField]: direction }], take: take + 1 }),
     options.count({ where }),
   ]);
   return {
@@ -91,6 +97,6 @@ export async function paginate<T extends { id: string }, W extends object>(
     totalCount,
     hasNextPage: rows.length > take,
     hasPreviousPage: Boolean(args.after),
-    cursorOf: (item) => encodeCursor(item[sortField] as SortValue, item.id),
+    cursorOf: (item) => encodeCursor(item[sortField] as SortValue, String(item[idField])),
   };
 }

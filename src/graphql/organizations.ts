@@ -19,10 +19,13 @@ const OrganizationType = builder.enumType("OrganizationType", {
 export const UserRef = builder.loadableNode("User", {
   description: "A person using the service",
   id: { resolve: (user: User) => user.id },
-  // Until organization members are listed, a user is visible to themselves only.
+  // A user is visible to themselves and to the members of an organization they belong to.
   load: async (ids: string[], { core }): Promise<(User | Error)[]> => {
-    const users = await Promise.all(ids.map((id) => core.loaders.user.load(id)));
-    return users.map((user, index) => (user && user.id === core.viewer.userId ? user : notFound("user", ids[index])));
+    const [users, shared] = await Promise.all([
+      Promise.all(ids.map((id) => core.loaders.user.load(id))),
+      Promise.all(ids.map((id) => (id === core.viewer.userId ? true : core.loaders.coMember.load(id)))),
+    ]);
+    return users.map((user, index) => (user && shared[index] ? user : notFound("user", ids[index])));
   },
   fields: (t) => ({
     displayName: t.exposeString("displayName"),

@@ -3,5 +3,9 @@ import { builder } from "./builder.ts";
 import "./organizations.ts";
 import "./collections.ts";
 import "./spaces.ts";
+import "./members.ts";
+import "./teams.ts";
+import "./grants.ts";
+import "./saml.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

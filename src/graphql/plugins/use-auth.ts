@@ -10,7 +10,7 @@ export function useAuth(services: Services): Plugin<{ request: Request }> {
   return {
     async onContextBuilding({ context, extendContext }) {
       try {
-        const viewer = await authenticate(services.prisma, context.request.headers.get("authorization"));
+        const viewer = await authenticate(services.prisma, context.request.headers.get("authorization"), services.clock);
         extendContext({ core: createCoreContext(services, viewer) } as never);
       } catch (error) {
         throw error instanceof DomainError ? toGraphQLError(error) : error;

@@ -1,0 +1,229 @@
+// /v1/orgs/{organizationId}/members routes, link invites, ping, organizations by e-mail domain
+// and the caller (`/v1/user`).
+import { ROLES } from "../../src/auth/roles.ts";
+import { MEMBER_SORTS } from "../../src/core/members/index.ts";
+import { graphqlEnum, listBody, pageVariables, restEnum, type RestRoute } from "../route.ts";
+import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
+import { SPACE_FIELDS, restSpace } from "./spaces.ts";
+
+export const USER_FIELDS = /* GraphQL */ `
+  fragment UserFields on User { id displayName email photoURL urls { location } }`;
+
+export const MEMBER_FIELDS = /* GraphQL */ `
+  fragment MemberFields on Member {
+    id role disabled joinedAt lastSeenAt sso spaces teams sites
+    user { ...UserFields }
+  }
+  ${USER_FIELDS}`;
+
+export function restUser(u: any) {
+  return {
+    object: "user",
+    id: u.id,
+    displayName: u.displayName,
+    email: u.email,
+    ...(u.photoURL ? { photoURL: u.photoURL } : {}),
+    urls: u.urls,
+  };
+}
+
+export function restMember(m: any) {
+  return {
+    object: "member",
+    id: m.id,
+    role: restEnum(m.role),
+    user: restUser(m.user),
+    disabled: m.disabled,
+    joinedAt: m.joinedAt,
+    ...(m.lastSeenAt ? { lastSeenAt: m.lastSeenAt } : {}),
+    sso: m.sso,
+    spaces: m.spaces,
+    teams: m.teams,
+    sites: m.sites,
+  };
+}
+
+const memberVariables = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, user: params.userId });
+
+export const memberRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/members",
+    action: "member.list",
+    query: { page: "string", limit: "limit", order: "string", role: "string", search: "string", sort: "string" },
+    document: /* GraphQL */ `
+      query ListMembers(
+        $id: ID!, $first: Int, $after: String, $role: MemberRoleFilter, $search: String, $sort: MemberSort, $order: ListOrder
+      ) {
+        organization(id: $id) {
+          members(first: $first, after: $after, role: $role, search: $search, sort: $sort, order: $order) {
+            totalCount
+            pageInfo { hasNextPage endCursor }
+            nodes { ...MemberFields }
+          }
+        }
+      }
+      ${MEMBER_FIELDS}`,
+    variables: ({ params, query }) => ({
+      id: params.organizationId,
+      ...pageVariables(query),
+      role: query.role === undefined ? undefined : graphqlEnum("role", query.role, [...ROLES, "guest"]),
+      search: query.search,
+      sort: query.sort === undefined ? undefined : graphqlEnum("sort", query.sort, MEMBER_SORTS),
+      order: query.order === undefined ? undefined : graphqlEnum("order", query.order, ["asc", "desc"]),
+    }),
+    status: 200,
+    body: (data) => listBody(data.organization.members, restMember),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/members/:userId",
+    action: "member.read",
+    document: /* GraphQL */ `
+      query GetMember($id: ID!, $user: ID!) { organization(id: $id) { member(user: $user) { ...MemberFields } } }
+      ${MEMBER_FIELDS}`,
+    variables: ({ params }) => ({ id: params.organizationId, user: params.userId }),
+    status: 200,
+    body: (data) => restMember(data.organization.member),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/orgs/:organizationId/members/:userId",
+    action: "member.update",
+    document: /* GraphQL */ `
+      mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { member { ...MemberFields } } }
+      ${MEMBER_FIELDS}`,
+    variables: ({ params, body }) => ({
+      input: { ...memberVariables({ params }), ...("role" in body ? { role: graphqlEnum("role", body.role, ROLES) } : {}) },
+    }),
+    status: 200,
+    body: (data) => restMember(data.updateMember.member),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/orgs/:organizationId/members/:userId",
+    action: "member.remove",
+    document: /* GraphQL */ `
+      mutation RemoveMember($input: RemoveMemberInput!) { removeMember(input: $input) { removedUserId } }`,
+    variables: ({ params }) => ({ input: memberVariables({ params }) }),
+    status: 205,
+  },
+  {
+    method: "POST",
+    path: "/v1/orgs/:organizationId/members/:userId/sso",
+    action: "member.setSso",
+    document: /* GraphQL */ `
+      mutation SetMemberSso($input: SetMemberSsoInput!) { setMemberSso(input: $input) { member { ...MemberFields } } }
+      ${MEMBER_FIELDS}`,
+    variables: ({ params }) => ({ input: memberVariables({ params }) }),
+    status: 200,
+    body: (data) => restMember(data.setMemberSso.member),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/members/:userId/spaces",
+    action: "member.read",
+    query: { page: "string", limit: "limit", order: "string" },
+    document: /* GraphQL */ `
+      query ListMemberSpaces($id: ID!, $user: ID!, $first: Int, $after: String, $order: ListOrder) {
+        organization(id: $id) {
+          member(user: $user) {
+            spaceAccess(first: $first, after: $after, order: $order) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
+              nodes { permission space { ...SpaceFields } }
+            }
+          }
+        }
+      }
+      ${SPACE_FIELDS}`,
+    variables: ({ params, query }) => ({
+      id: params.organizationId,
+      user: params.userId,
+      ...pageVariables(query),
+      order: query.order === undefined ? undefined : graphqlEnum("order", query.order, ["asc", "desc"]),
+    }),
+    status: 200,
+    body: (data) =>
+      listBody(data.organization.member.spaceAccess, (item: any) => ({ permission: restEnum(item.permission), space: restSpace(item.space) })),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/members/:userId/teams",
+    action: "member.read",
+    query: { page: "string", limit: "limit", title: "string" },
+    // The team's fields as routes/teams.ts has them (TeamFields, restTeam): written out, because
+    // that file imports this one and uses its fragments at load time (no import cycle).
+    document: /* GraphQL */ `
+      query ListMemberTeams($id: ID!, $user: ID!, $first: Int, $after: String, $title: String) {
+        organization(id: $id) {
+          member(user: $user) {
+            teamMemberships(first: $first, after: $after, title: $title) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
+              nodes { role team { id title createdAt memberCount spaceCount permissions { admin view } } }
+            }
+          }
+        }
+      }`,
+    variables: ({ params, query }) => ({ id: params.organizationId, user: params.userId, ...pageVariables(query), title: query.title }),
+    status: 200,
+    body: (data) =>
+      listBody(data.organization.member.teamMemberships, (item: any) => ({
+        team: {
+          object: "team",
+          id: item.team.id,
+          title: item.team.title,
+          members: item.team.memberCount,
+          spaces: item.team.spaceCount,
+          createdAt: item.team.createdAt,
+          permissions: item.team.permissions,
+        },
+        member: { role: restEnum(item.role) },
+      })),
+  },
+  {
+    method: "POST",
+    path: "/v1/orgs/:organizationId/ping",
+    action: "organization.ping",
+    document: /* GraphQL */ `
+      mutation PingOrganization($input: PingOrganizationInput!) { pingOrganization(input: $input) { member { lastSeenAt } } }`,
+    variables: ({ params }) => ({ input: { organization: params.organizationId } }),
+    status: 200,
+    // No visitor claims exist yet: nothing to attach to the user.
+    body: () => ({}),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/orgs/:organizationId/link-invites/:inviteId",
+    action: "invite.manage",
+    document: /* GraphQL */ `
+      mutation DeleteLinkInvite($input: DeleteLinkInviteInput!) { deleteLinkInvite(input: $input) { deletedLinkInviteId } }`,
+    variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.inviteId } }),
+    status: 205,
+  },
+  {
+    method: "GET",
+    path: "/v1/email-domains/:emailDomain/orgs",
+    action: "viewer",
+    document: /* GraphQL */ `
+      query OrganizationsForEmailDomain($domain: String!) {
+        organizationsForEmailDomain(emailDomain: $domain) { ...OrganizationFields }
+      }
+      ${ORGANIZATION_FIELDS}`,
+    variables: ({ params }) => ({ domain: params.emailDomain }),
+    status: 200,
+    body: (data) => ({ organizations: data.organizationsForEmailDomain.map(restOrganization) }),
+  },
+  {
+    method: "GET",
+    path: "/v1/user",
+    action: "viewer",
+    document: /* GraphQL */ `
+      query GetAuthenticatedUser { viewer { ...UserFields } }
+      ${USER_FIELDS}`,
+    variables: () => ({}),
+    status: 200,
+    body: (data) => restUser(data.viewer),
+  },
+];

@@ -1,0 +1,177 @@
+// /v1/orgs/{organizationId}/teams routes: teams and their members.
+import { TEAM_MEMBER_ROLES } from "../../src/core/teams/index.ts";
+import { graphqlEnum, listBody, pageVariables, present, restEnum, RestInputError, type RestRoute } from "../route.ts";
+import { MEMBER_FIELDS, restMember } from "./members.ts";
+
+export const TEAM_FIELDS = /* GraphQL */ `
+  fragment TeamFields on Team {
+    id title createdAt memberCount spaceCount
+    permissions { admin view }
+  }`;
+
+export function restTeam(t: any) {
+  return {
+    object: "team",
+    id: t.id,
+    title: t.title,
+    members: t.memberCount,
+    spaces: t.spaceCount,
+    createdAt: t.createdAt,
+    permissions: t.permissions,
+  };
+}
+
+const teamRole = (field: string, value: unknown) => graphqlEnum(field, value, TEAM_MEMBER_ROLES);
+
+/** A REST list of strings (user ids or e-mails); anything else is refused naming the field. */
+function stringList(field: string, value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new RestInputError(`${field} must be a list of user ids or e-mails`);
+  }
+  return value as string[];
+}
+
+/** REST `memberships` (`{ [userId]: { role } }`) → the operation's list of `{ user, role }`. */
+function membershipsInput(value: unknown) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) throw new RestInputError("memberships must be an object of user id → { role }");
+  return Object.entries(value as Record<string, unknown>).map(([user, membership]) => {
+    const role = membership && typeof membership === "object" ? (membership as { role?: unknown }).role : undefined;
+    if (role === undefined) throw new RestInputError(`memberships.${user}.role is required: one of ${TEAM_MEMBER_ROLES.join(", ")}`);
+    return { user, role: teamRole(`memberships.${user}.role`, role) };
+  });
+}
+
+const teamPath = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, team: params.teamId });
+
+export const teamRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/teams",
+    action: "team.list",
+    query: { page: "string", limit: "limit", title: "string", owner: "string" },
+    document: /* GraphQL */ `
+      query ListTeams($id: ID!, $first: Int, $after: String, $title: String, $owner: ID) {
+        organization(id: $id) {
+          teams(first: $first, after: $after, title: $title, owner: $owner) {
+            totalCount
+            pageInfo { hasNextPage endCursor }
+            nodes { ...TeamFields }
+          }
+        }
+      }
+      ${TEAM_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query), title: query.title, owner: query.owner }),
+    status: 200,
+    body: (data) => listBody(data.organization.teams, restTeam),
+  },
+  {
+    method: "PUT",
+    path: "/v1/orgs/:organizationId/teams",
+    action: "team.create",
+    document: /* GraphQL */ `
+      mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { ...TeamFields } } }
+      ${TEAM_FIELDS}`,
+    variables: ({ params, body }) => {
+      if (typeof body.title !== "string") throw new RestInputError("title is required: a string of 1 to 64 characters");
+      return { input: { organization: params.organizationId, title: body.title, members: stringList("members", body.members) } };
+    },
+    status: 201,
+    body: (data) => restTeam(data.createTeam.team),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/teams/:teamId",
+    action: "team.read",
+    document: /* GraphQL */ `
+      query GetTeam($id: ID!, $team: ID!) { organization(id: $id) { team(id: $team) { ...TeamFields } } }
+      ${TEAM_FIELDS}`,
+    variables: ({ params }) => ({ id: params.organizationId, team: params.teamId }),
+    status: 200,
+    body: (data) => restTeam(data.organization.team),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/orgs/:organizationId/teams/:teamId",
+    action: "team.update",
+    document: /* GraphQL */ `
+      mutation UpdateTeam($input: UpdateTeamInput!) { updateTeam(input: $input) { team { ...TeamFields } } }
+      ${TEAM_FIELDS}`,
+    variables: ({ params, body }) => ({ input: { organization: params.organizationId, id: params.teamId, ...present(body, ["title"]) } }),
+    status: 200,
+    body: (data) => restTeam(data.updateTeam.team),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/orgs/:organizationId/teams/:teamId",
+    action: "team.delete",
+    document: /* GraphQL */ `
+      mutation DeleteTeam($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`,
+    variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.teamId } }),
+    status: 205,
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/teams/:teamId/members",
+    action: "team.read",
+    query: { page: "string", limit: "limit" },
+    document: /* GraphQL */ `
+      query ListTeamMembers($id: ID!, $team: ID!, $first: Int, $after: String) {
+        organization(id: $id) {
+          team(id: $team) {
+            members(first: $first, after: $after) {
+              totalCount
+              pageInfo { hasNextPage endCursor }
+              nodes { role member { ...MemberFields } permissions { view } }
+            }
+          }
+        }
+      }
+      ${MEMBER_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.organizationId, team: params.teamId, ...pageVariables(query) }),
+    status: 200,
+    body: (data) =>
+      listBody(data.organization.team.members, (item: any) => ({
+        organization: restMember(item.member),
+        team: { role: restEnum(item.role) },
+        permissions: item.permissions,
+      })),
+  },
+  {
+    method: "PUT",
+    path: "/v1/orgs/:organizationId/teams/:teamId/members",
+    action: "team.manageMembers",
+    document: /* GraphQL */ `
+      mutation UpdateTeamMembers($input: UpdateTeamMembersInput!) { updateTeamMembers(input: $input) { team { id } } }`,
+    variables: ({ params, body }) => ({
+      input: {
+        ...teamPath({ params }),
+        add: stringList("add", body.add),
+        remove: stringList("remove", body.remove),
+        memberships: membershipsInput(body.memberships),
+      },
+    }),
+    status: 204,
+  },
+  {
+    method: "PUT",
+    path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
+    action: "team.manageMembers",
+    document: /* GraphQL */ `
+      mutation SetTeamMember($input: SetTeamMemberInput!) { setTeamMember(input: $input) { team { id } } }`,
+    variables: ({ params, body }) => ({
+      input: { ...teamPath({ params }), user: params.userId, ...(body.role != null ? { role: teamRole("role", body.role) } : {}) },
+    }),
+    status: 204,
+  },
+  {
+    method: "DELETE",
+    path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
+    action: "team.manageMembers",
+    document: /* GraphQL */ `
+      mutation RemoveTeamMember($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { id } } }`,
+    variables: ({ params }) => ({ input: { ...teamPath({ params }), user: params.userId } }),
+    status: 204,
+  },
+];

@@ -1,0 +1,242 @@
+// Teams of an organization and their members. Reading teams needs a role in the organization
+// (`team.read`, `team.list`); creating and deleting them an organization admin; renaming a team
+// and changing its members an organization admin or an owner of the team (scope "team").
+import type { Prisma, Team, TeamMember } from "../../generated/prisma/client.ts";
+import { authorize, type Action } from "../../auth/policy.ts";
+import type { CoreContext, Transaction } from "../context.ts";
+import { badInput, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { memberKey } from "../loaders.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { checkLength, checkOneOf } from "../validate.ts";
+
+/** The OpenAPI schema OrganizationTeamTitle: 1 to 64 characters. */
+export const TEAM_TITLE_MAX = 64;
+export const TEAM_MEMBER_ROLES = ["owner", "member"] as const;
+export type TeamMemberRole = (typeof TEAM_MEMBER_ROLES)[number];
+
+function checkTitle(title: string): string {
+  checkLength("title", title, { min: 1, max: TEAM_TITLE_MAX });
+  if (!title.trim()) throw badInput("title must not be blank");
+  return title;
+}
+
+const checkTeamRole = (field: string, value: string): TeamMemberRole => checkOneOf(field, value, TEAM_MEMBER_ROLES);
+
+/** The team, when it belongs to `organizationId` and the caller is a member of it; 404 otherwise. */
+async function findTeam(ctx: CoreContext, organizationId: string, teamId: string): Promise<Team> {
+  await getOrganization(ctx, organizationId);
+  const team = await ctx.loaders.team.load(teamId);
+  if (!team || team.organizationId !== organizationId) throw notFound("team", teamId);
+  return team;
+}
+
+/** The team (404 unless it is a team of the organization the caller is a member of), if the caller may do `action` on it (else 403). */
+async function requireTeam(ctx: CoreContext, organizationId: string, teamId: string, action: Action): Promise<Team> {
+  const team = await findTeam(ctx, organizationId, teamId);
+  await authorize(ctx, action, { team });
+  return team;
+}
+
+/** Reading a team: a role in its organization (guests: 403). */
+export function readTeam(ctx: CoreContext, organizationId: string, teamId: string): Promise<Team> {
+  return requireTeam(ctx, organizationId, teamId, "team.read");
+}
+
+/** For `node(id:)`: the teams the caller may read, null for the others. */
+export async function loadVisibleTeams(ctx: CoreContext, ids: readonly string[]): Promise<(Team | null)[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      const team = await ctx.loaders.team.load(id);
+      if (!team) return null;
+      return readTeam(ctx, team.organizationId, id).catch(() => null);
+    }),
+  );
+}
+
+/** Does the caller pass `action` on the team? (For `permissions` objects; never throws.) */
+export function mayOnTeam(ctx: CoreContext, action: Action, team: Team): Promise<boolean> {
+  return authorize(ctx, action, { team }).then(
+    () => true,
+    () => false,
+  );
+}
+
+export async function listTeams(
+  ctx: CoreContext,
+  organizationId: string,
+  options: PageArgs & { title?: string | null; owner?: string | null },
+) {
+  await requireOrganization(ctx, organizationId, "team.list");
+  const conditions: Prisma.TeamWhereInput[] = [];
+  const title = options.title?.trim();
+  if (title) conditions.push({ title: { contains: title, mode: "insensitive" } });
+  if (options.owner) {
+    // Teams that member can manage: every team for an organization admin, else the ones they own.
+    const member = await ctx.loaders.member.load(memberKey(organizationId, options.owner));
+    if (!member || member.disabled) conditions.push({ id: { in: [] } });
+    else if (member.role !== "admin") conditions.push({ members: { some: { userId: options.owner, role: "owner" } } });
+  }
+  const where: Prisma.TeamWhereInput = { organizationId, AND: conditions };
+  const page = await paginate<Team, Prisma.TeamWhereInput>(options, {
+    sortField: "createdAt",
+    sortKind: "date",
+    where,
+    findMany: (query) => ctx.prisma.team.findMany(query as Prisma.TeamFindManyArgs),
+    count: (query) => ctx.prisma.team.count(query),
+  });
+  for (const team of page.items) ctx.loaders.team.prime(team.id, team);
+  return page;
+}
+
+export async function createTeam(ctx: CoreContext, input: { organizationId: string; title: string; members?: string[] | null }) {
+  const title = checkTitle(input.title);
+  await requireOrganization(ctx, input.organizationId, "team.create");
+  return ctx.prisma.$transaction(async (tx) => {
+    const userIds = await resolveMembers(tx, input.organizationId, "members", input.members ?? [], { byEmail: false });
+    const team = await tx.team.create({ data: { id: newId("Team"), organizationId: input.organizationId, title } });
+    if (userIds.length) await tx.teamMember.createMany({ data: userIds.map((userId) => ({ teamId: team.id, userId, role: "member" })) });
+    return team;
+  });
+}
+
+export async function updateTeam(ctx: CoreContext, organizationId: string, teamId: string, patch: { title?: string }) {
+  const title = patch.title === undefined ? undefined : checkTitle(patch.title);
+  await requireTeam(ctx, organizationId, teamId, "team.update");
+  const updated = await ctx.prisma.team.update({ where: { id: teamId }, data: title === undefined ? {} : { title } });
+  ctx.loaders.team.clear(teamId).prime(teamId, updated);
+  return updated;
+}
+
+/** Deletes the team with its memberships and grants (SAML providers defaulting to it keep no default team). */
+export async function deleteTeam(ctx: CoreContext, organizationId: string, teamId: string) {
+  const team = await findTeam(ctx, organizationId, teamId);
+  await authorize(ctx, "team.delete", { organizationId: team.organizationId });
+  await ctx.prisma.team.delete({ where: { id: teamId } });
+  ctx.loaders.team.clear(teamId);
+}
+
+export async function listTeamMembers(ctx: CoreContext, organizationId: string, teamId: string, options: PageArgs) {
+  await readTeam(ctx, organizationId, teamId);
+  return paginate<TeamMember, Prisma.TeamMemberWhereInput>(options, {
+    sortField: "userId",
+    sortKind: "text",
+    idField: "userId",
+    where: { teamId },
+    findMany: (query) => ctx.prisma.teamMember.findMany(query as Prisma.TeamMemberFindManyArgs),
+    count: (query) => ctx.prisma.teamMember.count(query),
+  });
+}
+
+/**
+ * The user ids of organization members named by `values` (user ids, or e-mails when `byEmail`),
+ * in order, without repeats. Anything else is refused with 400 naming the value.
+ */
+async function resolveMembers(
+  tx: Transaction,
+  organizationId: string,
+  field: string,
+  values: string[],
+  { byEmail }: { byEmail: boolean },
+): Promise<string[]> {
+  if (values.length === 0) return [];
+  const members = await tx.member.findMany({
+    where: {
+      organizationId,
+      OR: [
+        { userId: { in: values } },
+        ...(byEmail ? [{ user: { email: { in: values.map((value) => value.toLowerCase()), mode: "insensitive" as const } } }] : []),
+      ],
+    },
+    select: { userId: true, user: { select: { email: true } } },
+  });
+  const byKey = new Map<string, string>();
+  for (const member of members) {
+    byKey.set(member.userId, member.userId);
+    if (byEmail) byKey.set(member.user.email.toLowerCase(), member.userId);
+  }
+  const userIds: string[] = [];
+  for (const value of values) {
+    const userId = byKey.get(value) ?? (byEmail ? byKey.get(value.toLowerCase()) : undefined);
+    if (!userId) {
+      throw badInput(`${field}: "${value}" is not a member of this organization${byEmail ? " (neither a user id nor an e-mail)" : ""}`);
+    }
+    if (!userIds.includes(userId)) userIds.push(userId);
+  }
+  return userIds;
+}
+
+/** Serializes changes to one team's members, so concurrent updates apply one after the other. */
+function withTeamLock<T>(ctx: CoreContext, teamId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`team:${teamId}`}))::text`;
+    return work(tx);
+  }, { maxWait: 15_000, timeout: 30_000 });
+}
+
+export interface TeamMembersChange {
+  /** User ids or e-mails of organization members to add (role: `memberships`, else kept, else member). */
+  add?: string[] | null;
+  /** User ids or e-mails to remove; a user also in `add` ends removed. */
+  remove?: string[] | null;
+  /** Role per user id; a user named here ends in the team with that role (unless removed). */
+  memberships?: { userId: string; role: string }[] | null;
+}
+
+/**
+ * Changes the team's members in one transaction: every value is checked first (an unknown user
+ * or a bad role refuses the whole change with 400, and nothing changes).
+ */
+export async function updateTeamMembers(ctx: CoreContext, organizationId: string, teamId: string, change: TeamMembersChange) {
+  const memberships = (change.memberships ?? []).map((m) => ({ userId: m.userId, role: checkTeamRole(`memberships.${m.userId}.role`, m.role) }));
+  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  await withTeamLock(ctx, teamId, async (tx) => {
+    const added = await resolveMembers(tx, organizationId, "add", change.add ?? [], { byEmail: true });
+    const removed = new Set(await resolveMembers(tx, organizationId, "remove", change.remove ?? [], { byEmail: true }));
+    await resolveMembers(tx, organizationId, "memberships", memberships.map((m) => m.userId), { byEmail: false });
+    const roles = new Map(memberships.map((m) => [m.userId, m.role]));
+    const current = new Map(
+      (await tx.teamMember.findMany({ where: { teamId } })).map((row) => [row.userId, row.role]),
+    );
+    const wanted = new Map<string, string>();
+    for (const userId of added) wanted.set(userId, roles.get(userId) ?? current.get(userId) ?? "member");
+    for (const [userId, role] of roles) wanted.set(userId, role);
+    for (const userId of removed) wanted.delete(userId);
+
+    if (removed.size) await tx.teamMember.deleteMany({ where: { teamId, userId: { in: [...removed] } } });
+    for (const [userId, role] of wanted) {
+      if (current.get(userId) === role) continue;
+      await tx.teamMember.upsert({
+        where: { teamId_userId: { teamId, userId } },
+        update: { role },
+        create: { teamId, userId, role },
+      });
+    }
+  });
+  ctx.loaders.teamMemberCount.clear(teamId);
+  ctx.loaders.viewerTeamRole.clear(teamId);
+}
+
+/** Adds one member to the team, or changes their role (absent: kept, or member for a new one). */
+export async function setTeamMember(ctx: CoreContext, organizationId: string, teamId: string, userId: string, role?: string | null) {
+  const checked = role == null ? undefined : checkTeamRole("role", role);
+  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  const member = await ctx.loaders.member.load(memberKey(organizationId, userId));
+  if (!member) throw notFound("member", userId);
+  await ctx.prisma.teamMember.upsert({
+    where: { teamId_userId: { teamId, userId } },
+    update: checked ? { role: checked } : {},
+    create: { teamId, userId, role: checked ?? "member" },
+  });
+  ctx.loaders.teamMemberCount.clear(teamId);
+  ctx.loaders.viewerTeamRole.clear(teamId);
+}
+
+/** Removes one member from the team; nothing happens when they are not in it. */
+export async function removeTeamMember(ctx: CoreContext, organizationId: string, teamId: string, userId: string) {
+  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  await ctx.prisma.teamMember.deleteMany({ where: { teamId, userId } });
+  ctx.loaders.teamMemberCount.clear(teamId);
+  ctx.loaders.viewerTeamRole.clear(teamId);
+}

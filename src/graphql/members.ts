@@ -1,0 +1,267 @@
+// Members of an organization, their spaces and teams, invitations and activity: types, queries
+// and mutations. A Member is not a node: it is addressed by organization and user id.
+import type { LinkInvite, Member, Space } from "../generated/prisma/client.ts";
+import { ROLES } from "../auth/roles.ts";
+import { memberKey } from "../core/loaders.ts";
+import {
+  createLinkInvite,
+  deleteLinkInvite,
+  inviteMembers,
+  listMembers,
+  listMemberSpaces,
+  listMemberTeams,
+  MEMBER_SORTS,
+  memberRoleOnSpace,
+  organizationsForEmailDomain,
+  pingOrganization,
+  readMember,
+  removeMember,
+  setMemberSso,
+  updateMemberRole,
+} from "../core/members/index.ts";
+import { builder } from "./builder.ts";
+import { enumName, MemberRole, toConnection } from "./common.ts";
+import { OrganizationRef, UserRef } from "./organizations.ts";
+import { SpaceRef } from "./spaces.ts";
+// teams.ts imports this file too: TeamMembershipRef is only used inside field thunks (built
+// later, by toSchema), so the import cycle is safe whichever file loads first.
+import { TeamMembershipRef } from "./teams.ts";
+
+export const MemberRoleFilter = builder.enumType("MemberRoleFilter", {
+  description: "A member role, or GUEST for members without one",
+  values: Object.fromEntries([...ROLES, "guest"].map((value) => [enumName(value), { value }])) as Record<
+    string,
+    { value: (typeof ROLES)[number] | "guest" }
+  >,
+});
+
+export const MemberSort = builder.enumType("MemberSort", {
+  description: "joinedAt: when they joined; lastSeenAt: last activity (lists only members who have been active)",
+  values: Object.fromEntries(MEMBER_SORTS.map((value) => [enumName(value), { value }])) as Record<
+    string,
+    { value: (typeof MEMBER_SORTS)[number] }
+  >,
+});
+
+export const ListOrder = builder.enumType("ListOrder", {
+  values: { ASC: { value: "asc" as const }, DESC: { value: "desc" as const } },
+});
+
+export const MemberRef = builder.objectRef<Member>("Member");
+
+MemberRef.implement({
+  description: "A user's membership in an organization",
+  fields: (t) => ({
+    id: t.id({ description: "The user's id", resolve: (m) => m.userId }),
+    role: t.field({ type: MemberRole, nullable: true, description: "null for guests", resolve: (m) => m.role as never }),
+    user: t.field({ type: UserRef, resolve: (m) => m.userId }),
+    organization: t.field({ type: OrganizationRef, resolve: (m) => m.organizationId }),
+    disabled: t.exposeBoolean("disabled"),
+    joinedAt: t.expose("joinedAt", { type: "DateTime" }),
+    lastSeenAt: t.expose("lastSeenAt", { type: "DateTime", nullable: true }),
+    sso: t.exposeBoolean("sso"),
+    spaces: t.int({
+      description: "Number of spaces the member reaches through grants (to them or their teams)",
+      resolve: (m, _args, { core }) => core.loaders.memberSpaceCount.load(memberKey(m.organizationId, m.userId)),
+    }),
+    teams: t.int({
+      description: "Number of the organization's teams the member is in",
+      resolve: (m, _args, { core }) => core.loaders.memberTeamCount.load(memberKey(m.organizationId, m.userId)),
+    }),
+    sites: t.int({ description: "0 until sites exist", resolve: () => 0 }),
+  }),
+});
+
+const MemberConnection = builder.connectionObject({ type: MemberRef, name: "MemberConnection" }, { name: "MemberEdge" });
+
+/** A space a member reaches, with their effective role on it. */
+interface MemberSpace {
+  userId: string;
+  space: Space;
+}
+
+const MemberSpaceRef = builder.objectRef<MemberSpace>("MemberSpace").implement({
+  description: "A space a member can access through a grant, and their effective role on it",
+  fields: (t) => ({
+    permission: t.field({
+      type: MemberRole,
+      resolve: async ({ userId, space }, _args, { core }) => ((await memberRoleOnSpace(core, userId, space)) ?? "read") as never,
+    }),
+    space: t.field({ type: SpaceRef, resolve: ({ space }) => space }),
+  }),
+});
+
+builder.objectFields(MemberRef, (t) => ({
+  spaceAccess: t.connection(
+    {
+      type: MemberSpaceRef,
+      description: "Spaces of the organization the member reaches through a grant, to them or to one of their teams",
+      args: { order: t.arg({ type: ListOrder, defaultValue: "desc" }) },
+      resolve: async (m, args, { core }) => {
+        const page = await listMemberSpaces(core, m.organizationId, m.userId, args);
+        return toConnection({
+          ...page,
+          items: page.items.map((space) => ({ userId: m.userId, space })),
+          cursorOf: (item: MemberSpace) => page.cursorOf(item.space),
+        });
+      },
+    },
+    builder.connectionObject({ type: MemberSpaceRef, name: "MemberSpaceConnection" }, { name: "MemberSpaceEdge" }),
+  ),
+}));
+
+builder.objectFields(MemberRef, (t) => ({
+  teamMemberships: t.connection(
+    {
+      type: TeamMembershipRef,
+      description: "The member's teams in the organization, with their role in each",
+      args: { title: t.arg.string({ description: "Case-insensitive text in the team's title" }) },
+      resolve: async (m, args, { core }) => toConnection(await listMemberTeams(core, m.organizationId, m.userId, args)),
+    },
+    { name: "MemberTeamConnection" },
+    { name: "MemberTeamEdge" },
+  ),
+}));
+
+builder.objectFields(OrganizationRef, (t) => ({
+  members: t.connection(
+    {
+      type: MemberRef,
+      description: "Members of the organization",
+      args: {
+        role: t.arg({ type: MemberRoleFilter }),
+        search: t.arg.string({ description: "Case-insensitive text in the display name or e-mail" }),
+        sort: t.arg({ type: MemberSort, defaultValue: "joinedAt" }),
+        order: t.arg({ type: ListOrder, defaultValue: "desc" }),
+      },
+      resolve: async (o, args, { core }) => toConnection(await listMembers(core, o.id, args)),
+    },
+    MemberConnection,
+  ),
+  member: t.field({
+    type: MemberRef,
+    args: { user: t.arg.id({ required: true, description: "The member's user id" }) },
+    resolve: (o, { user }, { core }) => readMember(core, o.id, user),
+  }),
+}));
+
+const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
+  description: "A link anyone can use to join the organization with a role",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    role: t.field({ type: MemberRole, nullable: true, description: "null joins as a guest", resolve: (i) => i.role as never }),
+    organization: t.field({ type: OrganizationRef, resolve: (i) => i.organizationId }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.queryField("organizationsForEmailDomain", (t) =>
+  t.field({
+    type: [OrganizationRef],
+    description:
+      "Organizations whose emailDomains contain the domain: the caller's own, and, for the domain of the caller's e-mail, those they could join",
+    args: { emailDomain: t.arg.string({ required: true }) },
+    resolve: (_root, { emailDomain }, { core }) => organizationsForEmailDomain(core, emailDomain),
+  }),
+);
+
+const MemberPayload = (name: string) => builder.simpleObject(name, { fields: (t) => ({ member: t.field({ type: MemberRef }) }) });
+const MemberInput = (name: string, extra?: "role") =>
+  builder.inputType(name, {
+    fields: (f) => ({
+      organization: f.id({ required: true }),
+      user: f.id({ required: true, description: "The member's user id" }),
+      ...(extra === "role" ? { role: f.field({ type: MemberRole, description: "null makes the member a guest; absent leaves it" }) } : {}),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  updateMember: t.field({
+    type: MemberPayload("UpdateMemberPayload"),
+    description: "Changes a member's role. The organization's last admin cannot be demoted (CONFLICT).",
+    args: { input: t.arg({ required: true, type: MemberInput("UpdateMemberInput", "role") }) },
+    resolve: async (_root, { input }, { core }) => ({
+      member: await updateMemberRole(core, input.organization, input.user, (input as { role?: string | null }).role),
+    }),
+  }),
+  removeMember: t.field({
+    type: builder.simpleObject("RemoveMemberPayload", { fields: (p) => ({ removedUserId: p.id() }) }),
+    description:
+      "Removes a member, with their team memberships and grants in the organization. The last admin cannot be removed (CONFLICT).",
+    args: { input: t.arg({ required: true, type: MemberInput("RemoveMemberInput") }) },
+    resolve: async (_root, { input }, { core }) => {
+      await removeMember(core, input.organization, input.user);
+      return { removedUserId: input.user };
+    },
+  }),
+  setMemberSso: t.field({
+    type: MemberPayload("SetMemberSsoPayload"),
+    description: "Makes the member an SSO member",
+    args: { input: t.arg({ required: true, type: MemberInput("SetMemberSsoInput") }) },
+    resolve: async (_root, { input }, { core }) => ({ member: await setMemberSso(core, input.organization, input.user) }),
+  }),
+  pingOrganization: t.field({
+    type: MemberPayload("PingOrganizationPayload"),
+    description: "Records the caller's activity in the organization (their lastSeenAt)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("PingOrganizationInput", { fields: (f) => ({ organization: f.id({ required: true }) }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ member: await pingOrganization(core, input.organization) }),
+  }),
+  inviteMembers: t.field({
+    type: builder.simpleObject("InviteMembersPayload", { fields: (p) => ({ members: p.field({ type: [MemberRef] }) }) }),
+    description:
+      "Adds people by e-mail: a new e-mail gets a user and a member; an existing member keeps their role (change it with updateMember)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("InviteMembersInput", {
+          fields: (f) => ({
+            organization: f.id({ required: true }),
+            emails: f.stringList({ required: true }),
+            role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      members: await inviteMembers(core, { organizationId: input.organization, emails: input.emails, role: (input as { role?: string | null }).role }),
+    }),
+  }),
+  createLinkInvite: t.field({
+    type: builder.simpleObject("CreateLinkInvitePayload", { fields: (p) => ({ linkInvite: p.field({ type: LinkInviteRef }) }) }),
+    description: "Creates an invite link; refused (CONFLICT) when the organization's inviteLinks is false",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("CreateLinkInviteInput", {
+          fields: (f) => ({
+            organization: f.id({ required: true }),
+            role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      linkInvite: await createLinkInvite(core, { organizationId: input.organization, role: (input as { role?: string | null }).role }),
+    }),
+  }),
+  deleteLinkInvite: t.field({
+    type: builder.simpleObject("DeleteLinkInvitePayload", { fields: (p) => ({ deletedLinkInviteId: p.id() }) }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteLinkInviteInput", {
+          fields: (f) => ({ organization: f.id({ required: true }), id: f.id({ required: true }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      await deleteLinkInvite(core, input.organization, input.id);
+      return { deletedLinkInviteId: input.id };
+    },
+  }),
+}));
