@@ -1,0 +1,241 @@
+// The permission matrix, route by route: every REST route the service serves is called as an
+// organization member of each role, as a guest, as another organization's admin and without a
+// token, and the outcome must be what src/auth/policy.ts says for the route's operation:
+// allowed (2xx), 403 (sees the target, lacks the role), 404 (cannot see it) or 401.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allows, POLICY, type Rule } from "../src/auth/policy.ts";
+import type { Role } from "../src/auth/roles.ts";
+import { newId } from "../src/core/ids.ts";
+import { routes } from "../rest-adapter/routes/index.ts";
+import type { RestRoute } from "../rest-adapter/route.ts";
+import { validateResponse } from "./support/openapi.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+const MEMBER_ROLES: (Role | null)[] = ["admin", "create", "review", "edit", "comment", "read", null];
+const EMAIL_DOMAIN = "matrix.example.com";
+
+let server: TestServer;
+let organizationId: string;
+let ownerToken: string;
+let targetOrganizationId: string;
+let otherAdminToken: string;
+const callers = new Map<Role | null, string>();
+
+/** A fresh target for one call: the path (and body) of the route, made from new rows. */
+type Fixture = () => Promise<{ path: string; body?: unknown }>;
+
+const prisma = () => server.database.prisma;
+
+async function newCollection(): Promise<string> {
+  const response = await server.rest(ownerToken, "POST", `/v1/orgs/${organizationId}/collections`, { title: "Matrix" });
+  return response.body.id;
+}
+
+async function newSpace(parent?: string): Promise<string> {
+  const response = await server.rest(ownerToken, "POST", `/v1/orgs/${organizationId}/spaces`, { title: "Matrix", parent });
+  return response.body.id;
+}
+
+async function newMember(role: Role | null = "read"): Promise<string> {
+  return (await server.addMember(organizationId, role)).userId;
+}
+
+async function newTeam(): Promise<string> {
+  const id = newId("Team");
+  await prisma().team.create({ data: { id, organizationId, title: "Matrix team" } });
+  return id;
+}
+
+const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
+
+/** One fixture per served route, keyed "METHOD path" as in the route table. */
+const FIXTURES: Record<string, Fixture> = {
+  "GET /v1/orgs": async () => ({ path: "/v1/orgs" }),
+  "GET /v1/orgs/:organizationId": async () => ({ path: org() }),
+  "PATCH /v1/orgs/:organizationId": async () => ({ path: org(), body: { ai: true } }),
+  "GET /v1/orgs/:organizationId/collections": async () => ({ path: org("/collections") }),
+  "POST /v1/orgs/:organizationId/collections": async () => ({ path: org("/collections"), body: { title: "New" } }),
+  "GET /v1/orgs/:organizationId/spaces": async () => ({ path: org("/spaces") }),
+  "POST /v1/orgs/:organizationId/spaces": async () => ({ path: org("/spaces"), body: { title: "New" } }),
+
+  "GET /v1/collections/:collectionId": async () => ({ path: `/v1/collections/${await newCollection()}` }),
+  "PATCH /v1/collections/:collectionId": async () => ({ path: `/v1/collections/${await newCollection()}`, body: { title: "Renamed" } }),
+  "DELETE /v1/collections/:collectionId": async () => ({ path: `/v1/collections/${await newCollection()}` }),
+  "GET /v1/collections/:collectionId/spaces": async () => ({ path: `/v1/collections/${await newCollection()}/spaces` }),
+  "POST /v1/collections/:collectionId/move": async () => ({
+    path: `/v1/collections/${await newCollection()}/move`,
+    body: { parent: await newCollection() },
+  }),
+  "POST /v1/collections/:collectionId/transfer": async () => ({
+    path: `/v1/collections/${await newCollection()}/transfer`,
+    body: { organization: targetOrganizationId },
+  }),
+
+  "GET /v1/spaces/:spaceId": async () => ({ path: `/v1/spaces/${await newSpace()}` }),
+  "PATCH /v1/spaces/:spaceId": async () => ({ path: `/v1/spaces/${await newSpace()}`, body: { title: "Renamed" } }),
+  "DELETE /v1/spaces/:spaceId": async () => ({ path: `/v1/spaces/${await newSpace()}` }),
+  "POST /v1/spaces/:spaceId/duplicate": async () => ({ path: `/v1/spaces/${await newSpace()}/duplicate` }),
+  "POST /v1/spaces/:spaceId/restore": async () => {
+    const spaceId = await newSpace();
+    await server.rest(ownerToken, "DELETE", `/v1/spaces/${spaceId}`);
+    return { path: `/v1/spaces/${spaceId}/restore` };
+  },
+  "POST /v1/spaces/:spaceId/move": async () => ({ path: `/v1/spaces/${await newSpace()}/move`, body: { parent: await newCollection() } }),
+  "POST /v1/spaces/:spaceId/transfer": async () => ({
+    path: `/v1/spaces/${await newSpace()}/transfer`,
+    body: { organization: targetOrganizationId },
+  }),
+
+  "GET /v1/user": async () => ({ path: "/v1/user" }),
+  "GET /v1/email-domains/:emailDomain/orgs": async () => ({ path: `/v1/email-domains/${EMAIL_DOMAIN}/orgs` }),
+  "POST /v1/orgs/:organizationId/ping": async () => ({ path: org("/ping") }),
+  "GET /v1/orgs/:organizationId/members": async () => ({ path: org("/members") }),
+  "GET /v1/orgs/:organizationId/members/:userId": async () => ({ path: org(`/members/${await newMember()}`) }),
+  "PATCH /v1/orgs/:organizationId/members/:userId": async () => ({ path: org(`/members/${await newMember()}`), body: { role: "comment" } }),
+  "DELETE /v1/orgs/:organizationId/members/:userId": async () => ({ path: org(`/members/${await newMember()}`) }),
+  "POST /v1/orgs/:organizationId/members/:userId/sso": async () => ({ path: org(`/members/${await newMember()}/sso`) }),
+  "GET /v1/orgs/:organizationId/members/:userId/spaces": async () => ({ path: org(`/members/${await newMember()}/spaces`) }),
+  "GET /v1/orgs/:organizationId/members/:userId/teams": async () => ({ path: org(`/members/${await newMember()}/teams`) }),
+  "DELETE /v1/orgs/:organizationId/link-invites/:inviteId": async () => {
+    const id = newId("LinkInvite");
+    await prisma().linkInvite.create({ data: { id, organizationId, role: "read", createdById: "matrix" } });
+    return { path: org(`/link-invites/${id}`) };
+  },
+
+  "GET /v1/orgs/:organizationId/teams": async () => ({ path: org("/teams") }),
+  "PUT /v1/orgs/:organizationId/teams": async () => ({ path: org("/teams"), body: { title: "Created" } }),
+  "GET /v1/orgs/:organizationId/teams/:teamId": async () => ({ path: org(`/teams/${await newTeam()}`) }),
+  "PATCH /v1/orgs/:organizationId/teams/:teamId": async () => ({ path: org(`/teams/${await newTeam()}`), body: { title: "Renamed" } }),
+  "DELETE /v1/orgs/:organizationId/teams/:teamId": async () => ({ path: org(`/teams/${await newTeam()}`) }),
+  "GET /v1/orgs/:organizationId/teams/:teamId/members": async () => ({ path: org(`/teams/${await newTeam()}/members`) }),
+  "PUT /v1/orgs/:organizationId/teams/:teamId/members": async () => ({
+    path: org(`/teams/${await newTeam()}/members`),
+    body: { add: [await newMember()] },
+  }),
+  "PUT /v1/orgs/:organizationId/teams/:teamId/members/:userId": async () => ({
+    path: org(`/teams/${await newTeam()}/members/${await newMember()}`),
+    body: { role: "member" },
+  }),
+  "DELETE /v1/orgs/:organizationId/teams/:teamId/members/:userId": async () => {
+    const teamId = await newTeam();
+    const userId = await newMember();
+    await prisma().teamMember.create({ data: { teamId, userId } });
+    return { path: org(`/teams/${teamId}/members/${userId}`) };
+  },
+
+  "GET /v1/orgs/:organizationId/saml": async () => ({ path: org("/saml") }),
+  "POST /v1/orgs/:organizationId/saml": async () => ({ path: org("/saml"), body: samlBody() }),
+  "GET /v1/orgs/:organizationId/saml/:samlProviderId": async () => ({ path: org(`/saml/${await newSamlProvider()}`) }),
+  "PATCH /v1/orgs/:organizationId/saml/:samlProviderId": async () => ({
+    path: org(`/saml/${await newSamlProvider()}`),
+    body: { label: "Renamed" },
+  }),
+  "DELETE /v1/orgs/:organizationId/saml/:samlProviderId": async () => ({ path: org(`/saml/${await newSamlProvider()}`) }),
+  "GET /v1/orgs/:organizationId/sso": async () => ({ path: org("/sso") }),
+};
+
+// A self-signed certificate (CN=matrix, made with openssl for this test), for SAML provider bodies.
+const CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIBejCCAR+gAwIBAgIUILbi0bWdua6r3KPYUIWP+8+F0dYwCgYIKoZIzj0EAwIw
+ETEPMA0GA1UEAwwGbWF0cml4MCAXDTI2MTEyMjAzMzU0NloYDzIxMjYxMDI5MDMz
+NTQ2WjARMQ8wDQYDVQQDDAZtYXRyaXgwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNC
+AATwrJZH7C2LKoY40/Bdh0p6E0l/lT/ogyDWSGChOthkBOXLQezyYqiFPCinBACa
+rt1RyxW14AW9OZCmpmphYC9bo1MwUTAdBgNVHQ4EFgQUmJ4ZNGflmdmF0Dwt7Dnt
+N7wS7yAwHwYDVR0jBBgwFoAUmJ4ZNGflmdmF0Dwt7DntN7wS7yAwDwYDVR0TAQH/
+BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEArBsr6UnzAy6/b6KD2fFzyam28DBp
+K7lX7/U+vgzuUtsCIQDDRQ+fC3rct92JeAy7onVcEFEotINBMK3t6GtvqHxQjA==
+-----END CERTIFICATE-----`;
+
+const samlBody = () => ({
+  label: "Matrix IdP",
+  entityID: "https://idp.example.com/matrix",
+  ssoURL: "https://idp.example.com/sso",
+  certificate: CERTIFICATE,
+});
+
+async function newSamlProvider(): Promise<string> {
+  const id = newId("SamlProvider");
+  await prisma().samlProvider.create({ data: { id, organizationId, ...samlBody() } });
+  return id;
+}
+
+type Outcome = "allowed" | 401 | 403 | 404;
+
+/** What POLICY says for `route` called by a member with `role` (null: a guest) of the organization. */
+function expectedFor(route: RestRoute, role: Role | null): Outcome {
+  if (route.action === "viewer") return "allowed";
+  const rule: Rule = POLICY[route.action];
+  if (rule.scope === "collection" || rule.scope === "space") {
+    // No grants and no default levels here: the effective role is the organization role, and a
+    // guest cannot see the content at all.
+    if (role === null) return 404;
+    return allows(rule.least, role) ? "allowed" : 403;
+  }
+  // Organization and team scopes: every member sees the organization; none of them owns the
+  // fresh teams, so only admins pass `owner`.
+  const held = rule.scope === "team" ? (role === "admin" ? "admin" : null) : (role ?? "member");
+  return allows(rule.least, held) ? "allowed" : 403;
+}
+
+function outcomeOf(status: number): Outcome | number {
+  return status >= 200 && status < 300 ? "allowed" : status;
+}
+
+async function call(route: RestRoute, token: string | undefined) {
+  const { path, body } = await FIXTURES[`${route.method} ${route.path}`]();
+  const response = await server.rest(token, route.method, path, body);
+  const violations = validateResponse(route.method, path, response.status, response.body);
+  return { path, status: response.status, message: response.body?.error?.message as string | undefined, violations };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const owner = await server.bootstrap("Matrix organization");
+  organizationId = owner.organizationId;
+  ownerToken = owner.token;
+  await prisma().organization.update({ where: { id: organizationId }, data: { emailDomains: [EMAIL_DOMAIN] } });
+  targetOrganizationId = (await server.bootstrap("Matrix transfer target")).organizationId;
+  otherAdminToken = (await server.bootstrap("Matrix other organization")).token;
+  for (const role of MEMBER_ROLES) {
+    const member = await server.addMember(organizationId, role);
+    // Admin of the transfer target, so that transfers depend on the source role only.
+    await prisma().member.create({ data: { organizationId: targetOrganizationId, userId: member.userId, role: "admin" } });
+    callers.set(role, member.token);
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the route table", () => {
+  it("has a fixture for every route it serves, and serves every route the matrix has a fixture for", () => {
+    const served = routes.map((route) => `${route.method} ${route.path}`);
+    expect(served.filter((key) => !FIXTURES[key])).toEqual([]);
+    expect(Object.keys(FIXTURES).filter((key) => !served.includes(key))).toEqual([]);
+  });
+
+  it("names an operation of the matrix on every route", () => {
+    for (const route of routes) expect(route.action === "viewer" || route.action in POLICY, `${route.method} ${route.path}`).toBe(true);
+  });
+});
+
+describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))("%s", (_key, route) => {
+  it.each(MEMBER_ROLES.map((role) => [role ?? "guest", role] as const))("as %s: as the matrix says", async (_label, role) => {
+    const result = await call(route, callers.get(role));
+    expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expectedFor(route, role));
+    expect(result.violations).toEqual([]);
+  });
+
+  it("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
+    const result = await call(route, otherAdminToken);
+    const expected: Outcome = route.action === "viewer" ? "allowed" : 404;
+    expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expected);
+  });
+
+  it("without a token: 401", async () => {
+    const result = await call(route, undefined);
+    expect(result.status, result.path).toBe(401);
+    expect(result.violations).toEqual([]);
+  });
+});
