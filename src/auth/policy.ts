@@ -59,6 +59,7 @@ export const POLICY = {
   "space.read": { scope: "space", least: "read", does: "read the space" },
   "space.rename": { scope: "space", least: "edit", does: "change the space's title or emoji" },
   "space.configure": { scope: "space", least: "admin", does: "change the space's edit mode or default level" },
+  "space.editContent": { scope: "space", least: "edit", does: "edit the space's content" },
   "space.duplicate": { scope: "space", least: "create", does: "duplicate the space (a new space beside it)" },
   "space.delete": { scope: "space", least: "admin", does: "delete the space" },
   "space.restore": { scope: "space", least: "admin", does: "restore the space" },

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   PermissionGrant: "grt",
   SamlProvider: "saml",
   LinkInvite: "inv",
+  Page: "pg",
+  File: "file",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

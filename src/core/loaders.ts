@@ -9,6 +9,7 @@ import type {
   Organization,
   PermissionGrant,
   PrismaClient,
+  Revision,
   Space,
   Team,
   TeamMember,
@@ -80,6 +81,13 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     organization: byId<Organization>((ids) => prisma.organization.findMany({ where: { id: { in: ids } } })),
     collection: byId<Collection>((ids) => prisma.collection.findMany({ where: { id: { in: ids } } })),
     space: byId<Space>((ids) => prisma.space.findMany({ where: { id: { in: ids } } })),
+    revision: byId<Revision>((ids) => prisma.revision.findMany({ where: { id: { in: ids } } })),
+    /** Blob bytes by SHA-256 (page markdown, file contents). */
+    blob: new DataLoader<string, Uint8Array | null>(async (hashes) => {
+      const rows = await prisma.blob.findMany({ where: { hash: { in: [...hashes] } } });
+      const found = new Map(rows.map((row) => [row.hash, row.data as Uint8Array]));
+      return hashes.map((hash) => found.get(hash) ?? null);
+    }),
     user: byId<User>((ids) => prisma.user.findMany({ where: { id: { in: ids } } })),
     team: byId<Team>((ids) => prisma.team.findMany({ where: { id: { in: ids } } })),
     /** How many members each team has. */

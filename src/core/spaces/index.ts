@@ -1,7 +1,7 @@
 // Spaces: reading needs `read`; title and emoji need `edit`; edit mode, default level, delete,
 // restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
-import type { Prisma, Space } from "../../generated/prisma/client.ts";
+import type { Prisma, Revision, Space } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../../auth/roles.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
@@ -62,7 +62,7 @@ export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]
 }
 
 /** The space (404 unless readable), if the caller may do `action` on it (else 403). */
-async function requireSpace(ctx: CoreContext, id: string, action: Action, { allowDeleted = false } = {}) {
+export async function requireSpace(ctx: CoreContext, id: string, action: Action, { allowDeleted = false } = {}) {
   const { space } = await readSpace(ctx, id);
   if (space.deletedAt && !allowDeleted) {
     throw conflict(`Space "${id}" is deleted: restore it before you ${POLICY[action].does}`);
@@ -94,14 +94,22 @@ export async function listCollectionSpaces(ctx: CoreContext, collection: { id: s
   return listSpaces(ctx, page, { parentId: collection.id, ...listed, AND: [readable.spaces] }, "sortKey");
 }
 
+/** A new space with its first revision: empty, or a copy of `content` (blobs are shared by hash). */
 async function insertSpace(
   tx: Prisma.TransactionClient,
   data: Omit<Prisma.SpaceUncheckedCreateInput, "id" | "revisionId">,
+  content?: Pick<Revision, "pages" | "files" | "variables">,
 ): Promise<Space> {
   const id = newId("Space");
   const revisionId = newId("Revision");
   const space = await tx.space.create({ data: { ...data, id, revisionId } });
-  await tx.revision.create({ data: { id: revisionId, spaceId: id } });
+  await tx.revision.create({
+    data: {
+      id: revisionId,
+      spaceId: id,
+      ...(content ? { pages: content.pages as never, files: content.files as never, variables: content.variables as never } : {}),
+    },
+  });
   return space;
 }
 
@@ -168,13 +176,15 @@ export async function sweepDeletedSpaces(services: Services): Promise<number> {
   return count;
 }
 
-/** A copy next to the original; content is shared, not copied, once content exists. */
+/** A copy next to the original, with the original's content (its bodies and files are shared). */
 export async function duplicateSpace(ctx: CoreContext, id: string) {
   const source = await requireSpace(ctx, id, "space.duplicate");
   await requireCreateIn(ctx, source.organizationId, source.parentId);
   const title = [...`${source.title} (copy)`].slice(0, SPACE_TITLE_MAX).join("");
-  return withTreeLock(ctx, [source.organizationId], async (tx) =>
-    insertSpace(tx, {
+  return withTreeLock(ctx, [source.organizationId], async (tx) => {
+    const { revisionId } = await tx.space.findUniqueOrThrow({ where: { id: source.id } });
+    const head = await tx.revision.findUniqueOrThrow({ where: { id: revisionId } });
+    return insertSpace(tx, {
       organizationId: source.organizationId,
       parentId: source.parentId,
       title,
@@ -183,8 +193,8 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
       editMode: source.editMode,
       defaultLevel: source.defaultLevel,
       sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
-    }),
-  );
+    }, head);
+  });
 }
 
 export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: string | null; position?: Position | null }) {

@@ -1,0 +1,112 @@
+// Space content: reading revisions, pages and bodies, and editing. An edit batch makes exactly
+// one new revision whose parent is the previous head; edits of one space are serialized by an
+// advisory lock, so two editors at once both land, one after the other, and neither is lost.
+import { createHash } from "node:crypto";
+import type { Revision } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { conflict, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { readSpace, requireSpace } from "../spaces/index.ts";
+import { applyEdits, findPage, findPageByPath, type Content, type ContentEdit, type FileEntry, type PageNode } from "./tree.ts";
+
+const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
+
+export const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex");
+
+export function contentOf(revision: Revision): Content {
+  return { pages: revision.pages as unknown as PageNode[], files: revision.files as unknown as FileEntry[] };
+}
+
+/** A revision of a space the caller can read (404 otherwise, or when it is of another space). */
+export async function readRevision(ctx: CoreContext, spaceId: string, revisionId: string): Promise<Revision> {
+  await readSpace(ctx, spaceId);
+  const revision = await ctx.loaders.revision.load(revisionId);
+  if (!revision || revision.spaceId !== spaceId) throw notFound("revision", revisionId);
+  return revision;
+}
+
+/** The head revision of a space the caller can read. */
+export async function readHeadRevision(ctx: CoreContext, spaceId: string): Promise<Revision> {
+  const { space } = await readSpace(ctx, spaceId);
+  const revision = await ctx.loaders.revision.load(space.revisionId);
+  if (!revision) throw new Error(`Space ${spaceId} has no head revision ${space.revisionId}`);
+  return revision;
+}
+
+export function pageOf(revision: Revision, pageId: string) {
+  const located = findPage(contentOf(revision).pages, pageId);
+  if (!located) throw notFound("page", pageId);
+  return located;
+}
+
+export function pageAtPath(revision: Revision, path: string) {
+  const located = findPageByPath(contentOf(revision).pages, path);
+  if (!located) throw notFound("page at path", path);
+  return located;
+}
+
+export function fileOf(revision: Revision, fileId: string): FileEntry {
+  const file = contentOf(revision).files.find((entry) => entry.id === fileId);
+  if (!file) throw notFound("file", fileId);
+  return file;
+}
+
+/** The markdown of a document page (batched: one statement for all pages of a request). */
+export async function markdownOf(ctx: CoreContext, page: PageNode): Promise<string | null> {
+  if (!page.body) return null;
+  const data = await ctx.loaders.blob.load(page.body);
+  return data ? Buffer.from(data).toString("utf8") : "";
+}
+
+/** New bytes an edit batch brings: page bodies (markdown) and uploaded files. */
+export interface NewBlobs {
+  markdown: string[];
+  files: Uint8Array[];
+}
+
+/**
+ * Applies `edits` to the head of the space as one new revision and moves the head. Needs `edit`
+ * on the space; a space in `locked` edit mode refuses edits (409).
+ */
+export async function editContent(
+  ctx: CoreContext,
+  spaceId: string,
+  edits: ContentEdit[],
+  blobs: NewBlobs = { markdown: [], files: [] },
+  message?: string,
+): Promise<Revision> {
+  const space = await requireSpace(ctx, spaceId, "space.editContent");
+  if (space.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+  const rows = [
+    ...blobs.markdown.map((text) => Buffer.from(text, "utf8")),
+    ...blobs.files.map((bytes) => Buffer.from(bytes)),
+  ].map((data) => ({ hash: sha256(data), data, size: data.length }));
+  const revision = await ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`content:${spaceId}`}))::text`;
+    const current = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
+    if (current.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+    const head = await tx.revision.findUniqueOrThrow({ where: { id: current.revisionId } });
+    const now = ctx.clock.now();
+    const next = applyEdits(contentOf(head), edits, (markdown) => sha256(Buffer.from(markdown, "utf8")), now.toISOString());
+    if (rows.length) await tx.blob.createMany({ data: rows, skipDuplicates: true });
+    const created = await tx.revision.create({
+      data: {
+        id: newId("Revision"),
+        spaceId,
+        parentIds: [head.id],
+        type: "edits",
+        pages: next.pages as never,
+        files: next.files as never,
+        variables: head.variables as never,
+        message,
+        createdById: ctx.viewer.userId,
+        createdAt: now,
+      },
+    });
+    await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
+    return created;
+  }, TX_OPTIONS);
+  ctx.loaders.space.clear(spaceId);
+  ctx.loaders.revision.prime(revision.id, revision);
+  return revision;
+}
