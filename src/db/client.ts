@@ -57,13 +57,56 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   const db = pglite;
-  const adapter = new PrismaPGlite(db) as unknown as Adapter;
+  const adapter = withBytesArguments(new PrismaPGlite(db)) as unknown as Adapter;
   return wrap("pglite", adapter, async (sql) => void (await db.exec(sql)), async () => {
     try {
       await db.close();
     } finally {
       unlock();
     }
+  });
+}
+
+interface SqlQuery {
+  args: unknown[];
+  argTypes?: { scalarType?: string }[];
+}
+type Queryable = Record<string | symbol, unknown>;
+
+/**
+ * pglite-prisma-adapter 0.6 predates Prisma 6.19 sending `Bytes` arguments as base64 strings
+ * (tagged in `argTypes`), so PGlite would take them as bytea text and refuse them. This decodes
+ * them, as @prisma/adapter-pg does, on the connected adapter and on its transactions.
+ */
+function withBytesArguments(factory: PrismaPGlite): PrismaPGlite {
+  const decode = (query: SqlQuery): SqlQuery => ({
+    ...query,
+    args: query.args.map((arg, index) =>
+      typeof arg === "string" && query.argTypes?.[index]?.scalarType === "bytes" ? Buffer.from(arg, "base64") : arg,
+    ),
+  });
+  const wrapQueryable = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        if (typeof value !== "function") return value;
+        if (property === "queryRaw" || property === "executeRaw") {
+          return (query: SqlQuery) => value.call(object, decode(query));
+        }
+        if (property === "startTransaction") {
+          return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable);
+        }
+        return value.bind(object);
+      },
+    });
+  return new Proxy(factory, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (property === "connect" && typeof value === "function") {
+        return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable);
+      }
+      return typeof value === "function" ? value.bind(object) : value;
+    },
   });
 }
 

@@ -17,7 +17,15 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string } | null
 
 export function maskError(error: unknown): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (original instanceof DomainError) return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  if (original instanceof DomainError) {
+    // The same error, annotated: Yoga logs every error its mask replaces, and a client's
+    // mistake is not a server error worth a log line.
+    if (error instanceof GraphQLError && Object.isExtensible(error.extensions)) {
+      Object.assign(error.extensions, { code: original.code, http: { status: original.status } });
+      return error;
+    }
+    return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  }
   if (isUniqueViolation(original)) {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));
   }
