@@ -9,13 +9,14 @@ import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
+import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
 import { schema } from "./graphql/schema.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl">;
+  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">>;
   clock?: Clock;
 }
 
@@ -27,7 +28,7 @@ export function createApp({ database, config, clock = systemClock }: AppOptions)
     graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
     maskedErrors: { maskError },
-    plugins: [useAuth(services), useRestAdapter(routes)],
+    plugins: [useAuth(services), useFileDownloads(services, config), useRestAdapter(routes)],
   });
   return { yoga, services };
 }

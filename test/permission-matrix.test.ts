@@ -2,6 +2,7 @@
 // organization member of each role, as a guest, as another organization's admin and without a
 // token, and the outcome must be what src/auth/policy.ts says for the route's operation:
 // allowed (2xx), 403 (sees the target, lacks the role), 404 (cannot see it) or 401.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allows, POLICY, type Rule } from "../src/auth/policy.ts";
 import type { Role } from "../src/auth/roles.ts";
@@ -46,6 +47,35 @@ async function newTeam(): Promise<string> {
   return id;
 }
 
+/** A new space whose head revision holds one document page (with a child) and one file. */
+async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: string }> {
+  const spaceId = await newSpace();
+  const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+  const body = Buffer.from("# Matrix\n\nBody.");
+  const bytes = Buffer.from("matrix file");
+  await prisma().blob.createMany({ data: [body, bytes].map((data) => ({ hash: sha(data), data, size: data.length })), skipDuplicates: true });
+  const now = new Date().toISOString();
+  const page = (id: string, title: string, slug: string, pages: unknown[] = []) => ({
+    id, kind: "document", title, slug, hidden: false, noIndex: false, noRobotsIndex: false, variables: {},
+    body: sha(body), createdAt: now, updatedAt: now, pages,
+  });
+  const pageId = newId("Page");
+  const fileId = newId("File");
+  const space = await prisma().space.findUniqueOrThrow({ where: { id: spaceId } });
+  const revisionId = newId("Revision");
+  await prisma().revision.create({
+    data: {
+      id: revisionId,
+      spaceId,
+      parentIds: [space.revisionId],
+      pages: [page(pageId, "Matrix", "matrix", [page(newId("Page"), "Child", "child")])] as never,
+      files: [{ id: fileId, name: "matrix.txt", contentType: "text/plain", size: bytes.length, blob: sha(bytes) }] as never,
+    },
+  });
+  await prisma().space.update({ where: { id: spaceId }, data: { revisionId } });
+  return { spaceId, pageId, fileId };
+}
+
 const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
 
 /** One fixture per served route, keyed "METHOD path" as in the route table. */
@@ -85,6 +115,22 @@ const FIXTURES: Record<string, Fixture> = {
     path: `/v1/spaces/${await newSpace()}/transfer`,
     body: { organization: targetOrganizationId },
   }),
+
+  "GET /v1/spaces/:spaceId/search": async () => ({ path: `/v1/spaces/${await newSpace()}/search?query=matrix` }),
+  "GET /v1/orgs/:organizationId/search": async () => ({ path: org("/search?query=matrix") }),
+
+  "GET /v1/spaces/:spaceId/content": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content` }),
+  "GET /v1/spaces/:spaceId/content/pages": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/pages` }),
+  "GET /v1/spaces/:spaceId/content/page/:pageId": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}` };
+  },
+  "GET /v1/spaces/:spaceId/content/path/*": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/path/matrix/child` }),
+  "GET /v1/spaces/:spaceId/content/files": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/files` }),
+  "GET /v1/spaces/:spaceId/content/files/:fileId": async () => {
+    const { spaceId, fileId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/files/${fileId}` };
+  },
 
   "GET /v1/user": async () => ({ path: "/v1/user" }),
   "GET /v1/email-domains/:emailDomain/orgs": async () => ({ path: `/v1/email-domains/${EMAIL_DOMAIN}/orgs` }),

@@ -1,10 +1,12 @@
 // Every /v1 route the service serves.
 import type { RestRoute } from "../route.ts";
 import { collectionRoutes } from "./collections.ts";
+import { contentRoutes } from "./content.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organizations.ts";
 import { samlRoutes } from "./saml.ts";
+import { searchRoutes } from "./search.ts";
 import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...searchRoutes];

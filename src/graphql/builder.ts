@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     ID: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
   };
   Connection: { totalCount: number };
   DefaultEdgesNullability: false;
@@ -56,6 +57,12 @@ builder.scalarType("DateTime", {
     if (Number.isNaN(date.getTime())) throw new TypeError("DateTime must be an ISO 8601 date-time string");
     return date;
   },
+});
+
+builder.scalarType("JSON", {
+  description: "Any JSON value (maps of variables, document trees)",
+  serialize: (value) => value,
+  parseValue: (value) => value,
 });
 
 builder.globalConnectionField("totalCount", (t) =>

@@ -7,5 +7,9 @@ import "./members.ts";
 import "./teams.ts";
 import "./grants.ts";
 import "./saml.ts";
+import "./content.ts";
+import "./content-editing.ts";
+import "./files.ts";
+import "./search.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

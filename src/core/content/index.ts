@@ -6,6 +6,7 @@ import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { applyEdits, findPage, findPageByPath, type Content, type ContentEdit, type FileEntry, type PageNode } from "./tree.ts";
 
@@ -77,10 +78,19 @@ export async function editContent(
 ): Promise<Revision> {
   const space = await requireSpace(ctx, spaceId, "space.editContent");
   if (space.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+  // The bodies the edits point at are stored whether or not the caller listed them in `blobs`
+  // (a new document without markdown points at the empty body); one row per hash.
+  const bodies = edits.flatMap((edit) =>
+    edit.op === "createPage" && edit.kind === "document" ? [edit.body ?? ""] : edit.op === "updatePage" && edit.body !== undefined ? [edit.body] : [],
+  );
   const rows = [
-    ...blobs.markdown.map((text) => Buffer.from(text, "utf8")),
-    ...blobs.files.map((bytes) => Buffer.from(bytes)),
-  ].map((data) => ({ hash: sha256(data), data, size: data.length }));
+    ...new Map(
+      [...blobs.markdown, ...bodies]
+        .map((text) => Buffer.from(text, "utf8"))
+        .concat(blobs.files.map((bytes) => Buffer.from(bytes)))
+        .map((data) => [sha256(data), { hash: sha256(data), data, size: data.length }] as const),
+    ).values(),
+  ];
   const revision = await ctx.prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`content:${spaceId}`}))::text`;
     const current = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
@@ -104,6 +114,7 @@ export async function editContent(
       },
     });
     await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
+    await reindexSpace(tx, spaceId, next.pages);
     return created;
   }, TX_OPTIONS);
   ctx.loaders.space.clear(spaceId);

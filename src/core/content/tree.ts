@@ -1,7 +1,7 @@
 // The page tree of a revision and the edits that make the next one. Pure functions over plain
 // data: a revision stores `PageNode[]` and `FileEntry[]` as JSON; bodies and file bytes are blobs
 // named by their SHA-256 (`body`, `blob`).
-import { badInput, notFound } from "../errors.ts";
+import { DomainError, badInput, notFound } from "../errors.ts";
 
 export const PAGE_KINDS = ["document", "group", "link"] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
@@ -71,6 +71,12 @@ export interface LocatedPage {
 export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const PAGE_TITLE_MAX = 100;
 export const PAGE_DESCRIPTION_MAX = 1000;
+/** Markdown of one page, in UTF-8 bytes (413 above). */
+export const PAGE_MARKDOWN_MAX_BYTES = 1024 * 1024;
+/** Markdown of all the pages of one batch, in UTF-8 bytes (413 above). */
+export const BATCH_MARKDOWN_MAX_BYTES = 10 * 1024 * 1024;
+/** Edits in one batch (one revision). */
+export const EDITS_MAX = 1000;
 
 export function slugify(title: string): string {
   const slug = title
@@ -155,16 +161,54 @@ function replacePage(pages: PageNode[], id: string, update: (page: PageNode) => 
   return pages.map((page) => (page.id === id ? update(page) : { ...page, pages: replacePage(page.pages, id, update) }));
 }
 
-/** Slugs are unique among siblings: "intro", "intro-2", … */
-function uniqueSlug(siblings: PageNode[], slug: string, selfId?: string): string {
-  const taken = new Set(siblings.filter((page) => page.id !== selfId).map((page) => page.slug));
-  if (!taken.has(slug)) return slug;
-  for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
+/**
+ * Slugs are unique among the pages that share a path prefix: "intro", "intro-2", … Groups add no
+ * path segment, so the pages inside the groups under one parent share one scope (two groups
+ * each holding an "intro" would otherwise give two pages one path). Groups only need a slug
+ * unique among the groups of that scope. `taken` is the scope without the page itself.
+ */
+function uniqueSlug(taken: PageNode[], node: Pick<PageNode, "kind" | "slug">): string {
+  const isGroup = node.kind === "group";
+  const slugs = new Set(taken.filter((page) => (page.kind === "group") === isGroup).map((page) => page.slug));
+  if (!slugs.has(node.slug)) return node.slug;
+  for (let n = 2; ; n++) if (!slugs.has(`${node.slug}-${n}`)) return `${node.slug}-${n}`;
 }
 
-function siblingsOf(pages: PageNode[], parent: string | null): PageNode[] {
-  if (parent === null) return pages;
-  return findPage(pages, parent)?.page.pages ?? [];
+/** The pages of a list and, recursively, the pages inside its groups; without page `skip` and its subtree. */
+function throughGroups(list: PageNode[], skip?: string): PageNode[] {
+  return list.flatMap((page) =>
+    page.id === skip ? [] : page.kind === "group" ? [page, ...throughGroups(page.pages, skip)] : [page],
+  );
+}
+
+/** The slug scope of a new child of `parent` (null: the top level), without page `selfId` and its subtree. */
+function slugScope(pages: PageNode[], parent: string | null, selfId?: string): PageNode[] {
+  let owner = parent;
+  // Climb out of groups: the scope belongs to the nearest ancestor that is a path segment.
+  while (owner !== null) {
+    const located = findPage(pages, owner);
+    if (!located || located.page.kind !== "group") break;
+    owner = located.parentId;
+  }
+  const list = owner === null ? pages : (findPage(pages, owner)?.page.pages ?? []);
+  return throughGroups(list, selfId);
+}
+
+/**
+ * Gives `node` and, when it is a group, the pages inside it that share its parent's path scope
+ * slugs that do not collide with `taken` (the scope it is being placed in, without itself).
+ */
+function withUniqueSlugs(node: PageNode, taken: PageNode[]): PageNode {
+  const placed = { ...node, slug: uniqueSlug(taken, node) };
+  if (placed.kind !== "group") return placed;
+  const scope = [...taken];
+  const renamed = (list: PageNode[]): PageNode[] =>
+    list.map((child) => {
+      const next = { ...child, slug: uniqueSlug(scope, child) };
+      scope.push(next);
+      return next.kind === "group" ? { ...next, pages: renamed(next.pages) } : next;
+    });
+  return { ...placed, pages: renamed(placed.pages) };
 }
 
 export interface PageFields {
@@ -180,6 +224,18 @@ export interface PageFields {
   cover?: PageCover | null;
   variables?: Record<string, string>;
   href?: string | null;
+}
+
+function checkBody(markdown: string | undefined) {
+  if (markdown === undefined) return;
+  const bytes = Buffer.byteLength(markdown, "utf8");
+  if (bytes > PAGE_MARKDOWN_MAX_BYTES) {
+    throw new DomainError("PAYLOAD_TOO_LARGE", `markdown must be at most ${PAGE_MARKDOWN_MAX_BYTES} bytes (1 MiB) per page (got ${bytes})`);
+  }
+}
+
+function checkPosition(position: PagePosition) {
+  if (position.before && position.after) throw badInput("before and after cannot both be given");
 }
 
 function checkFields(fields: PageFields, files: FileEntry[]) {
@@ -225,76 +281,106 @@ export type ContentEdit =
  * and updated pages. Refuses (400/404) an edit that does not fit the content it applies to.
  */
 export function applyEdits(content: Content, edits: ContentEdit[], bodyHash: (markdown: string) => string, now: string): Content {
+  if (edits.length === 0) throw badInput("edits: at least one edit is needed");
+  if (edits.length > EDITS_MAX) throw badInput(`edits: at most ${EDITS_MAX} edits in one batch (got ${edits.length})`);
+  const markdownBytes = edits.reduce((sum, edit) => sum + ("body" in edit && edit.body ? Buffer.byteLength(edit.body, "utf8") : 0), 0);
+  if (markdownBytes > BATCH_MARKDOWN_MAX_BYTES) {
+    throw new DomainError("PAYLOAD_TOO_LARGE", `markdown: one batch carries at most ${BATCH_MARKDOWN_MAX_BYTES} bytes (10 MiB) of markdown (got ${markdownBytes})`);
+  }
+  let result = content;
+  edits.forEach((edit, index) => {
+    try {
+      result = applyEdit(result, edit, bodyHash, now);
+    } catch (error) {
+      // In a batch, say which edit was refused.
+      if (edits.length > 1 && error instanceof DomainError) {
+        throw new DomainError(error.code, `edits[${index}] (${edit.op}): ${error.message}`);
+      }
+      throw error;
+    }
+  });
+  return result;
+}
+
+function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: string) => string, now: string): Content {
   let { pages, files } = content;
-  for (const edit of edits) {
-    switch (edit.op) {
-      case "createPage": {
-        checkFields(edit.fields, files);
-        if (!edit.fields.title) throw badInput("title is required to create a page");
-        if (edit.kind === "link" && !edit.fields.href) throw badInput("href is required to create a link page");
-        const parent = edit.position.parent ?? null;
-        const node = withFields(
-          {
-            id: edit.id,
-            kind: edit.kind,
-            title: edit.fields.title,
-            slug: "",
-            hidden: false,
-            noIndex: false,
-            noRobotsIndex: false,
-            variables: {},
-            createdAt: now,
-            updatedAt: now,
-            pages: [],
-            ...(edit.kind === "document" ? { body: bodyHash(edit.body ?? "") } : {}),
-          },
-          edit.fields,
-        );
-        node.slug = uniqueSlug(siblingsOf(pages, parent), edit.fields.slug ?? slugify(node.title));
-        pages = attach(pages, node, parent, edit.position);
-        break;
+  switch (edit.op) {
+    case "createPage": {
+      checkFields(edit.fields, files);
+      checkPosition(edit.position);
+      if (!edit.fields.title) throw badInput("title is required to create a page");
+      if (edit.kind === "link" && !edit.fields.href) throw badInput("href is required to create a link page");
+      if (edit.kind !== "link" && edit.fields.href != null) throw badInput(`href: only link pages have one (this is a ${edit.kind})`);
+      if (edit.kind !== "document" && edit.body !== undefined) throw badInput(`markdown: only documents have markdown (this is a ${edit.kind})`);
+      checkBody(edit.body);
+      if (findPage(pages, edit.id)) throw badInput(`id: a page "${edit.id}" already exists`);
+      const parent = edit.position.parent ?? null;
+      const node = withFields(
+        {
+          id: edit.id,
+          kind: edit.kind,
+          title: edit.fields.title,
+          slug: "",
+          hidden: false,
+          noIndex: false,
+          noRobotsIndex: false,
+          variables: {},
+          createdAt: now,
+          updatedAt: now,
+          pages: [],
+          ...(edit.kind === "document" ? { body: bodyHash(edit.body ?? "") } : {}),
+        },
+        edit.fields,
+      );
+      node.slug = edit.fields.slug ?? slugify(node.title);
+      pages = attach(pages, withUniqueSlugs(node, slugScope(pages, parent)), parent, edit.position);
+      break;
+    }
+    case "updatePage": {
+      const located = findPage(pages, edit.id);
+      if (!located) throw notFound("page", edit.id);
+      checkFields(edit.fields, files);
+      if (edit.body !== undefined && located.page.kind !== "document") throw badInput(`markdown: page "${edit.id}" is a ${located.page.kind}: only documents have markdown`);
+      if (edit.fields.href != null && located.page.kind !== "link") throw badInput(`href: page "${edit.id}" is a ${located.page.kind}: only links have one`);
+      if (edit.fields.href === null && located.page.kind === "link") throw badInput("href: a link page needs one");
+      checkBody(edit.body);
+      const scope = slugScope(pages, located.parentId, edit.id);
+      pages = replacePage(pages, edit.id, (page) => {
+        const next = withFields(page, edit.fields);
+        if (edit.fields.slug !== undefined) next.slug = uniqueSlug(scope, next);
+        if (edit.body !== undefined) next.body = bodyHash(edit.body);
+        next.updatedAt = now;
+        return next;
+      });
+      break;
+    }
+    case "movePage": {
+      const located = findPage(pages, edit.id);
+      if (!located) throw notFound("page", edit.id);
+      checkPosition(edit.position);
+      const parent = edit.position.parent === undefined ? located.parentId : edit.position.parent;
+      if (parent !== null && (parent === edit.id || findPage(located.page.pages, parent))) {
+        throw badInput("parent: a page cannot be moved under itself or one of its descendants");
       }
-      case "updatePage": {
-        const located = findPage(pages, edit.id);
-        if (!located) throw notFound("page", edit.id);
-        checkFields(edit.fields, files);
-        if (edit.body !== undefined && located.page.kind !== "document") throw badInput(`page "${edit.id}" is a ${located.page.kind}: only documents have markdown`);
-        const siblings = siblingsOf(pages, located.parentId);
-        pages = replacePage(pages, edit.id, (page) => {
-          const next = withFields(page, edit.fields);
-          if (edit.fields.slug !== undefined) next.slug = uniqueSlug(siblings, edit.fields.slug, page.id);
-          if (edit.body !== undefined) next.body = bodyHash(edit.body);
-          next.updatedAt = now;
-          return next;
-        });
-        break;
-      }
-      case "movePage": {
-        const located = findPage(pages, edit.id);
-        if (!located) throw notFound("page", edit.id);
-        const parent = edit.position.parent === undefined ? located.parentId : edit.position.parent;
-        if (parent !== null && (parent === edit.id || findPage(located.page.pages, parent))) {
-          throw badInput("parent: a page cannot be moved under itself or one of its descendants");
-        }
-        const { pages: without, removed } = detach(pages, edit.id);
-        const moved = { ...removed!, slug: uniqueSlug(siblingsOf(without, parent), removed!.slug, edit.id), updatedAt: now };
-        pages = attach(without, moved, parent, edit.position);
-        break;
-      }
-      case "deletePage": {
-        const { pages: without, removed } = detach(pages, edit.id);
-        if (!removed) throw notFound("page", edit.id);
-        pages = without;
-        break;
-      }
-      case "addFile":
-        files = [...files, edit.file];
-        break;
-      case "deleteFile": {
-        if (!files.some((file) => file.id === edit.id)) throw notFound("file", edit.id);
-        files = files.filter((file) => file.id !== edit.id);
-        break;
-      }
+      if (parent !== null && !findPage(pages, parent)) throw badInput(`parent: no page "${parent}" in this content`);
+      const { pages: without, removed } = detach(pages, edit.id);
+      const moved = withUniqueSlugs({ ...removed!, updatedAt: now }, slugScope(without, parent));
+      pages = attach(without, moved, parent, edit.position);
+      break;
+    }
+    case "deletePage": {
+      const { pages: without, removed } = detach(pages, edit.id);
+      if (!removed) throw notFound("page", edit.id);
+      pages = without;
+      break;
+    }
+    case "addFile":
+      files = [...files, edit.file];
+      break;
+    case "deleteFile": {
+      if (!files.some((file) => file.id === edit.id)) throw notFound("file", edit.id);
+      files = files.filter((file) => file.id !== edit.id);
+      break;
     }
   }
   return { pages, files };

@@ -19,6 +19,8 @@ import {
 } from "../content-tree/index.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { requireCreateIn } from "../collections/index.ts";
+import type { PageNode } from "../content/tree.ts";
+import { reindexSpace } from "../search/index.ts";
 
 export const SPACE_TITLE_MAX = 50;
 export const SPACE_EMOJI_MAX = 50;
@@ -184,7 +186,7 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
   return withTreeLock(ctx, [source.organizationId], async (tx) => {
     const { revisionId } = await tx.space.findUniqueOrThrow({ where: { id: source.id } });
     const head = await tx.revision.findUniqueOrThrow({ where: { id: revisionId } });
-    return insertSpace(tx, {
+    const copy = await insertSpace(tx, {
       organizationId: source.organizationId,
       parentId: source.parentId,
       title,
@@ -194,6 +196,8 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
       defaultLevel: source.defaultLevel,
       sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
     }, head);
+    await reindexSpace(tx, copy.id, head.pages as unknown as PageNode[]);
+    return copy;
   });
 }
 

@@ -1,0 +1,229 @@
+// /v1/spaces/:spaceId/content…: the current revision, its pages (by id, by path, as a tree) and
+// its files. Read-only: content is edited through GraphQL.
+//
+// Flags: `metadata=false` leaves out the revision's `git` metadata (there is none until git sync
+// exists). `computed` is accepted and changes nothing: no page is computed content. `evaluated`
+// is accepted and changes nothing: markdown bodies hold no expressions to evaluate.
+//
+// Every document page carries its body, as the published schema's `Document` union requires:
+// `markdown` in lists and revisions; for a single page `document` (the parsed tree) unless
+// `format=markdown`. Page trees of any depth are read flat (`allPages`, `descendants`, each with
+// its `parentId`) and nested here, so the operation documents need no fixed depth.
+import { listBody, pageVariables, RestInputError, restEnum, compact, type RestRequest, type RestRoute } from "../route.ts";
+
+const PAGE_FIELDS = /* GraphQL */ `
+  fragment ContentPageFields on Page {
+    id title emoji icon createdAt updatedAt type slug path parentId description href documentId
+    urls { app }
+    hidden noIndex noRobotsIndex variables
+    layout { width cover coverSize coverMask title description tableOfContents outline pagination metadata tags actions anchors }
+    cover { ref { kind file } refDark { kind file } yPos }
+    markdown @include(if: $markdown)
+    document @include(if: $document)
+  }`;
+
+const FILE_FIELDS = /* GraphQL */ `
+  fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`;
+
+const REVISION_FIELDS = /* GraphQL */ `
+  fragment ContentRevisionFields on Revision {
+    id parents type createdAt variables
+    urls { app published public }
+    git @include(if: $metadata) { oid message createdByService url ref }
+    allPages { ...ContentPageFields }
+    files { ...ContentFileFields }
+  }
+  ${PAGE_FIELDS}
+  ${FILE_FIELDS}`;
+
+export function restFile(f: any) {
+  return { ...compact({ ...f, dimensions: undefined }), ...compact({ dimensions: f.dimensions }) };
+}
+
+/** A page of the published shape (document, group or link) with its nested `pages`. */
+export function restPage(p: any, childrenOf: (id: string) => any[]): Record<string, unknown> {
+  const type = restEnum(p.type);
+  const common = {
+    id: p.id,
+    title: p.title,
+    ...compact({ emoji: p.emoji, icon: p.icon }),
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
+  const pages = () => childrenOf(p.id).map((child) => restPage(child, childrenOf));
+  if (type === "link") {
+    return { ...common, kind: "link", type: "link", target: { kind: "url", url: p.href ?? "" }, ...compact({ href: p.href }), hidden: p.hidden };
+  }
+  if (type === "group") {
+    return { ...common, kind: "group", type: "group", slug: p.slug, path: p.path, hidden: p.hidden, noIndex: p.noIndex, noRobotsIndex: p.noRobotsIndex, pages: pages() };
+  }
+  const cover = p.cover ? { ...compact({ ref: p.cover.ref, refDark: p.cover.refDark }), yPos: p.cover.yPos } : undefined;
+  return {
+    ...common,
+    kind: "sheet",
+    type: "document",
+    urls: p.urls,
+    slug: p.slug,
+    path: p.path,
+    ...compact({ description: p.description }),
+    pages: pages(),
+    layout: p.layout,
+    ...compact({ cover }),
+    variables: p.variables ?? {},
+    hidden: p.hidden,
+    noIndex: p.noIndex,
+    noRobotsIndex: p.noRobotsIndex,
+    tags: [],
+    ...compact({ documentId: p.documentId, markdown: p.markdown, document: p.document }),
+  };
+}
+
+/** Children by parent id, from a flat depth-first list of pages with their `parentId`. */
+function childIndex(pages: any[]) {
+  const children = new Map<string | null, any[]>();
+  for (const page of pages) {
+    const siblings = children.get(page.parentId ?? null);
+    if (siblings) siblings.push(page);
+    else children.set(page.parentId ?? null, [page]);
+  }
+  return (id: string | null) => children.get(id) ?? [];
+}
+
+/** The nested tree of a flat page list. */
+export function restPageTree(pages: any[]) {
+  const childrenOf = childIndex(pages);
+  return childrenOf(null).map((page) => restPage(page, childrenOf));
+}
+
+export function restRevision(r: any) {
+  return {
+    object: "revision",
+    id: r.id,
+    parents: r.parents,
+    type: r.type,
+    createdAt: r.createdAt,
+    pages: restPageTree(r.allPages),
+    files: r.files.map(restFile),
+    // Reusable contents and tags do not exist in this service: always empty.
+    reusableContents: [],
+    tags: [],
+    variables: r.variables ?? {},
+    urls: compact(r.urls),
+    ...compact({ git: r.git ? compact(r.git) : undefined }),
+  };
+}
+
+const FORMATS = ["document", "markdown"];
+const EVALUATED = ["true", "false", "deterministic-only"];
+
+/** `format` (default `document`) as the operation's two include flags; `evaluated` checked. */
+function formatVariables({ query }: RestRequest) {
+  const format = query.format ?? "document";
+  if (typeof format !== "string" || !FORMATS.includes(format)) {
+    throw new RestInputError(`format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
+  }
+  if (query.evaluated !== undefined && !EVALUATED.includes(String(query.evaluated))) {
+    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${JSON.stringify(query.evaluated)})`);
+  }
+  return { markdown: format === "markdown", document: format === "document" };
+}
+
+const FLAGS = { metadata: "boolean", computed: "boolean" } as const;
+const PAGE_QUERY = { format: "string", evaluated: "string", ...FLAGS } as const;
+
+/** A page and its subtree, nested. */
+function singlePage(page: any) {
+  return restPage(page, childIndex(page.descendants));
+}
+
+export const contentRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content",
+    action: "space.read",
+    query: FLAGS,
+    document: /* GraphQL */ `
+      query GetSpaceContent($id: ID!, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
+        space(id: $id) { content { ...ContentRevisionFields } }
+      }
+      ${REVISION_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, metadata: query.metadata !== false, markdown: true, document: false }),
+    status: 200,
+    body: (data) => restRevision(data.space.content),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/pages",
+    action: "space.read",
+    query: FLAGS,
+    document: /* GraphQL */ `
+      query ListSpacePages($id: ID!, $markdown: Boolean!, $document: Boolean!) {
+        space(id: $id) { content { allPages { ...ContentPageFields } } }
+      }
+      ${PAGE_FIELDS}`,
+    variables: ({ params }) => ({ id: params.spaceId, markdown: true, document: false }),
+    status: 200,
+    body: (data) => ({ pages: restPageTree(data.space.content.allPages) }),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/page/:pageId",
+    action: "space.read",
+    query: PAGE_QUERY,
+    document: /* GraphQL */ `
+      query GetSpacePage($id: ID!, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
+        space(id: $id) { page(id: $page) { ...ContentPageFields descendants { ...ContentPageFields } } }
+      }
+      ${PAGE_FIELDS}`,
+    variables: (request) => ({ id: request.params.spaceId, page: request.params.pageId, ...formatVariables(request) }),
+    status: 200,
+    body: (data) => singlePage(data.space.page),
+  },
+  {
+    // Beyond the contract, as the published API has it (getPageByPath): documents by path.
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/path/*",
+    action: "space.read",
+    query: { ...PAGE_QUERY, cachedMetadata: "boolean" },
+    document: /* GraphQL */ `
+      query GetSpacePageByPath($id: ID!, $path: String!, $markdown: Boolean!, $document: Boolean!) {
+        space(id: $id) { page(path: $path) { ...ContentPageFields descendants { ...ContentPageFields } } }
+      }
+      ${PAGE_FIELDS}`,
+    variables: (request) => ({ id: request.params.spaceId, path: request.params["*"] ?? "", ...formatVariables(request) }),
+    status: 200,
+    body: (data) => singlePage(data.space.page),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/files",
+    action: "space.read",
+    query: { page: "string", limit: "limit", ...FLAGS },
+    document: /* GraphQL */ `
+      query ListSpaceFiles($id: ID!, $first: Int, $after: String) {
+        space(id: $id) {
+          files(first: $first, after: $after) {
+            totalCount
+            pageInfo { hasNextPage endCursor }
+            nodes { ...ContentFileFields }
+          }
+        }
+      }
+      ${FILE_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, ...pageVariables(query) }),
+    status: 200,
+    body: (data) => listBody(data.space.files, restFile),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/files/:fileId",
+    action: "space.read",
+    query: FLAGS,
+    document: /* GraphQL */ `
+      query GetSpaceFile($id: ID!, $file: ID!) { space(id: $id) { file(id: $file) { ...ContentFileFields } } }
+      ${FILE_FIELDS}`,
+    variables: ({ params }) => ({ id: params.spaceId, file: params.fileId }),
+    status: 200,
+    body: (data) => restFile(data.space.file),
+  },
+];

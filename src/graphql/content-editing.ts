@@ -1,0 +1,310 @@
+// Content editing: page mutations. Each mutation, and each `editContent` batch, makes exactly one
+// new revision whose parent is the previous head (src/core/content: `editContent`). Files are
+// added and deleted by the multipart mutations of files.ts.
+import type { Revision } from "../generated/prisma/client.ts";
+import type { CoreContext } from "../core/context.ts";
+import { editContent, pageOf } from "../core/content/index.ts";
+import { PAGE_KINDS, type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
+import { DomainError, badInput } from "../core/errors.ts";
+import { newId } from "../core/ids.ts";
+import { builder } from "./builder.ts";
+import { enumName } from "./common.ts";
+// content.ts imports PageKind from here: the two modules only use each other's types inside
+// field thunks, which run when the schema is built.
+import { PageRef, RevisionRef, type PageItem } from "./content.ts";
+import { nullMeansUnchanged } from "./organizations.ts";
+import { SpaceRef } from "./spaces.ts";
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type Fields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
+
+export const PageKind = builder.enumType("PageKind", {
+  description: "document: a page with markdown; group: a section of the navigation (no path segment); link: a link to a URL",
+  values: Object.fromEntries(PAGE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<
+    Uppercase<(typeof PAGE_KINDS)[number]>,
+    { value: (typeof PAGE_KINDS)[number] }
+  >,
+});
+
+const PageCoverSize = builder.enumType("PageCoverSize", {
+  values: { HERO: { value: "hero" as const }, FULL: { value: "full" as const } },
+});
+
+const PageLayoutInput = builder.inputType("PageLayoutInput", {
+  description: "The whole layout of a page: on update it replaces the current one (null removes it)",
+  fields: (f) => ({
+    cover: f.boolean(),
+    coverSize: f.field({ type: PageCoverSize }),
+    title: f.boolean(),
+    description: f.boolean(),
+    tableOfContents: f.boolean(),
+    outline: f.boolean(),
+    pagination: f.boolean(),
+  }),
+});
+
+const PageCoverInput = builder.inputType("PageCoverInput", {
+  description: "A cover image: files of the space's content",
+  fields: (f) => ({
+    file: f.id({ description: "File id (light theme)" }),
+    fileDark: f.id({ description: "File id (dark theme)" }),
+    yPos: f.float({ description: "Vertical position of the image" }),
+  }),
+});
+
+const MARKDOWN_DESCRIPTION = "Body of a document page, at most 1 MiB (UTF-8) (413 above)";
+
+/** Fields of a page that create and update share. */
+const pageFields = (f: Fields) => ({
+  emoji: f.string(),
+  icon: f.string(),
+  description: f.string({ description: "At most 1000 characters" }),
+  slug: f.string({
+    description: "Lowercase letters and digits separated by single hyphens, at most 100 characters; made unique among the pages of the same path with -2, -3, …",
+  }),
+  hidden: f.boolean(),
+  noIndex: f.boolean(),
+  noRobotsIndex: f.boolean(),
+  layout: f.field({ type: PageLayoutInput }),
+  cover: f.field({ type: PageCoverInput }),
+  markdown: f.string({ description: MARKDOWN_DESCRIPTION }),
+  href: f.string({ description: "Target URL (link pages only)" }),
+});
+
+const createFields = (f: Fields) => ({
+  title: f.string({ required: true, description: "1 to 100 characters" }),
+  kind: f.field({ type: PageKind, defaultValue: "document" }),
+  ...pageFields(f),
+  parent: f.id({ description: "Parent page; absent or null: the top level" }),
+  before: f.id({ description: "Sibling to insert before (default: last)" }),
+  after: f.id({ description: "Sibling to insert after (default: last)" }),
+});
+
+const updateFields = (f: Fields) => ({
+  page: f.id({ required: true }),
+  title: f.string({ description: "1 to 100 characters; null leaves it" }),
+  ...pageFields(f),
+});
+
+const moveFields = (f: Fields) => ({
+  page: f.id({ required: true }),
+  parent: f.id({ description: "New parent page; null: the top level; absent keeps the current parent" }),
+  before: f.id({ description: "Sibling (in the target parent) to move before" }),
+  after: f.id({ description: "Sibling (in the target parent) to move after" }),
+});
+
+const CreatePageEditInput = builder.inputType("CreatePageEditInput", { fields: (f) => createFields(f) });
+const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { fields: (f) => updateFields(f) });
+const MovePageEditInput = builder.inputType("MovePageEditInput", { fields: (f) => moveFields(f) });
+const DeletePageEditInput = builder.inputType("DeletePageEditInput", { fields: (f) => ({ page: f.id({ required: true }) }) });
+
+const ContentEditInput = builder.inputType("ContentEditInput", {
+  description: "One edit of a batch: exactly one of the fields",
+  isOneOf: true,
+  fields: (f) => ({
+    createPage: f.field({ type: CreatePageEditInput }),
+    updatePage: f.field({ type: UpdatePageEditInput }),
+    movePage: f.field({ type: MovePageEditInput }),
+    deletePage: f.field({ type: DeletePageEditInput }),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Input → core edit
+
+type CreateInput = typeof CreatePageEditInput.$inferInput;
+type UpdateInput = typeof UpdatePageEditInput.$inferInput;
+type MoveInput = typeof MovePageEditInput.$inferInput;
+
+const orUndefined = <T>(value: T | null | undefined) => value ?? undefined;
+
+function layoutOf(layout: typeof PageLayoutInput.$inferInput | null | undefined): PageLayout | null | undefined {
+  if (!layout) return layout;
+  return Object.fromEntries(Object.entries(layout).filter(([, value]) => value != null)) as PageLayout;
+}
+
+function coverOf(cover: typeof PageCoverInput.$inferInput | null | undefined): PageCover | null | undefined {
+  if (!cover) return cover;
+  return Object.fromEntries(Object.entries(cover).filter(([, value]) => value != null)) as PageCover;
+}
+
+function createEdit(input: CreateInput): ContentEdit & { op: "createPage" } {
+  const fields: PageFields = {
+    title: input.title,
+    emoji: orUndefined(input.emoji),
+    icon: orUndefined(input.icon),
+    description: orUndefined(input.description),
+    slug: orUndefined(input.slug),
+    hidden: orUndefined(input.hidden),
+    noIndex: orUndefined(input.noIndex),
+    noRobotsIndex: orUndefined(input.noRobotsIndex),
+    layout: orUndefined(layoutOf(input.layout)),
+    cover: orUndefined(coverOf(input.cover)),
+    href: orUndefined(input.href),
+  };
+  return {
+    op: "createPage",
+    id: newId("Page"),
+    kind: input.kind ?? "document",
+    fields: dropUndefined(fields),
+    body: orUndefined(input.markdown),
+    position: { parent: input.parent ?? null, before: input.before ?? null, after: input.after ?? null },
+  };
+}
+
+function updateEdit(input: UpdateInput): ContentEdit & { op: "updatePage" } {
+  const { page, markdown, layout, cover, ...rest } = input;
+  const fields: PageFields = {
+    ...nullMeansUnchanged(rest, ["title", "slug", "hidden", "noIndex", "noRobotsIndex"]),
+    ...(layout !== undefined ? { layout: layoutOf(layout) } : {}),
+    ...(cover !== undefined ? { cover: coverOf(cover) } : {}),
+  };
+  const edit = { op: "updatePage" as const, id: page, fields: dropUndefined(fields), body: orUndefined(markdown) };
+  if (Object.keys(edit.fields).length === 0 && edit.body === undefined) {
+    throw badInput("updatePage: give at least one field to change");
+  }
+  return edit;
+}
+
+function moveEdit(input: MoveInput): ContentEdit & { op: "movePage" } {
+  return {
+    op: "movePage",
+    id: input.page,
+    // Absent keeps the parent; null is the top level.
+    position: { ...(input.parent !== undefined ? { parent: input.parent } : {}), before: input.before ?? null, after: input.after ?? null },
+  };
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+/** A page of a revision as the Page type of content.ts shows it. */
+async function pageItem(core: CoreContext, revision: Revision, pageId: string): Promise<PageItem> {
+  const space = await core.loaders.space.load(revision.spaceId);
+  const appBase = space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
+  return { ...pageOf(revision, pageId), revision, appBase };
+}
+
+const REVISION_DESCRIPTION = "The new revision (the space's new head); its parent is the previous head";
+
+const PagePayload = (name: string) =>
+  builder.simpleObject(name, {
+    fields: (t) => ({
+      revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+      page: t.field({ type: PageRef, description: "The page, as it stands in the new revision" }),
+      space: t.field({ type: SpaceRef }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  createPage: t.field({
+    type: PagePayload("CreatePagePayload"),
+    description: "Creates a page: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("CreatePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...createFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+      const edit = createEdit(input);
+      const revision = await editContent(core, space, [edit]);
+      return { revision, page: await pageItem(core, revision, edit.id), space };
+    },
+  }),
+  updatePage: t.field({
+    type: PagePayload("UpdatePagePayload"),
+    description: "Changes a page's fields or markdown: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdatePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...updateFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [updateEdit(input)]);
+      return { revision, page: await pageItem(core, revision, input.page), space };
+    },
+  }),
+  movePage: t.field({
+    type: PagePayload("MovePagePayload"),
+    description: "Moves a page (with its subpages) to another parent or position: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("MovePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...moveFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [moveEdit(input)]);
+      return { revision, page: await pageItem(core, revision, input.page), space };
+    },
+  }),
+  deletePage: t.field({
+    type: builder.simpleObject("DeletePagePayload", {
+      fields: (p) => ({
+        revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+        deletedPageId: p.id(),
+        space: p.field({ type: SpaceRef }),
+      }),
+    }),
+    description: "Deletes a page and its subpages: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeletePageInput", { fields: (f) => ({ space: f.id({ required: true }), page: f.id({ required: true }) }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const revision = await editContent(core, input.space, [{ op: "deletePage", id: input.page }]);
+      return { revision, deletedPageId: input.page, space: input.space };
+    },
+  }),
+  editContent: t.field({
+    type: builder.simpleObject("EditContentPayload", {
+      fields: (p) => ({
+        revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+        createdPages: p.field({ type: [PageRef], description: "The pages the batch's createPage edits made, in their order" }),
+        space: p.field({ type: SpaceRef }),
+      }),
+    }),
+    description:
+      "Applies a batch of page edits, in order, as one new revision; refused as a whole (nothing changes) when one edit is. " +
+      "A page created in the batch cannot be referred to by a later edit of the same batch.",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("EditContentInput", {
+          fields: (f) => ({
+            space: f.id({ required: true }),
+            message: f.string({ description: "Describes the revision, at most 1000 characters" }),
+            edits: f.field({ type: [ContentEditInput], required: true, description: "1 to 1000 edits" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const edits = input.edits.map((edit, index): ContentEdit => {
+        // The schema (@oneOf) admits exactly one field; this guards direct calls all the same.
+        const given = Object.entries(edit).filter(([, value]) => value != null);
+        if (given.length !== 1) throw badInput(`edits[${index}]: give exactly one of createPage, updatePage, movePage, deletePage`);
+        try {
+          if (edit.createPage) return createEdit(edit.createPage);
+          if (edit.updatePage) return updateEdit(edit.updatePage);
+          if (edit.movePage) return moveEdit(edit.movePage);
+          return { op: "deletePage", id: edit.deletePage!.page };
+        } catch (error) {
+          throw error instanceof DomainError ? new DomainError(error.code, `edits[${index}]: ${error.message}`) : error;
+        }
+      });
+      if (input.message != null && [...input.message].length > 1000) throw badInput("message must be at most 1000 characters");
+      const revision = await editContent(core, input.space, edits, undefined, input.message ?? undefined);
+      const created = edits.flatMap((edit) => (edit.op === "createPage" ? [edit.id] : []));
+      return { revision, createdPages: await Promise.all(created.map((id) => pageItem(core, revision, id))), space: input.space };
+    },
+  }),
+}));

@@ -1,0 +1,369 @@
+// Space content, read side: revisions (nodes), their page trees and files, a space's head content,
+// a page by id or path, and the files of a space as a connection. A revision is one row holding
+// its whole tree, so a tree of any size reads in the same few statements; page bodies load only
+// when `markdown` or `document` is asked for, all of them in one batched statement.
+import type { Revision } from "../generated/prisma/client.ts";
+import type { CoreContext } from "../core/context.ts";
+import { markdownToDocument } from "../core/content/document.ts";
+import { downloadUrlOf } from "../core/content/files.ts";
+import { contentOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
+import type { FileEntry, PageLayout, PageNode } from "../core/content/tree.ts";
+import { badInput, notFound } from "../core/errors.ts";
+import { checkPageSize, type Page as ListPage, type PageArgs } from "../core/pagination.ts";
+import { builder } from "./builder.ts";
+import { toConnection } from "./common.ts";
+import { PageKind } from "./content-editing.ts";
+import { SpaceRef } from "./spaces.ts";
+
+/** A page where it stands: its revision, path, parent and the app URL prefix of its revision. */
+export interface PageItem {
+  page: PageNode;
+  path: string;
+  parentId: string | null;
+  revision: Revision;
+  appBase: string;
+}
+
+export interface FileItem {
+  file: FileEntry;
+  revision: Revision;
+}
+
+const childPath = (parentPath: string, page: PageNode) =>
+  page.kind === "group" ? parentPath : parentPath ? `${parentPath}/${page.slug}` : page.slug;
+
+function childrenOf(item: Pick<PageItem, "revision" | "appBase" | "path">, pages: PageNode[], parentId: string | null): PageItem[] {
+  return pages.map((page) => ({ page, path: childPath(item.path, page), parentId, revision: item.revision, appBase: item.appBase }));
+}
+
+/** Every page below `items`, depth first in tree order. */
+function descendantsOf(items: PageItem[]): PageItem[] {
+  return items.flatMap((item) => {
+    const children = childrenOf(item, item.page.pages, item.page.id);
+    return [...children, ...descendantsOf(children)];
+  });
+}
+
+/**
+ * The app URL prefix of a revision's pages: the head revision's pages are the live pages of the
+ * space (`/s/<space>`); an older one's are under `/s/<space>/~/revisions/<revision>`.
+ */
+async function appBaseOf(core: CoreContext, revision: Revision): Promise<string> {
+  const space = await core.loaders.space.load(revision.spaceId);
+  return space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
+}
+
+async function topPages(core: CoreContext, revision: Revision): Promise<PageItem[]> {
+  const appBase = await appBaseOf(core, revision);
+  return childrenOf({ revision, appBase, path: "" }, contentOf(revision).pages, null);
+}
+
+async function locatedItem(core: CoreContext, revision: Revision, located: { page: PageNode; path: string; parentId: string | null }) {
+  return { ...located, revision, appBase: await appBaseOf(core, revision) };
+}
+
+/** Files of a list, paged in memory (a revision's file list is one JSON value); the cursor is the file id. */
+function pageOfFiles(files: FileItem[], args: PageArgs): ListPage<FileItem> {
+  if (args.last != null || args.before != null) {
+    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
+  }
+  const take = checkPageSize(args.first);
+  let start = 0;
+  if (args.after) {
+    let id: unknown;
+    try {
+      id = JSON.parse(Buffer.from(args.after, "base64url").toString()).id;
+    } catch {
+      id = undefined;
+    }
+    const index = typeof id === "string" ? files.findIndex((item) => item.file.id === id) : -1;
+    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
+    start = index + 1;
+  }
+  return {
+    items: files.slice(start, start + take),
+    totalCount: files.length,
+    hasNextPage: start + take < files.length,
+    hasPreviousPage: start > 0,
+    cursorOf: (item) => Buffer.from(JSON.stringify({ id: item.file.id })).toString("base64url"),
+  };
+}
+
+const filesOf = (revision: Revision): FileItem[] => contentOf(revision).files.map((file) => ({ file, revision }));
+
+// --- Types -------------------------------------------------------------------------------------
+
+
+const RevisionUrls = builder.simpleObject("RevisionUrls", {
+  fields: (t) => ({
+    app: t.string(),
+    published: t.string({ nullable: true, description: "Only when the space is not private" }),
+    public: t.string({ nullable: true, description: "Only when the space is public" }),
+  }),
+});
+
+const RevisionGit = builder.simpleObject("RevisionGit", {
+  description: "The git commit a revision comes from (none until git sync exists)",
+  fields: (t) => ({
+    oid: t.string(),
+    message: t.string(),
+    createdByService: t.boolean(),
+    url: t.string({ nullable: true }),
+    ref: t.string({ nullable: true }),
+  }),
+});
+
+const PageUrls = builder.simpleObject("PageUrls", { fields: (t) => ({ app: t.string() }) });
+
+/** The effective layout: stored settings over the defaults. */
+const LAYOUT_DEFAULTS = {
+  width: "default",
+  cover: true,
+  coverSize: "hero",
+  coverMask: "none",
+  title: true,
+  description: true,
+  tableOfContents: true,
+  outline: true,
+  pagination: true,
+  metadata: true,
+  tags: true,
+  actions: true,
+  anchors: true,
+};
+
+const PageLayoutRef = builder.objectRef<typeof LAYOUT_DEFAULTS>("PageLayout").implement({
+  description: "How a document page is shown: each setting as stored, else its default",
+  fields: (t) => ({
+    width: t.exposeString("width", { description: "default or wide" }),
+    cover: t.exposeBoolean("cover"),
+    coverSize: t.exposeString("coverSize", { description: "hero, full or background" }),
+    coverMask: t.exposeString("coverMask", { description: "none or radial" }),
+    title: t.exposeBoolean("title"),
+    description: t.exposeBoolean("description"),
+    tableOfContents: t.exposeBoolean("tableOfContents"),
+    outline: t.exposeBoolean("outline"),
+    pagination: t.exposeBoolean("pagination"),
+    metadata: t.exposeBoolean("metadata"),
+    tags: t.exposeBoolean("tags"),
+    actions: t.exposeBoolean("actions"),
+    anchors: t.exposeBoolean("anchors"),
+  }),
+});
+
+const FileReference = builder.simpleObject("FileReference", {
+  description: "A file of the revision",
+  fields: (t) => ({ kind: t.string({ description: "Always file" }), file: t.id() }),
+});
+
+const PageCoverRef = builder.simpleObject("PageCover", {
+  fields: (t) => ({
+    ref: t.field({ type: FileReference, nullable: true }),
+    refDark: t.field({ type: FileReference, nullable: true }),
+    yPos: t.float(),
+  }),
+});
+
+const FileDimensions = builder.simpleObject("FileDimensions", {
+  fields: (t) => ({ width: t.int(), height: t.int() }),
+});
+
+export const PageRef = builder.objectRef<PageItem>("Page");
+PageRef.implement({
+  description: "A page of a revision. Page ids are stable across revisions, so a page is not a node: reach it through its space or revision.",
+  fields: (t) => ({
+    id: t.id({ resolve: (p) => p.page.id }),
+    title: t.string({ resolve: (p) => p.page.title }),
+    emoji: t.string({ nullable: true, resolve: (p) => p.page.emoji ?? null }),
+    icon: t.string({ nullable: true, resolve: (p) => p.page.icon ?? null }),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
+    updatedAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
+    type: t.field({ type: PageKind, resolve: (p) => p.page.kind }),
+    slug: t.string({ resolve: (p) => p.page.slug }),
+    path: t.string({ description: "Slugs from the top, joined by /; groups add no segment", resolve: (p) => p.path }),
+    parentId: t.id({ nullable: true, description: "The parent page; null at the top level", resolve: (p) => p.parentId }),
+    description: t.string({ nullable: true, resolve: (p) => p.page.description ?? null }),
+    href: t.string({ nullable: true, description: "Target URL of a link page", resolve: (p) => p.page.href ?? null }),
+    documentId: t.id({
+      nullable: true,
+      description: "Id of the page body (its content hash); null for groups and links",
+      resolve: (p) => p.page.body ?? null,
+    }),
+    urls: t.field({ type: PageUrls, resolve: (p, _args, { core }) => ({ app: core.urls.app(`${p.appBase}/${p.path}`) }) }),
+    hidden: t.boolean({ resolve: (p) => p.page.hidden }),
+    noIndex: t.boolean({ resolve: (p) => p.page.noIndex }),
+    noRobotsIndex: t.boolean({ resolve: (p) => p.page.noRobotsIndex }),
+    variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (p) => p.page.variables ?? {} }),
+    layout: t.field({
+      type: PageLayoutRef,
+      resolve: (p) => ({ ...LAYOUT_DEFAULTS, ...(p.page.layout as Partial<PageLayout> | undefined) }) as typeof LAYOUT_DEFAULTS,
+    }),
+    cover: t.field({
+      type: PageCoverRef,
+      nullable: true,
+      resolve: ({ page: { cover } }) =>
+        cover
+          ? {
+              ref: cover.file ? { kind: "file", file: cover.file } : null,
+              refDark: cover.fileDark ? { kind: "file", file: cover.fileDark } : null,
+              yPos: cover.yPos ?? 0,
+            }
+          : null,
+    }),
+    markdown: t.string({
+      nullable: true,
+      description: "The page body (documents only); loaded only when asked for, in one statement for all pages of a request",
+      resolve: (p, _args, { core }) => markdownOf(core, p.page),
+    }),
+    document: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The page body parsed into a document tree (documents only)",
+      resolve: async (p, _args, { core }) => {
+        const markdown = await markdownOf(core, p.page);
+        return markdown === null ? null : markdownToDocument(markdown);
+      },
+    }),
+    pages: t.field({
+      type: [PageRef],
+      description: "Child pages, in order",
+      resolve: (p) => childrenOf(p, p.page.pages, p.page.id),
+    }),
+    descendants: t.field({
+      type: [PageRef],
+      description: "Every page below this one, depth first in tree order (each with its parentId)",
+      resolve: (p) => descendantsOf([p]),
+    }),
+  }),
+});
+
+export const FileRef = builder.objectRef<FileItem>("File");
+FileRef.implement({
+  description: "A file of a revision (stable id across revisions)",
+  fields: (t) => ({
+    id: t.id({ resolve: (f) => f.file.id }),
+    name: t.string({ resolve: (f) => f.file.name }),
+    contentType: t.string({ resolve: (f) => f.file.contentType }),
+    size: t.int({ description: "Bytes", resolve: (f) => f.file.size }),
+    dimensions: t.field({
+      type: FileDimensions,
+      nullable: true,
+      description: "Images only",
+      resolve: (f) => (f.file.width != null && f.file.height != null ? { width: f.file.width, height: f.file.height } : null),
+    }),
+    downloadURL: t.string({ resolve: (f, _args, { core }) => downloadUrlOf(core.urls, f.revision.spaceId, f.revision.id, f.file) }),
+  }),
+});
+
+export const FileConnection = builder.connectionObject({ type: FileRef, name: "FileConnection" }, { name: "FileEdge" });
+
+export const RevisionRef = builder.loadableNode("Revision", {
+  description: "An immutable state of a space's content: the page tree and the files",
+  id: { resolve: (revision: Revision) => revision.id },
+  // Found only when the caller can read the revision's space (404 otherwise, like any node).
+  load: (ids: string[], { core }) =>
+    Promise.all(
+      ids.map(async (id) => {
+        const revision = await core.loaders.revision.load(id);
+        return revision ? readRevision(core, revision.spaceId, id).catch(() => notFound("revision", id)) : notFound("revision", id);
+      }),
+    ),
+  fields: (t) => ({
+    parents: t.idList({ description: "Ids of the parent revisions", resolve: (r) => r.parentIds }),
+    type: t.string({ description: "How the revision was made: edits, merge, update …", resolve: (r) => r.type }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    space: t.field({ type: SpaceRef, resolve: (r) => r.spaceId }),
+    pages: t.field({
+      type: [PageRef],
+      description: "Top-level pages; each has its child `pages`",
+      resolve: (r, _args, { core }) => topPages(core, r),
+    }),
+    allPages: t.field({
+      type: [PageRef],
+      description: "Every page, depth first in tree order, each with its parentId (a flat tree of any depth)",
+      resolve: async (r, _args, { core }) => {
+        const top = await topPages(core, r);
+        return top.flatMap((item) => [item, ...descendantsOf([item])]);
+      },
+    }),
+    page: t.field({
+      type: PageRef,
+      description: "A page by id or by path (exactly one); not found when missing",
+      args: { id: t.arg.id(), path: t.arg.string() },
+      resolve: (r, args, { core }) => pageIn(core, r, args),
+    }),
+    files: t.field({ type: [FileRef], resolve: (r) => filesOf(r) }),
+    file: t.field({ type: FileRef, args: { id: t.arg.id({ required: true }) }, resolve: (r, { id }) => fileIn(r, id) }),
+    variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (r) => r.variables ?? {} }),
+    git: t.field({
+      type: RevisionGit,
+      nullable: true,
+      description: "Git metadata of the revision: always null (no git sync)",
+      resolve: () => null,
+    }),
+    urls: t.field({
+      type: RevisionUrls,
+      resolve: async (r, _args, { core }) => {
+        const space = await core.loaders.space.load(r.spaceId);
+        const published = space && space.visibility !== "private" ? core.urls.app(`/published/${r.spaceId}`) : null;
+        return {
+          app: core.urls.app(`/s/${r.spaceId}/~/revisions/${r.id}`),
+          published,
+          public: space?.visibility === "public" ? published : null,
+        };
+      },
+    }),
+  }),
+});
+
+async function pageIn(core: CoreContext, revision: Revision, args: { id?: string | null; path?: string | null }) {
+  if ((args.id == null) === (args.path == null)) throw badInput("Give exactly one of id and path");
+  const located = args.id != null ? pageOf(revision, args.id) : pageAtPath(revision, args.path!);
+  return locatedItem(core, revision, located);
+}
+
+function fileIn(revision: Revision, id: string): FileItem {
+  const file = contentOf(revision).files.find((entry) => entry.id === id);
+  if (!file) throw notFound("file", id);
+  return { file, revision };
+}
+
+async function headOf(core: CoreContext, space: { id: string; revisionId: string }): Promise<Revision> {
+  const revision = await core.loaders.revision.load(space.revisionId);
+  if (!revision) throw new Error(`Space ${space.id} has no head revision ${space.revisionId}`);
+  return revision;
+}
+
+builder.objectFields(SpaceRef, (t) => ({
+  content: t.field({
+    type: RevisionRef,
+    description: "The head revision: the space's current content",
+    resolve: (s, _args, { core }) => headOf(core, s),
+  }),
+  revisionById: t.field({
+    type: RevisionRef,
+    description: "A revision of this space (not found when it is another space's)",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (s, { id }, { core }) => readRevision(core, s.id, id),
+  }),
+  page: t.field({
+    type: PageRef,
+    description: "A page of the current content by id or by path (exactly one); not found when missing",
+    args: { id: t.arg.id(), path: t.arg.string() },
+    resolve: async (s, args, { core }) => pageIn(core, await headOf(core, s), args),
+  }),
+  file: t.field({
+    type: FileRef,
+    description: "A file of the current content; not found when missing",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (s, { id }, { core }) => fileIn(await headOf(core, s), id),
+  }),
+  files: t.connection(
+    {
+      type: FileRef,
+      description: "Files of the current content, in order",
+      resolve: async (s, args, { core }) => toConnection(pageOfFiles(filesOf(await headOf(core, s)), args)),
+    },
+    FileConnection,
+  ),
+}));
