@@ -3,6 +3,8 @@
 // token, and the outcome must be what src/auth/policy.ts says for the route's operation:
 // allowed (2xx), 403 (sees the target, lacks the role), 404 (cannot see it) or 401.
 import { createHash } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allows, POLICY, type Rule } from "../src/auth/policy.ts";
 import type { Role } from "../src/auth/roles.ts";
@@ -21,6 +23,10 @@ let ownerToken: string;
 let targetOrganizationId: string;
 let otherAdminToken: string;
 const callers = new Map<Role | null, string>();
+
+/** A one-page website the import route's fixture imports. */
+let importSite: Server;
+let importSiteUrl: string;
 
 /** A fresh target for one call: the path (and body) of the route, made from new rows. */
 type Fixture = () => Promise<{ path: string; body?: unknown }>;
@@ -120,6 +126,10 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs/:organizationId/search": async () => ({ path: org("/search?query=matrix") }),
 
   "GET /v1/spaces/:spaceId/content": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content` }),
+  "POST /v1/spaces/:spaceId/content/import": async () => ({
+    path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
+    body: { url: importSiteUrl, source: "website" },
+  }),
   "GET /v1/spaces/:spaceId/content/pages": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/pages` }),
   "GET /v1/spaces/:spaceId/content/page/:pageId": async () => {
     const { spaceId, pageId } = await newContent();
@@ -130,6 +140,19 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/spaces/:spaceId/content/files/:fileId": async () => {
     const { spaceId, fileId } = await newContent();
     return { path: `/v1/spaces/${spaceId}/content/files/${fileId}` };
+  },
+  "GET /v1/spaces/:spaceId/links": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/links` }),
+  "GET /v1/spaces/:spaceId/content/page/:pageId/links": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/links` };
+  },
+  "GET /v1/spaces/:spaceId/content/page/:pageId/backlinks": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/backlinks` };
+  },
+  "GET /v1/spaces/:spaceId/content/files/:fileId/backlinks": async () => {
+    const { spaceId, fileId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/files/${fileId}/backlinks` };
   },
 
   "GET /v1/user": async () => ({ path: "/v1/user" }),
@@ -235,6 +258,9 @@ async function call(route: RestRoute, token: string | undefined) {
 }
 
 beforeAll(async () => {
+  importSite = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>Matrix site</title><p>Hello</p>"));
+  await new Promise<void>((resolve) => importSite.listen(0, "127.0.0.1", resolve));
+  importSiteUrl = `http://127.0.0.1:${(importSite.address() as AddressInfo).port}/`;
   server = await startTestServer();
   const owner = await server.bootstrap("Matrix organization");
   organizationId = owner.organizationId;
@@ -251,6 +277,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await new Promise((resolve) => importSite?.close(resolve));
   await server?.close();
 });
 

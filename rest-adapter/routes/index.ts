@@ -2,11 +2,13 @@
 import type { RestRoute } from "../route.ts";
 import { collectionRoutes } from "./collections.ts";
 import { contentRoutes } from "./content.ts";
+import { importRoutes } from "./import.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organizations.ts";
 import { samlRoutes } from "./saml.ts";
 import { searchRoutes } from "./search.ts";
 import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
+import { linkRoutes } from "./links.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...searchRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes];

@@ -8,7 +8,9 @@ export type ErrorCode =
   | "NOT_FOUND"
   | "CONFLICT"
   | "GONE"
-  | "PAYLOAD_TOO_LARGE";
+  | "PAYLOAD_TOO_LARGE"
+  | "REQUEST_TIMEOUT"
+  | "UNSUPPORTED_MEDIA_TYPE";
 
 const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -18,6 +20,8 @@ const STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   GONE: 410,
   PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
+  UNSUPPORTED_MEDIA_TYPE: 415,
 };
 
 export class DomainError extends Error {

@@ -10,6 +10,8 @@ import "./saml.ts";
 import "./content.ts";
 import "./content-editing.ts";
 import "./files.ts";
+import "./import.ts";
 import "./search.ts";
+import "./links.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,138 @@
+// Links and backlinks of a space's current content (GraphQL `Space.links`, `Page.links`,
+// `Page.backlinks`, `File.backlinks`).
+//
+// A link item: `status`, `relation` (link | image), `targetReference` (a published `ContentRef`)
+// and `locationReferences` (the pages it appears on, as `{ kind: 'page', page }`); link lists add
+// `stats`. A backlink item is a published `ContentLocationPage`: `kind: 'page'`, the
+// `organization`, the `space` and the linking `page` (without `versionContext`, which would
+// repeat the whole revision in every item; it is optional in the published schema).
+import { LINK_STATUSES } from "../../src/core/links/index.ts";
+import { compact, graphqlEnum, listBody, pageVariables, type RestRoute } from "../route.ts";
+import { restPage } from "./content.ts";
+import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
+import { SPACE_FIELDS, restSpace } from "./spaces.ts";
+
+const LINK_FIELDS = /* GraphQL */ `
+  fragment LinkListFields on RevisionLinkConnection {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    stats { total broken { total changeRequest } }
+    nodes {
+      status relation
+      targetReference { kind page anchor file space url }
+      locationReferences { kind page }
+    }
+  }`;
+
+const BACKLINK_FIELDS = /* GraphQL */ `
+  fragment BacklinkListFields on BacklinkConnection {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      id title emoji icon createdAt updatedAt type slug path parentId description href documentId
+      urls { app }
+      hidden noIndex noRobotsIndex variables
+      layout { width cover coverSize coverMask title description tableOfContents outline pagination metadata tags actions anchors }
+      cover { ref { kind file } refDark { kind file } yPos }
+      markdown
+    }
+  }`;
+
+function restLinkList(connection: any) {
+  return {
+    ...listBody(connection, (link: any) => ({
+      status: graphqlToRest(link.status),
+      relation: link.relation,
+      targetReference: compact(link.targetReference),
+      locationReferences: link.locationReferences.map(compact),
+    })),
+    stats: connection.stats,
+  };
+}
+
+const graphqlToRest = (value: string) => value.toLowerCase().replace(/_/g, "-");
+
+function restBacklinks(space: any, connection: any) {
+  const organization = restOrganization(space.organization);
+  const restSpaceBody = restSpace(space);
+  return listBody(connection, (page: any) => ({ kind: "page", organization, space: restSpaceBody, page: restPage(page, () => []) }));
+}
+
+const linkVariables = (query: Record<string, unknown>) => ({
+  ...pageVariables(query as never),
+  status: query.status === undefined ? null : graphqlEnum("status", query.status, LINK_STATUSES),
+});
+
+const LIST_QUERY = { page: "string", limit: "limit" } as const;
+
+export const linkRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/links",
+    action: "space.read",
+    query: { ...LIST_QUERY, status: "string" },
+    document: /* GraphQL */ `
+      query ListSpaceLinks($id: ID!, $first: Int, $after: String, $status: LinkStatus) {
+        space(id: $id) { links(first: $first, after: $after, status: $status) { ...LinkListFields } }
+      }
+      ${LINK_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, ...linkVariables(query) }),
+    status: 200,
+    body: (data) => restLinkList(data.space.links),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/page/:pageId/links",
+    action: "space.read",
+    query: { ...LIST_QUERY, status: "string" },
+    document: /* GraphQL */ `
+      query ListSpacePageLinks($id: ID!, $page: ID!, $first: Int, $after: String, $status: LinkStatus) {
+        space(id: $id) { page(id: $page) { links(first: $first, after: $after, status: $status) { ...LinkListFields } } }
+      }
+      ${LINK_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, page: params.pageId, ...linkVariables(query) }),
+    status: 200,
+    body: (data) => restLinkList(data.space.page.links),
+  },
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/files/:fileId/backlinks",
+    action: "space.read",
+    query: LIST_QUERY,
+    document: /* GraphQL */ `
+      query ListSpaceFileBacklinks($id: ID!, $file: ID!, $first: Int, $after: String) {
+        space(id: $id) {
+          ...SpaceFields
+          organization { ...OrganizationFields }
+          file(id: $file) { backlinks(first: $first, after: $after) { ...BacklinkListFields } }
+        }
+      }
+      ${SPACE_FIELDS}
+      ${ORGANIZATION_FIELDS}
+      ${BACKLINK_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, file: params.fileId, ...pageVariables(query) }),
+    status: 200,
+    body: (data) => restBacklinks(data.space, data.space.file.backlinks),
+  },
+  {
+    // The contract lists page backlinks under change-request content; the space has them too.
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/page/:pageId/backlinks",
+    action: "space.read",
+    query: LIST_QUERY,
+    document: /* GraphQL */ `
+      query ListSpacePageBacklinks($id: ID!, $page: ID!, $first: Int, $after: String) {
+        space(id: $id) {
+          ...SpaceFields
+          organization { ...OrganizationFields }
+          page(id: $page) { backlinks(first: $first, after: $after) { ...BacklinkListFields } }
+        }
+      }
+      ${SPACE_FIELDS}
+      ${ORGANIZATION_FIELDS}
+      ${BACKLINK_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.spaceId, page: params.pageId, ...pageVariables(query) }),
+    status: 200,
+    body: (data) => restBacklinks(data.space, data.space.page.backlinks),
+  },
+];

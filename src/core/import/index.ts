@@ -1,0 +1,489 @@
+// Import of a website into a space's content, as one revision.
+//
+// The crawl is breadth first from the given URL over the same-origin pages it links to, bounded
+// in pages, depth, bytes per response (streamed and cut off), time per request and time in all.
+// Only text/html answers are crawled; same-origin images of imported pages become files. Each
+// page becomes a document whose place in the tree follows its URL path (/guide/install is page
+// `install` under page `guide`; a missing level gets an empty document), its title the <title>
+// (else the first <h1>), its markdown the <main> (else <article>, else <body> without nav,
+// header, footer, script and style). Links to imported pages are rewritten to the relative path
+// between the two pages; images to `files/<fileId>` (a stable reference to the revision's file,
+// unlike a download URL, which expires).
+//
+// The root page decides: when it cannot be imported (bad URL, unreachable, timeout, not HTML,
+// too big, a non-2xx status) the import is refused with a 4xx and makes no revision. Any other
+// resource that fails is skipped and only counted in `totalResources`.
+//
+// Server-side request forgery: the server fetches URLs given by users. With
+// IMPORT_ALLOW_PRIVATE_HOSTS=false, hosts resolving to loopback, private, link-local or other
+// non-public addresses are refused, at every request and every redirect hop. It defaults to true
+// for now (tests and local installs import from 127.0.0.1); a public deployment must set it to
+// false. The check resolves names before the request, so DNS rebinding between the two is not
+// covered.
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+import { NodeHtmlMarkdown } from "node-html-markdown";
+import { parse, type HTMLElement } from "node-html-parser";
+import type { Revision } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { DomainError, badInput, conflict } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { requireSpace } from "../spaces/index.ts";
+import { contentOf, editContent, sha256 } from "../content/index.ts";
+import { imageSize } from "image-size";
+import { guessContentType, essenceOf } from "../content/files.ts";
+import { flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
+
+/** The values of the published API's ContentImportSource `type`. */
+export const IMPORT_SOURCES = ["website", "file"] as const;
+/** The sources this service can import from; the others answer 400. */
+export const BUILT_IMPORT_SOURCES = ["website"] as const;
+export const IMPORT_URL_MAX = 2048;
+
+export interface ImportLimits {
+  maxPages: number;
+  maxDepth: number;
+  /** Largest response read (pages and images); the root over it is 413, others are skipped. */
+  maxBytes: number;
+  maxFiles: number;
+  maxFileBytes: number;
+  requestTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxRedirects: number;
+  /** False: refuse hosts that resolve to non-public addresses (SSRF). */
+  allowPrivateHosts: boolean;
+}
+
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
+  maxPages: 50,
+  maxDepth: 3,
+  maxBytes: 2 * 1024 * 1024,
+  maxFiles: 50,
+  maxFileBytes: 2 * 1024 * 1024,
+  requestTimeoutMs: 10_000,
+  totalTimeoutMs: 20_000,
+  maxRedirects: 5,
+  allowPrivateHosts: process.env.IMPORT_ALLOW_PRIVATE_HOSTS !== "false",
+};
+
+/** The limits imports run with (tests lower the timeouts); returns a function that restores them. */
+let currentLimits: ImportLimits = { ...DEFAULT_IMPORT_LIMITS };
+export function setImportLimits(limits: Partial<ImportLimits>): () => void {
+  const previous = currentLimits;
+  currentLimits = { ...currentLimits, ...limits };
+  return () => {
+    currentLimits = previous;
+  };
+}
+
+export interface ImportInput {
+  url: unknown;
+  source: unknown;
+}
+
+export interface ImportResult {
+  revision: Revision;
+  importedResources: number;
+  totalResources: number;
+}
+
+const importError = (status: 400 | 408 | 413 | 415, message: string) => {
+  const code = status === 408 ? "REQUEST_TIMEOUT" : status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
+  return new DomainError(code, message);
+};
+
+function checkInput(input: ImportInput): { url: URL; source: string } {
+  const { source, url } = input;
+  if (typeof source !== "string" || !(IMPORT_SOURCES as readonly string[]).includes(source)) {
+    throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got ${JSON.stringify(source ?? null)})`);
+  }
+  if (!(BUILT_IMPORT_SOURCES as readonly string[]).includes(source)) throw badInput(`source ${source} is not supported yet: only website is`);
+  if (typeof url !== "string" || url.trim() === "") throw badInput("url is required");
+  if (url.length > IMPORT_URL_MAX) throw badInput(`url must be at most ${IMPORT_URL_MAX} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw badInput(`url must be an absolute http or https URL (got ${JSON.stringify(url)})`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw badInput(`url must be an http or https URL (got ${parsed.protocol})`);
+  if (parsed.username || parsed.password) throw badInput("url must not carry credentials");
+  parsed.hash = "";
+  return { url: parsed, source };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fetching
+// ---------------------------------------------------------------------------------------------
+
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.168.0.0", 16],
+  ["224.0.0.0", 3],
+] as const) PRIVATE.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 127],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["::ffff:0:0", 96],
+] as const) PRIVATE.addSubnet(net, prefix, "ipv6");
+
+async function checkHost(url: URL, limits: ImportLimits) {
+  if (limits.allowPrivateHosts) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
+  for (const { address, family } of addresses) {
+    if (PRIVATE.check(address, family === 6 ? "ipv6" : "ipv4")) {
+      throw new FetchFailure("forbidden-host", `${url.host} is not a public host (IMPORT_ALLOW_PRIVATE_HOSTS is false)`);
+    }
+  }
+}
+
+type FailureKind = "unreachable" | "timeout" | "too-large" | "status" | "not-html" | "forbidden-host";
+
+class FetchFailure extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Fetched {
+  url: URL;
+  contentType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * GET `url`, following redirects by hand (each hop's host checked), reading at most `maxBytes`.
+ * `accept(contentType)` decides from the headers whether the body is worth reading.
+ */
+async function fetchBounded(
+  start: URL,
+  limits: ImportLimits,
+  maxBytes: number,
+  total: AbortSignal,
+  accept: (contentType: string) => boolean,
+): Promise<Fetched> {
+  let url = start;
+  const signal = AbortSignal.any([total, AbortSignal.timeout(limits.requestTimeoutMs)]);
+  try {
+    for (let hop = 0; ; hop++) {
+      await checkHost(url, limits);
+      const response = await fetch(url, { redirect: "manual", signal, headers: { accept: "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5" } });
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel();
+        if (hop >= limits.maxRedirects) throw new FetchFailure("unreachable", `${start} redirects more than ${limits.maxRedirects} times`);
+        url = new URL(location, url);
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("unreachable", `${start} redirects to a ${url.protocol} URL`);
+        url.hash = "";
+        continue;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new FetchFailure("status", `${url} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+      }
+      const contentType = response.headers.get("content-type") ?? guessContentType(url.pathname);
+      if (!accept(contentType)) {
+        await response.body?.cancel();
+        throw new FetchFailure("not-html", `${url} is ${essenceOf(contentType) || "of no content type"}, not an HTML page`);
+      }
+      const declared = Number(response.headers.get("content-length"));
+      if (declared > maxBytes) {
+        await response.body?.cancel();
+        throw new FetchFailure("too-large", `${url} is ${declared} bytes: at most ${maxBytes} bytes are imported per resource`);
+      }
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      if (response.body) {
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          size += value.byteLength;
+          if (size > maxBytes) {
+            await reader.cancel();
+            throw new FetchFailure("too-large", `${url} is over ${maxBytes} bytes: at most ${maxBytes} bytes are imported per resource`);
+          }
+          chunks.push(value);
+        }
+      }
+      return { url, contentType, bytes: Buffer.concat(chunks) };
+    }
+  } catch (error) {
+    if (error instanceof FetchFailure) throw error;
+    if (signal.aborted) {
+      const why = total.aborted ? `the import took more than ${limits.totalTimeoutMs} ms` : `no answer within ${limits.requestTimeoutMs} ms`;
+      throw new FetchFailure("timeout", `${url} timed out: ${why}`);
+    }
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new FetchFailure("unreachable", `${url} is unreachable: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+}
+
+const isHtml = (contentType: string) => ["text/html", "application/xhtml+xml"].includes(essenceOf(contentType));
+const isImage = (contentType: string) => essenceOf(contentType).startsWith("image/");
+
+function rootFailure(failure: FetchFailure): DomainError {
+  switch (failure.kind) {
+    case "timeout":
+      return importError(408, `url: ${failure.message}`);
+    case "too-large":
+      return importError(413, `url: ${failure.message}`);
+    case "not-html":
+      return importError(415, `url: ${failure.message}`);
+    default:
+      return importError(400, `url: ${failure.message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML → page
+// ---------------------------------------------------------------------------------------------
+
+interface ImportedPage {
+  url: URL;
+  /** URL path segments, relative to the root's folder when below it. */
+  key: string[];
+  title: string;
+  /** The content element, links and images still as in the site. */
+  content: HTMLElement;
+}
+
+const urlKey = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
+
+function humanize(segment: string) {
+  const words = decodeSegment(segment).replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ").trim();
+  return words ? words[0].toUpperCase() + words.slice(1) : "Page";
+}
+
+function decodeSegment(segment: string) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Path segments of a page URL: `/guide/index.html` and `/guide/` are both ["guide"]. */
+function segmentsOf(url: URL): string[] {
+  const segments = url.pathname.split("/").filter(Boolean);
+  if (segments.length && /^index\.x?html?$/i.test(segments[segments.length - 1])) segments.pop();
+  return segments;
+}
+
+function readPage(html: string, url: URL): { title: string; content: HTMLElement; links: string[] } {
+  const root = parse(html, { comment: false, blockTextElements: { script: false, style: false, noscript: false, pre: true } });
+  const links = root.querySelectorAll("a[href]").map((a) => a.getAttribute("href")!);
+  const h1 = root.querySelector("h1");
+  const clean = (text: string | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
+  const title = clean(root.querySelector("title")?.textContent) || clean(h1?.textContent) || humanize(segmentsOf(url).at(-1) ?? url.hostname);
+  const content = root.querySelector("main") ?? root.querySelector("article") ?? root.querySelector("[role=main]") ?? root.querySelector("body") ?? root;
+  for (const element of content.querySelectorAll("nav, header, footer, script, style, noscript, template, iframe")) element.remove();
+  // The title is the page's own: a first <h1> repeating it is not kept in the body.
+  const first = content.querySelector("h1");
+  if (first && clean(first.textContent) === title) first.remove();
+  return { title: [...title].slice(0, PAGE_TITLE_MAX).join(""), content, links };
+}
+
+/** A relative reference from the page at `from` to the page at `to` (space paths). */
+function relativePath(from: string, to: string): string {
+  const fromDir = from.split("/").slice(0, -1);
+  const target = to.split("/");
+  let common = 0;
+  while (common < fromDir.length && common < target.length - 1 && fromDir[common] === target[common]) common++;
+  const up = fromDir.length - common;
+  return `${"../".repeat(up)}${target.slice(common).join("/")}` || "./";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The import
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Imports the website at `input.url` into the space as one new revision (needs `edit` on the
+ * space). See the top of this file for the rules.
+ */
+export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput, limits: ImportLimits = currentLimits): Promise<ImportResult> {
+  const space = await requireSpace(ctx, spaceId, "space.editContent");
+  const { url: start } = checkInput(input);
+  if (space.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+
+  const total = AbortSignal.timeout(limits.totalTimeoutMs);
+  let origin = start.origin;
+  /** Every same-origin resource found: pages and images (the root included). */
+  const discovered = new Set<string>([urlKey(start)]);
+  const pages: ImportedPage[] = [];
+  const queue: { url: URL; depth: number }[] = [{ url: start, depth: 0 }];
+  const imageUrls: URL[] = [];
+  let rootSegments: string[] = [];
+
+  while (queue.length) {
+    const { url, depth } = queue.shift()!;
+    const isRoot = pages.length === 0 && depth === 0;
+    if (!isRoot && (pages.length >= limits.maxPages || total.aborted)) continue;
+    let fetched: Fetched;
+    try {
+      fetched = await fetchBounded(url, limits, limits.maxBytes, total, isHtml);
+    } catch (error) {
+      if (!(error instanceof FetchFailure)) throw error;
+      if (isRoot) throw rootFailure(error);
+      continue; // a broken secondary resource: counted, skipped
+    }
+    if (isRoot) {
+      origin = fetched.url.origin;
+      rootSegments = segmentsOf(fetched.url);
+    } else if (fetched.url.origin !== origin) continue; // redirected away from the site
+    const { title, content, links } = readPage(new TextDecoder().decode(fetched.bytes), fetched.url);
+    const segments = segmentsOf(fetched.url);
+    const below = rootSegments.every((segment, index) => segments[index] === segment);
+    const key = isRoot ? [] : below ? segments.slice(rootSegments.length) : segments;
+    // The same page under another URL (the root aside: its key is [] wherever it stands).
+    if (!isRoot && key.length && pages.some((page, index) => index > 0 && page.key.join("/") === key.join("/"))) continue;
+    pages.push({ url: fetched.url, key, title, content });
+
+    for (const href of links) {
+      const target = resolve(href, fetched.url, origin);
+      if (!target || discovered.has(urlKey(target))) continue;
+      discovered.add(urlKey(target));
+      if (depth + 1 <= limits.maxDepth) queue.push({ url: target, depth: depth + 1 });
+    }
+    for (const img of content.querySelectorAll("img[src]")) {
+      const target = resolve(img.getAttribute("src")!, fetched.url, origin);
+      if (!target || discovered.has(urlKey(target))) continue;
+      discovered.add(urlKey(target));
+      imageUrls.push(target);
+    }
+  }
+
+  // Images: each a file of the revision, when it answers an image within the bounds.
+  const files = new Map<string, FileEntry>();
+  const fileBytes: Uint8Array[] = [];
+  for (const url of imageUrls) {
+    if (files.size >= limits.maxFiles || total.aborted) break;
+    try {
+      const fetched = await fetchBounded(url, limits, limits.maxFileBytes, total, isImage);
+      const name = decodeSegment(url.pathname.split("/").filter(Boolean).at(-1) ?? "image").slice(0, 255) || "image";
+      const contentType = essenceOf(fetched.contentType);
+      files.set(urlKey(url), {
+        id: newId("File"),
+        name,
+        contentType,
+        size: fetched.bytes.byteLength,
+        blob: sha256(fetched.bytes),
+        ...dimensionsOfImage(contentType, fetched.bytes),
+      });
+      fileBytes.push(fetched.bytes);
+    } catch (error) {
+      if (!(error instanceof FetchFailure)) throw error;
+    }
+  }
+
+  // The tree: one document per page, placed by URL path, with the levels between made up.
+  // Top-level slugs already taken in the head, so the paths computed here (and the links
+  // rewritten to them) are the ones the tree keeps.
+  const head = await ctx.prisma.revision.findUnique({ where: { id: space.revisionId } });
+  const taken = new Set(head ? flatten(contentOf(head).pages).filter((p) => p.path && !p.path.includes("/")).map((p) => p.path) : []);
+  interface Node {
+    id: string;
+    title: string;
+    slug: string;
+    path: string;
+    parent: string | null;
+    page?: ImportedPage;
+  }
+  const nodes = new Map<string, Node>();
+  const siblingsSlugs = new Map<string | null, Set<string>>([[null, taken]]);
+  const place = (key: string[], title: string, page?: ImportedPage): Node => {
+    const parentKey = key.slice(0, -1);
+    const parent = key.length > 1 ? (nodes.get(parentKey.join("/")) ?? place(parentKey, humanize(parentKey.at(-1)!))) : null;
+    const scope = siblingsSlugs.get(parent?.id ?? null) ?? new Set<string>();
+    siblingsSlugs.set(parent?.id ?? null, scope);
+    const base = key.length ? slugify(decodeSegment(key.at(-1)!).replace(/\.x?html?$/i, "")) : slugify(title);
+    let slug = base;
+    for (let n = 2; scope.has(slug); n++) slug = `${base}-${n}`;
+    scope.add(slug);
+    const node: Node = { id: newId("Page"), title, slug, path: parent ? `${parent.path}/${slug}` : slug, parent: parent?.id ?? null, page };
+    nodes.set(key.length ? key.join("/") : `\u0000${node.id}`, node);
+    return node;
+  };
+  for (const page of pages) {
+    const existing = page.key.length ? nodes.get(page.key.join("/")) : undefined;
+    if (existing && !existing.page) {
+      existing.page = page; // a level made up for an earlier page: this page is its own
+      existing.title = page.title;
+      continue;
+    }
+    place(page.key, page.title, page);
+  }
+  // Parents come first in `nodes` (a made-up level is inserted before the page that needs it).
+  const pageNodes = [...nodes.values()];
+  const byUrl = new Map(pageNodes.filter((node) => node.page).map((node) => [urlKey(node.page!.url), node]));
+
+  const edits: ContentEdit[] = [...files.values()].map((file) => ({ op: "addFile", file }));
+  const markdown: string[] = [];
+  for (const node of pageNodes) {
+    let body = "";
+    if (node.page) {
+      const { content, url } = node.page;
+      for (const a of content.querySelectorAll("a[href]")) {
+        const href = a.getAttribute("href")!;
+        if (href.startsWith("#")) continue;
+        const target = resolve(href, url, origin);
+        const linked = target && byUrl.get(urlKey(target));
+        if (linked) a.setAttribute("href", `${relativePath(node.path, linked.path)}${hashOf(href)}`);
+        else if (target) a.setAttribute("href", target.toString());
+      }
+      for (const img of content.querySelectorAll("img[src]")) {
+        const target = resolve(img.getAttribute("src")!, url, origin);
+        const file = target && files.get(urlKey(target));
+        if (file) img.setAttribute("src", `files/${file.id}`);
+      }
+      body = NodeHtmlMarkdown.translate(content.innerHTML).trim();
+      if (body) body += "\n";
+    }
+    markdown.push(body);
+    edits.push({ op: "createPage", id: node.id, kind: "document", fields: { title: node.title, slug: node.slug }, body, position: { parent: node.parent } });
+  }
+
+  const revision = await editContent(ctx, spaceId, edits, { markdown, files: fileBytes }, `Import of ${start}`);
+  return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
+}
+
+const hashOf = (href: string) => {
+  const index = href.indexOf("#");
+  return index >= 0 ? href.slice(index) : "";
+};
+
+/** A same-origin http(s) URL from an href, without its fragment; undefined otherwise. */
+function resolve(href: string, base: URL, origin: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(href.trim(), base);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin || (url.protocol !== "http:" && url.protocol !== "https:")) return undefined;
+  url.hash = "";
+  return url;
+}
+
+function dimensionsOfImage(contentType: string, bytes: Uint8Array): { width: number; height: number } | undefined {
+  if (!contentType.startsWith("image/")) return undefined;
+  try {
+    const { width, height } = imageSize(bytes);
+    return width && height ? { width, height } : undefined;
+  } catch {
+    return undefined;
+  }
+}

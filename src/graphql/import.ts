@@ -1,0 +1,41 @@
+// Import of content from elsewhere (a website) into a space, as one new revision. The rules
+// (crawl bounds, hierarchy, errors) are in src/core/import.
+import { BUILT_IMPORT_SOURCES, IMPORT_SOURCES, IMPORT_URL_MAX, importContent } from "../core/import/index.ts";
+import { builder } from "./builder.ts";
+import { RevisionRef } from "./content.ts";
+import { SpaceRef } from "./spaces.ts";
+
+builder.mutationFields((t) => ({
+  importContent: t.field({
+    type: builder.simpleObject("ImportContentPayload", {
+      fields: (p) => ({
+        revision: p.field({ type: RevisionRef, description: "The new revision (the space's new head)" }),
+        importedResources: p.int({ description: "Pages and files imported" }),
+        totalResources: p.int({ description: "Resources found, including those skipped (bounds, errors)" }),
+        space: p.field({ type: SpaceRef }),
+      }),
+    }),
+    description:
+      "Imports a website (the page at `url` and the same-origin pages it links to, bounded) into the space as one new revision. " +
+      "An unreachable URL (400), a timeout (408), a root page over the size bound (413) or not HTML (415) makes no revision.",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("ImportContentInput", {
+          fields: (f) => ({
+            space: f.id({ required: true }),
+            url: f.string({ required: true, description: `Absolute http(s) URL, at most ${IMPORT_URL_MAX} characters` }),
+            source: f.string({
+              required: true,
+              description: `One of ${IMPORT_SOURCES.join(", ")} (the published API's ContentImportSource); only ${BUILT_IMPORT_SOURCES.join(", ")} is supported yet`,
+            }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const { revision, importedResources, totalResources } = await importContent(core, input.space, { url: input.url, source: input.source });
+      return { revision, importedResources, totalResources, space: input.space };
+    },
+  }),
+}));
