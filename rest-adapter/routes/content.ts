@@ -32,6 +32,7 @@ const REVISION_FIELDS = /* GraphQL */ `
     git @include(if: $metadata) { oid message createdByService url ref }
     allPages { ...ContentPageFields }
     files { ...ContentFileFields }
+    reusableContents { id title documentId }
   }
   ${PAGE_FIELDS}
   ${FILE_FIELDS}`;
@@ -104,8 +105,9 @@ export function restRevision(r: any) {
     createdAt: r.createdAt,
     pages: restPageTree(r.allPages),
     files: r.files.map(restFile),
-    // Reusable contents and tags do not exist in this service: always empty.
-    reusableContents: [],
+    // `document` is the id of the body (its content hash), as the published schema has it.
+    reusableContents: r.reusableContents.map((rc: any) => ({ id: rc.id, title: rc.title, document: rc.documentId })),
+    // Tags do not exist in this service: always empty.
     tags: [],
     variables: r.variables ?? {},
     urls: compact(r.urls),

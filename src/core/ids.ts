@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   LinkInvite: "inv",
   Page: "pg",
   File: "file",
+  ReusableContent: "rc",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

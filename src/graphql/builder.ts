@@ -42,8 +42,17 @@ export const builder = new SchemaBuilder<{
  */
 function decodeNodeId(globalID: string): { typename: string; id: string } {
   const typename = entityOfId(globalID);
-  if (!typename || !builder.configStore.hasConfig(typename)) throw notFound("node", globalID);
+  if (!typename || !isNodeType(typename)) throw notFound("node", globalID);
   return { typename, id: globalID };
+}
+
+/** Whether `typename` is an object type implementing Node (pages and reusable contents have ids but are not nodes). */
+function isNodeType(typename: string): boolean {
+  if (!builder.configStore.hasConfig(typename)) return false;
+  const config = builder.configStore.getTypeConfig(typename);
+  if (config.kind !== "Object") return false;
+  const node = builder.configStore.getTypeConfig(builder.nodeInterfaceRef());
+  return config.interfaces.some((iface) => builder.configStore.getTypeConfig(iface).name === node.name);
 }
 
 builder.queryType({});

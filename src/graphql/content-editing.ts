@@ -3,7 +3,7 @@
 // added and deleted by the multipart mutations of files.ts.
 import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
-import { editContent, pageOf } from "../core/content/index.ts";
+import { contentOf, editContent, pageOf } from "../core/content/index.ts";
 import { PAGE_KINDS, type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
 import { DomainError, badInput } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -11,7 +11,7 @@ import { builder } from "./builder.ts";
 import { enumName } from "./common.ts";
 // content.ts imports PageKind from here: the two modules only use each other's types inside
 // field thunks, which run when the schema is built.
-import { PageRef, RevisionRef, type PageItem } from "./content.ts";
+import { PageRef, ReusableContentRef, RevisionRef, type PageItem } from "./content.ts";
 import { nullMeansUnchanged } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -98,6 +98,33 @@ const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { fields: (
 const MovePageEditInput = builder.inputType("MovePageEditInput", { fields: (f) => moveFields(f) });
 const DeletePageEditInput = builder.inputType("DeletePageEditInput", { fields: (f) => ({ page: f.id({ required: true }) }) });
 
+const REUSABLE_MARKDOWN_DESCRIPTION = "Body of the reusable content, at most 1 MiB (UTF-8) (413 above)";
+
+const createReusableFields = (f: Fields) => ({
+  title: f.string({ required: true, description: "1 to 100 characters" }),
+  markdown: f.string({ description: `${REUSABLE_MARKDOWN_DESCRIPTION}; absent: empty` }),
+});
+const updateReusableFields = (f: Fields) => ({
+  reusableContent: f.id({ required: true }),
+  title: f.string({ description: "1 to 100 characters; null leaves it" }),
+  markdown: f.string({ description: `${REUSABLE_MARKDOWN_DESCRIPTION}; null leaves it` }),
+});
+const variablesFields = (f: Fields) => ({
+  variables: f.field({
+    type: "JSON",
+    required: true,
+    description:
+      "The revision's whole variable map (it replaces the current one): at most 100 names of letters, digits and underscores (not starting with a digit), each a string of at most 10000 characters",
+  }),
+});
+
+const CreateReusableContentEditInput = builder.inputType("CreateReusableContentEditInput", { fields: (f) => createReusableFields(f) });
+const UpdateReusableContentEditInput = builder.inputType("UpdateReusableContentEditInput", { fields: (f) => updateReusableFields(f) });
+const DeleteReusableContentEditInput = builder.inputType("DeleteReusableContentEditInput", {
+  fields: (f) => ({ reusableContent: f.id({ required: true }) }),
+});
+const SetVariablesEditInput = builder.inputType("SetVariablesEditInput", { fields: (f) => variablesFields(f) });
+
 const ContentEditInput = builder.inputType("ContentEditInput", {
   description: "One edit of a batch: exactly one of the fields",
   isOneOf: true,
@@ -106,6 +133,10 @@ const ContentEditInput = builder.inputType("ContentEditInput", {
     updatePage: f.field({ type: UpdatePageEditInput }),
     movePage: f.field({ type: MovePageEditInput }),
     deletePage: f.field({ type: DeletePageEditInput }),
+    createReusableContent: f.field({ type: CreateReusableContentEditInput }),
+    updateReusableContent: f.field({ type: UpdateReusableContentEditInput }),
+    deleteReusableContent: f.field({ type: DeleteReusableContentEditInput }),
+    setVariables: f.field({ type: SetVariablesEditInput }),
   }),
 });
 
@@ -175,6 +206,24 @@ function moveEdit(input: MoveInput): ContentEdit & { op: "movePage" } {
   };
 }
 
+function createReusableEdit(input: typeof CreateReusableContentEditInput.$inferInput): ContentEdit & { op: "createReusableContent" } {
+  return { op: "createReusableContent", id: newId("ReusableContent"), title: input.title, body: input.markdown ?? "" };
+}
+
+function updateReusableEdit(input: typeof UpdateReusableContentEditInput.$inferInput): ContentEdit & { op: "updateReusableContent" } {
+  const edit = { op: "updateReusableContent" as const, id: input.reusableContent, title: orUndefined(input.title), body: orUndefined(input.markdown) };
+  if (edit.title === undefined && edit.body === undefined) throw badInput("updateReusableContent: give title or markdown");
+  return dropUndefined(edit);
+}
+
+function setVariablesEdit(input: { variables?: unknown }): ContentEdit & { op: "setVariables" } {
+  const { variables } = input;
+  if (variables === null || typeof variables !== "object" || Array.isArray(variables)) {
+    throw badInput("variables must be an object mapping variable names to string values");
+  }
+  return { op: "setVariables", variables: variables as Record<string, string> };
+}
+
 function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
 }
@@ -189,7 +238,23 @@ async function pageItem(core: CoreContext, revision: Revision, pageId: string): 
   return { ...pageOf(revision, pageId), revision, appBase };
 }
 
+/** A reusable content as it stands in `revision`. */
+function reusableContentIn(revision: Revision, id: string) {
+  const entry = contentOf(revision).reusableContents?.find((item) => item.id === id);
+  if (!entry) throw new Error(`Reusable content ${id} is missing from revision ${revision.id}`);
+  return entry;
+}
+
 const REVISION_DESCRIPTION = "The new revision (the space's new head); its parent is the previous head";
+
+const ReusableContentPayload = (name: string) =>
+  builder.simpleObject(name, {
+    fields: (t) => ({
+      revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+      reusableContent: t.field({ type: ReusableContentRef, description: "The reusable content, as it stands in the new revision" }),
+      space: t.field({ type: SpaceRef }),
+    }),
+  });
 
 const PagePayload = (name: string) =>
   builder.simpleObject(name, {
@@ -264,17 +329,91 @@ builder.mutationFields((t) => ({
       return { revision, deletedPageId: input.page, space: input.space };
     },
   }),
+  createReusableContent: t.field({
+    type: ReusableContentPayload("CreateReusableContentPayload"),
+    description: "Creates a reusable content: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("CreateReusableContentInput", { fields: (f) => ({ space: f.id({ required: true }), ...createReusableFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+      const edit = createReusableEdit(input);
+      const revision = await editContent(core, space, [edit]);
+      return { revision, reusableContent: reusableContentIn(revision, edit.id), space };
+    },
+  }),
+  updateReusableContent: t.field({
+    type: ReusableContentPayload("UpdateReusableContentPayload"),
+    description: "Changes a reusable content's title or markdown: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateReusableContentInput", { fields: (f) => ({ space: f.id({ required: true }), ...updateReusableFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [updateReusableEdit(input)]);
+      return { revision, reusableContent: reusableContentIn(revision, input.reusableContent), space };
+    },
+  }),
+  deleteReusableContent: t.field({
+    type: builder.simpleObject("DeleteReusableContentPayload", {
+      fields: (p) => ({
+        revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+        deletedReusableContentId: p.id(),
+        space: p.field({ type: SpaceRef }),
+      }),
+    }),
+    description: "Deletes a reusable content: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteReusableContentInput", {
+          fields: (f) => ({ space: f.id({ required: true }), reusableContent: f.id({ required: true }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const revision = await editContent(core, input.space, [{ op: "deleteReusableContent", id: input.reusableContent }]);
+      return { revision, deletedReusableContentId: input.reusableContent, space: input.space };
+    },
+  }),
+  setRevisionVariables: t.field({
+    type: builder.simpleObject("SetRevisionVariablesPayload", {
+      fields: (p) => ({
+        revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
+        space: p.field({ type: SpaceRef }),
+      }),
+    }),
+    description: "Replaces the revision-level variables of the space's content: one new revision",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("SetRevisionVariablesInput", { fields: (f) => ({ space: f.id({ required: true }), ...variablesFields(f) }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const revision = await editContent(core, input.space, [setVariablesEdit(input)]);
+      return { revision, space: input.space };
+    },
+  }),
   editContent: t.field({
     type: builder.simpleObject("EditContentPayload", {
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         createdPages: p.field({ type: [PageRef], description: "The pages the batch's createPage edits made, in their order" }),
+        createdReusableContents: p.field({
+          type: [ReusableContentRef],
+          description: "The reusable contents the batch's createReusableContent edits made, in their order",
+        }),
         space: p.field({ type: SpaceRef }),
       }),
     }),
     description:
-      "Applies a batch of page edits, in order, as one new revision; refused as a whole (nothing changes) when one edit is. " +
-      "A page created in the batch cannot be referred to by a later edit of the same batch.",
+      "Applies a batch of content edits, in order, as one new revision; refused as a whole (nothing changes) when one edit is. " +
+      "A page or reusable content created in the batch cannot be referred to by a later edit of the same batch.",
     args: {
       input: t.arg({
         required: true,
@@ -291,11 +430,15 @@ builder.mutationFields((t) => ({
       const edits = input.edits.map((edit, index): ContentEdit => {
         // The schema (@oneOf) admits exactly one field; this guards direct calls all the same.
         const given = Object.entries(edit).filter(([, value]) => value != null);
-        if (given.length !== 1) throw badInput(`edits[${index}]: give exactly one of createPage, updatePage, movePage, deletePage`);
+        if (given.length !== 1) throw badInput(`edits[${index}]: give exactly one of createPage, updatePage, movePage, deletePage, createReusableContent, updateReusableContent, deleteReusableContent, setVariables`);
         try {
           if (edit.createPage) return createEdit(edit.createPage);
           if (edit.updatePage) return updateEdit(edit.updatePage);
           if (edit.movePage) return moveEdit(edit.movePage);
+          if (edit.createReusableContent) return createReusableEdit(edit.createReusableContent);
+          if (edit.updateReusableContent) return updateReusableEdit(edit.updateReusableContent);
+          if (edit.deleteReusableContent) return { op: "deleteReusableContent", id: edit.deleteReusableContent.reusableContent };
+          if (edit.setVariables) return setVariablesEdit(edit.setVariables);
           return { op: "deletePage", id: edit.deletePage!.page };
         } catch (error) {
           throw error instanceof DomainError ? new DomainError(error.code, `edits[${index}]: ${error.message}`) : error;
@@ -304,7 +447,13 @@ builder.mutationFields((t) => ({
       if (input.message != null && [...input.message].length > 1000) throw badInput("message must be at most 1000 characters");
       const revision = await editContent(core, input.space, edits, undefined, input.message ?? undefined);
       const created = edits.flatMap((edit) => (edit.op === "createPage" ? [edit.id] : []));
-      return { revision, createdPages: await Promise.all(created.map((id) => pageItem(core, revision, id))), space: input.space };
+      const createdReusable = edits.flatMap((edit) => (edit.op === "createReusableContent" ? [reusableContentIn(revision, edit.id)] : []));
+      return {
+        revision,
+        createdPages: await Promise.all(created.map((id) => pageItem(core, revision, id))),
+        createdReusableContents: createdReusable,
+        space: input.space,
+      };
     },
   }),
 }));

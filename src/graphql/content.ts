@@ -7,7 +7,7 @@ import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
 import { contentOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
-import type { FileEntry, PageLayout, PageNode } from "../core/content/tree.ts";
+import type { FileEntry, PageLayout, PageNode, ReusableContentEntry } from "../core/content/tree.ts";
 import { badInput, notFound } from "../core/errors.ts";
 import { checkPageSize, type Page as ListPage, type PageArgs } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
@@ -255,6 +255,27 @@ FileRef.implement({
   }),
 });
 
+export const ReusableContentRef = builder.objectRef<ReusableContentEntry>("ReusableContent");
+ReusableContentRef.implement({
+  description: "A block of markdown shared by the pages of a space (stable id across revisions)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    title: t.exposeString("title"),
+    createdAt: t.field({ type: "DateTime", resolve: (r) => new Date(r.createdAt) }),
+    updatedAt: t.field({ type: "DateTime", resolve: (r) => new Date(r.updatedAt) }),
+    documentId: t.id({ description: "Id of the body (its content hash)", resolve: (r) => r.body }),
+    markdown: t.string({
+      description: "The body; loaded only when asked for, in one statement for all of a request",
+      resolve: async (r, _args, { core }) => (await markdownOf(core, r)) ?? "",
+    }),
+    document: t.field({
+      type: "JSON",
+      description: "The body parsed into a document tree",
+      resolve: async (r, _args, { core }) => markdownToDocument((await markdownOf(core, r)) ?? ""),
+    }),
+  }),
+});
+
 export const FileConnection = builder.connectionObject({ type: FileRef, name: "FileConnection" }, { name: "FileEdge" });
 
 export const RevisionRef = builder.loadableNode("Revision", {
@@ -294,6 +315,11 @@ export const RevisionRef = builder.loadableNode("Revision", {
     }),
     files: t.field({ type: [FileRef], resolve: (r) => filesOf(r) }),
     file: t.field({ type: FileRef, args: { id: t.arg.id({ required: true }) }, resolve: (r, { id }) => fileIn(r, id) }),
+    reusableContents: t.field({
+      type: [ReusableContentRef],
+      description: "Reusable contents, in order of creation",
+      resolve: (r) => contentOf(r).reusableContents ?? [],
+    }),
     variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (r) => r.variables ?? {} }),
     git: t.field({
       type: RevisionGit,

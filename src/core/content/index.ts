@@ -8,14 +8,28 @@ import { conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
-import { applyEdits, findPage, findPageByPath, type Content, type ContentEdit, type FileEntry, type PageNode } from "./tree.ts";
+import {
+  applyEdits,
+  findPage,
+  findPageByPath,
+  type Content,
+  type ContentEdit,
+  type FileEntry,
+  type PageNode,
+  type ReusableContentEntry,
+} from "./tree.ts";
 
 const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
 export const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex");
 
 export function contentOf(revision: Revision): Content {
-  return { pages: revision.pages as unknown as PageNode[], files: revision.files as unknown as FileEntry[] };
+  return {
+    pages: revision.pages as unknown as PageNode[],
+    files: revision.files as unknown as FileEntry[],
+    reusableContents: (revision.reusableContents ?? []) as unknown as ReusableContentEntry[],
+    variables: (revision.variables ?? {}) as unknown as Record<string, string>,
+  };
 }
 
 /** A revision of a space the caller can read (404 otherwise, or when it is of another space). */
@@ -52,8 +66,8 @@ export function fileOf(revision: Revision, fileId: string): FileEntry {
   return file;
 }
 
-/** The markdown of a document page (batched: one statement for all pages of a request). */
-export async function markdownOf(ctx: CoreContext, page: PageNode): Promise<string | null> {
+/** The markdown of a document page or a reusable content (batched: one statement for all of a request). */
+export async function markdownOf(ctx: CoreContext, page: { body?: string }): Promise<string | null> {
   if (!page.body) return null;
   const data = await ctx.loaders.blob.load(page.body);
   return data ? Buffer.from(data).toString("utf8") : "";
@@ -81,7 +95,11 @@ export async function editContent(
   // The bodies the edits point at are stored whether or not the caller listed them in `blobs`
   // (a new document without markdown points at the empty body); one row per hash.
   const bodies = edits.flatMap((edit) =>
-    edit.op === "createPage" && edit.kind === "document" ? [edit.body ?? ""] : edit.op === "updatePage" && edit.body !== undefined ? [edit.body] : [],
+    (edit.op === "createPage" && edit.kind === "document") || edit.op === "createReusableContent"
+      ? [edit.body ?? ""]
+      : (edit.op === "updatePage" || edit.op === "updateReusableContent") && edit.body !== undefined
+        ? [edit.body]
+        : [],
   );
   const rows = [
     ...new Map(
@@ -107,7 +125,8 @@ export async function editContent(
         type: "edits",
         pages: next.pages as never,
         files: next.files as never,
-        variables: head.variables as never,
+        reusableContents: next.reusableContents as never,
+        variables: next.variables as never,
         message,
         createdById: ctx.viewer.userId,
         createdAt: now,

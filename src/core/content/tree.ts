@@ -56,9 +56,23 @@ export interface FileEntry {
   height?: number;
 }
 
+/** A block of markdown shared by pages of the space (its body is a blob, like a page's). */
+export interface ReusableContentEntry {
+  id: string;
+  title: string;
+  /** SHA-256 of the markdown body. */
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Content {
   pages: PageNode[];
   files: FileEntry[];
+  /** Absent: none. */
+  reusableContents?: ReusableContentEntry[];
+  /** Revision-level variables, name → value. Absent: none. */
+  variables?: Record<string, string>;
 }
 
 /** A page with where it stands: its path in the revision and its parent. */
@@ -77,6 +91,10 @@ export const PAGE_MARKDOWN_MAX_BYTES = 1024 * 1024;
 export const BATCH_MARKDOWN_MAX_BYTES = 10 * 1024 * 1024;
 /** Edits in one batch (one revision). */
 export const EDITS_MAX = 1000;
+export const REUSABLE_CONTENT_TITLE_MAX = 100;
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const VARIABLE_VALUE_MAX = 10_000;
+export const VARIABLES_MAX = 100;
 
 export function slugify(title: string): string {
   const slug = title
@@ -274,7 +292,30 @@ export type ContentEdit =
   | { op: "movePage"; id: string; position: PagePosition }
   | { op: "deletePage"; id: string }
   | { op: "addFile"; file: FileEntry }
-  | { op: "deleteFile"; id: string };
+  | { op: "deleteFile"; id: string }
+  | { op: "createReusableContent"; id: string; title: string; body: string }
+  | { op: "updateReusableContent"; id: string; title?: string; body?: string }
+  | { op: "deleteReusableContent"; id: string }
+  | { op: "setVariables"; variables: Record<string, string> };
+
+function checkReusableTitle(title: string | undefined) {
+  if (title !== undefined && (title.trim() === "" || [...title].length > REUSABLE_CONTENT_TITLE_MAX)) {
+    throw badInput(`title must be 1 to ${REUSABLE_CONTENT_TITLE_MAX} characters`);
+  }
+}
+
+function checkVariables(variables: Record<string, string>) {
+  const names = Object.keys(variables);
+  if (names.length > VARIABLES_MAX) throw badInput(`variables: at most ${VARIABLES_MAX} variables (got ${names.length})`);
+  for (const name of names) {
+    if (!VARIABLE_NAME.test(name)) {
+      throw badInput(`variables: name "${name}" must be letters, digits and underscores, not starting with a digit`);
+    }
+    const value = variables[name];
+    if (typeof value !== "string") throw badInput(`variables.${name}: the value must be a string`);
+    if ([...value].length > VARIABLE_VALUE_MAX) throw badInput(`variables.${name}: the value must be at most ${VARIABLE_VALUE_MAX} characters`);
+  }
+}
 
 /**
  * The content after `edits`, given the hash of each new body (`bodyHash`). `now` stamps created
@@ -304,6 +345,8 @@ export function applyEdits(content: Content, edits: ContentEdit[], bodyHash: (ma
 
 function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: string) => string, now: string): Content {
   let { pages, files } = content;
+  let reusableContents = content.reusableContents ?? [];
+  let variables = content.variables ?? {};
   switch (edit.op) {
     case "createPage": {
       checkFields(edit.fields, files);
@@ -382,6 +425,34 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       files = files.filter((file) => file.id !== edit.id);
       break;
     }
+    case "createReusableContent": {
+      if (!edit.title) throw badInput("title is required to create a reusable content");
+      checkReusableTitle(edit.title);
+      checkBody(edit.body);
+      if (reusableContents.some((entry) => entry.id === edit.id)) throw badInput(`id: a reusable content "${edit.id}" already exists`);
+      reusableContents = [...reusableContents, { id: edit.id, title: edit.title, body: bodyHash(edit.body), createdAt: now, updatedAt: now }];
+      break;
+    }
+    case "updateReusableContent": {
+      if (!reusableContents.some((entry) => entry.id === edit.id)) throw notFound("reusable content", edit.id);
+      checkReusableTitle(edit.title);
+      checkBody(edit.body);
+      reusableContents = reusableContents.map((entry) =>
+        entry.id === edit.id
+          ? { ...entry, ...(edit.title !== undefined ? { title: edit.title } : {}), ...(edit.body !== undefined ? { body: bodyHash(edit.body) } : {}), updatedAt: now }
+          : entry,
+      );
+      break;
+    }
+    case "deleteReusableContent": {
+      if (!reusableContents.some((entry) => entry.id === edit.id)) throw notFound("reusable content", edit.id);
+      reusableContents = reusableContents.filter((entry) => entry.id !== edit.id);
+      break;
+    }
+    case "setVariables":
+      checkVariables(edit.variables);
+      variables = { ...edit.variables };
+      break;
   }
-  return { pages, files };
+  return { pages, files, reusableContents, variables };
 }

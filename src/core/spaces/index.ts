@@ -100,7 +100,7 @@ export async function listCollectionSpaces(ctx: CoreContext, collection: { id: s
 async function insertSpace(
   tx: Prisma.TransactionClient,
   data: Omit<Prisma.SpaceUncheckedCreateInput, "id" | "revisionId">,
-  content?: Pick<Revision, "pages" | "files" | "variables">,
+  content?: Pick<Revision, "pages" | "files" | "reusableContents" | "variables">,
 ): Promise<Space> {
   const id = newId("Space");
   const revisionId = newId("Revision");
@@ -109,7 +109,14 @@ async function insertSpace(
     data: {
       id: revisionId,
       spaceId: id,
-      ...(content ? { pages: content.pages as never, files: content.files as never, variables: content.variables as never } : {}),
+      ...(content
+        ? {
+            pages: content.pages as never,
+            files: content.files as never,
+            reusableContents: content.reusableContents as never,
+            variables: content.variables as never,
+          }
+        : {}),
     },
   });
   return space;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Revision" ADD COLUMN     "reusableContents" JSONB NOT NULL DEFAULT '[]';
+
