@@ -51,7 +51,13 @@ async function main() {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on("request", createApp({ database, config: { publicUrl: url } }).yoga);
+  const { yoga } = createApp({ database, config: { publicUrl: url } });
+  let inFlight = 0;
+  server.on("request", (req, res) => {
+    inFlight++;
+    // The handler's own promise: a socket autocannon drops closes before its resolvers finish.
+    void Promise.resolve(yoga(req, res)).finally(() => inFlight--);
+  });
 
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const graphqlList = JSON.stringify({
@@ -98,9 +104,11 @@ async function main() {
 
   console.log(`\nBench on ${database.kind}, ${SPACES} spaces in ${COLLECTIONS} collections, ${DURATION_S}s per target, 10 connections:`);
   for (const row of rows) console.log(`  ${row}`);
-  // Let autocannon's last requests finish before the database goes away.
+  // autocannon stops with requests under way: let them finish before the database goes away.
+  const closed = new Promise((resolve) => server.close(resolve));
+  while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closed;
   await database.close();
   process.exit(failed ? 1 : 0);
 }
