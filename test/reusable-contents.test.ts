@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { graphqlData } from "./support/expect.ts";
+import { expectOneRevision as expectOneRevisionOf, headOf as headOfSpace, revisionCount as revisionCountOf, type RevisionPayload } from "./support/revisions.ts";
 
 let server: TestServer;
 let A: { organizationId: string; userId: string; token: string };
@@ -41,20 +42,10 @@ async function newSpace(title = "Docs"): Promise<string> {
   return data.createSpace.space.id;
 }
 
-const headOf = async (space: string) => (await server.database.prisma.space.findUniqueOrThrow({ where: { id: space } })).revisionId;
-const revisionCount = (space: string) => server.database.prisma.revision.count({ where: { spaceId: space } });
+const headOf = (space: string) => headOfSpace(server, space);
+const revisionCount = (space: string) => revisionCountOf(server, space);
 
-/** Asserts that `run` made exactly one revision, child of the previous head, now the head. */
-async function expectOneRevision<T extends { revision: { id: string; parents: string[] }; space: { revision: string } }>(space: string, run: () => Promise<T>): Promise<T> {
-  const before = await headOf(space);
-  const count = await revisionCount(space);
-  const payload = await run();
-  expect(payload.revision.parents).toEqual([before]);
-  expect(payload.space.revision).toBe(payload.revision.id);
-  expect(await headOf(space)).toBe(payload.revision.id);
-  expect(await revisionCount(space)).toBe(count + 1);
-  return payload;
-}
+const expectOneRevision = <T extends RevisionPayload>(space: string, run: () => Promise<T>) => expectOneRevisionOf(server, space, run);
 
 /** Asserts that `query` fails with `status`, naming `mentions`, and makes no revision. */
 async function expectRefused(space: string, status: number, mentions: string, query: string, input: Record<string, unknown>, token = A.token) {
