@@ -82,6 +82,14 @@ async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: 
   return { spaceId, pageId, fileId };
 }
 
+/** A change request (opened by the owner) on a new space with content: its REST path by id and by number. */
+async function newChangeRequest() {
+  const content = await newContent();
+  const response = await server.rest(ownerToken, "POST", `/v1/spaces/${content.spaceId}/change-requests`, { subject: "Matrix" });
+  const prefix = `/v1/spaces/${content.spaceId}/change-requests`;
+  return { ...content, path: `${prefix}/${response.body.id}`, byNumber: `${prefix}/${response.body.number}` };
+}
+
 const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
 
 /** One fixture per served route, keyed "METHOD path" as in the route table. */
@@ -153,6 +161,46 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/spaces/:spaceId/content/files/:fileId/backlinks": async () => {
     const { spaceId, fileId } = await newContent();
     return { path: `/v1/spaces/${spaceId}/content/files/${fileId}/backlinks` };
+  },
+
+  // Change requests (the content routes address some by number, which the routes accept too)
+  "GET /v1/spaces/:spaceId/change-requests": async () => ({ path: `/v1/spaces/${(await newChangeRequest()).spaceId}/change-requests` }),
+  "POST /v1/spaces/:spaceId/change-requests": async () => ({ path: `/v1/spaces/${await newSpace()}/change-requests`, body: { subject: "New" } }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId": async () => ({ path: (await newChangeRequest()).path }),
+  "PATCH /v1/spaces/:spaceId/change-requests/:changeRequestId": async () => ({ path: (await newChangeRequest()).path, body: { subject: "Renamed", status: "open" } }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge": async () => ({ path: `${(await newChangeRequest()).path}/merge` }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/update": async () => ({ path: `${(await newChangeRequest()).path}/update` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content": async () => ({ path: `${(await newChangeRequest()).byNumber}/content` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/pages": async () => ({ path: `${(await newChangeRequest()).path}/content/pages` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId": async () => {
+    const { byNumber, pageId } = await newChangeRequest();
+    return { path: `${byNumber}/content/page/${pageId}` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/path/*": async () => ({ path: `${(await newChangeRequest()).path}/content/path/matrix/child` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files": async () => ({ path: `${(await newChangeRequest()).path}/content/files` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files/:fileId": async () => {
+    const { path, fileId } = await newChangeRequest();
+    return { path: `${path}/content/files/${fileId}` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files/:fileId/backlinks": async () => {
+    const { path, fileId } = await newChangeRequest();
+    return { path: `${path}/content/files/${fileId}/backlinks` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/links": async () => {
+    const { path, pageId } = await newChangeRequest();
+    return { path: `${path}/content/page/${pageId}/links` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/backlinks": async () => {
+    const { path, pageId } = await newChangeRequest();
+    return { path: `${path}/content/page/${pageId}/backlinks` };
+  },
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/content/import": async () => ({
+    path: `${(await newChangeRequest()).path}/content/import`,
+    body: { url: importSiteUrl, source: "website" },
+  }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/import": async () => {
+    const { path, pageId } = await newChangeRequest();
+    return { path: `${path}/content/page/${pageId}/import`, body: { url: importSiteUrl, source: "website" } };
   },
 
   "GET /v1/user": async () => ({ path: "/v1/user" }),

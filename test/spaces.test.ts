@@ -40,7 +40,7 @@ afterAll(async () => {
 const SPACE_FIELDS = /* GraphQL */ `
   id title emoji visibility createdAt updatedAt deletedAt editMode revision defaultLevel
   organization { id } parent { id }
-  comments changeRequests changeRequestsOpen changeRequestsDraft
+  openCommentCount changeRequestCount openChangeRequestCount draftChangeRequestCount
   urls { location app published public icon }
   permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review installIntegration }`;
 
@@ -295,10 +295,10 @@ describe("get: GET /v1/spaces/{spaceId}, space(id:)", () => {
       deletedAt: null,
       createdAt: space.createdAt,
       updatedAt: space.updatedAt,
-      comments: 0,
-      changeRequests: 0,
-      changeRequestsOpen: 0,
-      changeRequestsDraft: 0,
+      openCommentCount: 0,
+      changeRequestCount: 0,
+      openChangeRequestCount: 0,
+      draftChangeRequestCount: 0,
       urls: { location: space.urls.location, app: space.urls.app },
       permissions: space.permissions,
     });

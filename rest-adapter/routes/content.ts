@@ -9,9 +9,10 @@
 // `markdown` in lists and revisions; for a single page `document` (the parsed tree) unless
 // `format=markdown`. Page trees of any depth are read flat (`allPages`, `descendants`, each with
 // its `parentId`) and nested here, so the operation documents need no fixed depth.
+import { CHANGE_REQUEST_FIELDS, restChangeRequest } from "./change-request-fields.ts";
 import { listBody, pageVariables, RestInputError, restEnum, compact, type RestRequest, type RestRoute } from "../route.ts";
 
-const PAGE_FIELDS = /* GraphQL */ `
+export const PAGE_FIELDS = /* GraphQL */ `
   fragment ContentPageFields on Page {
     id title emoji icon createdAt updatedAt type slug path parentId description href documentId
     urls { app }
@@ -22,10 +23,10 @@ const PAGE_FIELDS = /* GraphQL */ `
     document @include(if: $document)
   }`;
 
-const FILE_FIELDS = /* GraphQL */ `
+export const FILE_FIELDS = /* GraphQL */ `
   fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`;
 
-const REVISION_FIELDS = /* GraphQL */ `
+export const REVISION_FIELDS = /* GraphQL */ `
   fragment ContentRevisionFields on Revision {
     id parents type createdAt variables
     urls { app published public }
@@ -33,9 +34,11 @@ const REVISION_FIELDS = /* GraphQL */ `
     allPages { ...ContentPageFields }
     files { ...ContentFileFields }
     reusableContents { id title documentId }
+    mergedFrom { ...ChangeRequestFields }
   }
   ${PAGE_FIELDS}
-  ${FILE_FIELDS}`;
+  ${FILE_FIELDS}
+  ${CHANGE_REQUEST_FIELDS}`;
 
 export function restFile(f: any) {
   return { ...compact({ ...f, dimensions: undefined }), ...compact({ dimensions: f.dimensions }) };
@@ -111,7 +114,7 @@ export function restRevision(r: any) {
     tags: [],
     variables: r.variables ?? {},
     urls: compact(r.urls),
-    ...compact({ git: r.git ? compact(r.git) : undefined }),
+    ...compact({ git: r.git ? compact(r.git) : undefined, mergedFrom: r.mergedFrom ? restChangeRequest(r.mergedFrom) : undefined }),
   };
 }
 
@@ -119,7 +122,7 @@ const FORMATS = ["document", "markdown"];
 const EVALUATED = ["true", "false", "deterministic-only"];
 
 /** `format` (default `document`) as the operation's two include flags; `evaluated` checked. */
-function formatVariables({ query }: RestRequest) {
+export function formatVariables({ query }: RestRequest) {
   const format = query.format ?? "document";
   if (typeof format !== "string" || !FORMATS.includes(format)) {
     throw new RestInputError(`format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
@@ -130,11 +133,11 @@ function formatVariables({ query }: RestRequest) {
   return { markdown: format === "markdown", document: format === "document" };
 }
 
-const FLAGS = { metadata: "boolean", computed: "boolean" } as const;
-const PAGE_QUERY = { format: "string", evaluated: "string", ...FLAGS } as const;
+export const FLAGS = { metadata: "boolean", computed: "boolean" } as const;
+export const PAGE_QUERY = { format: "string", evaluated: "string", ...FLAGS } as const;
 
 /** A page and its subtree, nested. */
-function singlePage(page: any) {
+export function singlePage(page: any) {
   return restPage(page, childIndex(page.descendants));
 }
 

@@ -10,5 +10,6 @@ import { searchRoutes } from "./search.ts";
 import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
 import { linkRoutes } from "./links.ts";
+import { changeRequestsRoutes } from "./change-requests.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes];

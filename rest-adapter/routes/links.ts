@@ -12,7 +12,7 @@ import { restPage } from "./content.ts";
 import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
 import { SPACE_FIELDS, restSpace } from "./spaces.ts";
 
-const LINK_FIELDS = /* GraphQL */ `
+export const LINK_FIELDS = /* GraphQL */ `
   fragment LinkListFields on RevisionLinkConnection {
     totalCount
     pageInfo { hasNextPage endCursor }
@@ -24,7 +24,7 @@ const LINK_FIELDS = /* GraphQL */ `
     }
   }`;
 
-const BACKLINK_FIELDS = /* GraphQL */ `
+export const BACKLINK_FIELDS = /* GraphQL */ `
   fragment BacklinkListFields on BacklinkConnection {
     totalCount
     pageInfo { hasNextPage endCursor }
@@ -38,7 +38,7 @@ const BACKLINK_FIELDS = /* GraphQL */ `
     }
   }`;
 
-function restLinkList(connection: any) {
+export function restLinkList(connection: any) {
   return {
     ...listBody(connection, (link: any) => ({
       status: graphqlToRest(link.status),
@@ -52,18 +52,18 @@ function restLinkList(connection: any) {
 
 const graphqlToRest = (value: string) => value.toLowerCase().replace(/_/g, "-");
 
-function restBacklinks(space: any, connection: any) {
+export function restBacklinks(space: any, connection: any) {
   const organization = restOrganization(space.organization);
   const restSpaceBody = restSpace(space);
   return listBody(connection, (page: any) => ({ kind: "page", organization, space: restSpaceBody, page: restPage(page, () => []) }));
 }
 
-const linkVariables = (query: Record<string, unknown>) => ({
+export const linkVariables = (query: Record<string, unknown>) => ({
   ...pageVariables(query as never),
   status: query.status === undefined ? null : graphqlEnum("status", query.status, LINK_STATUSES),
 });
 
-const LIST_QUERY = { page: "string", limit: "limit" } as const;
+export const LIST_QUERY = { page: "string", limit: "limit" } as const;
 
 export const linkRoutes: RestRoute[] = [
   {

@@ -8,7 +8,8 @@ export const SPACE_FIELDS = /* GraphQL */ `
     id title emoji visibility createdAt updatedAt deletedAt editMode revision defaultLevel
     organization { id }
     parent { id }
-    comments changeRequests changeRequestsOpen changeRequestsDraft
+    comments: openCommentCount changeRequests: changeRequestCount
+    changeRequestsOpen: openChangeRequestCount changeRequestsDraft: draftChangeRequestCount
     urls { location app published public icon }
     permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review installIntegration }
   }`;

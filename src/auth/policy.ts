@@ -66,6 +66,20 @@ export const POLICY = {
   "space.move": { scope: "space", least: "admin", does: "move the space" },
   "space.transfer": { scope: "space", least: "admin", does: "transfer the space" },
   "space.grant": { scope: "space", least: "admin", does: "change who can access the space" },
+
+  "changeRequest.read": { scope: "space", least: "read", does: "read the space's change requests" },
+  "changeRequest.create": { scope: "space", least: "edit", does: "open a change request in the space" },
+  "changeRequest.update": { scope: "space", least: "edit", does: "change a change request's subject or status" },
+  "changeRequest.editContent": { scope: "space", least: "edit", does: "edit the content of a change request" },
+  "changeRequest.updateFromSpace": { scope: "space", least: "edit", does: "bring the space's newest content into a change request" },
+  "changeRequest.merge": { scope: "space", least: "review", does: "merge a change request into the space" },
+
+  "comment.read": { scope: "space", least: "read", does: "read the comments of the space and its change requests" },
+  "comment.post": { scope: "space", least: "comment", does: "comment or reply in the space and its change requests" },
+  "comment.react": { scope: "space", least: "comment", does: "react to a comment or reply" },
+  "comment.resolve": { scope: "space", least: "comment", does: "resolve or reopen a comment" },
+  "comment.editOwn": { scope: "space", least: "comment", does: "edit a comment or reply (your own; admins: any)" },
+  "comment.deleteOwn": { scope: "space", least: "comment", does: "delete a comment or reply (your own; admins: any)" },
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;

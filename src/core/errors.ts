@@ -29,6 +29,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** Structured detail for GraphQL clients (`extensions`), e.g. the conflicting pages of a merge. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
     this.name = "DomainError";

@@ -16,6 +16,9 @@ export const ID_PREFIXES = {
   Page: "pg",
   File: "file",
   ReusableContent: "rc",
+  ChangeRequest: "cr",
+  Comment: "cmt",
+  CommentReply: "rpl",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

@@ -4,6 +4,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../generated/prisma/client.ts";
 import type {
+  ChangeRequest,
   Collection,
   Member,
   Organization,
@@ -89,6 +90,49 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       return hashes.map((hash) => found.get(hash) ?? null);
     }),
     user: byId<User>((ids) => prisma.user.findMany({ where: { id: { in: ids } } })),
+    changeRequest: byId<ChangeRequest>((ids) => prisma.changeRequest.findMany({ where: { id: { in: ids } } })),
+    /** A change request by `${spaceId}:${number}`. */
+    changeRequestByNumber: new DataLoader<string, ChangeRequest | null>(async (keys) => {
+      const pairs = keys.map((key) => ({ spaceId: key.slice(0, key.indexOf(":")), number: Number(key.slice(key.indexOf(":") + 1)) }));
+      const rows = await prisma.changeRequest.findMany({ where: { OR: pairs } });
+      const found = new Map(rows.map((row) => [`${row.spaceId}:${row.number}`, row]));
+      return keys.map((key) => found.get(key) ?? null);
+    }),
+    /** The change request whose merge made a revision. */
+    changeRequestMergedInto: new DataLoader<string, ChangeRequest | null>(async (revisionIds) => {
+      const rows = await prisma.changeRequest.findMany({ where: { revisionMergedId: { in: [...revisionIds] } } });
+      const found = new Map(rows.map((row) => [row.revisionMergedId!, row]));
+      return revisionIds.map((id) => found.get(id) ?? null);
+    }),
+    /** Change requests of each space, counted by status. */
+    changeRequestCounts: new DataLoader<string, Record<string, number>>(async (spaceIds) => {
+      const rows = await prisma.changeRequest.groupBy({ by: ["spaceId", "status"], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
+      const counts = new Map<string, Record<string, number>>(spaceIds.map((id) => [id, {}]));
+      for (const row of rows) counts.get(row.spaceId)![row.status] = row._count._all;
+      return spaceIds.map((id) => counts.get(id)!);
+    }),
+    /**
+     * Open comments (not replies) by base: `space:<id>` counts the comments on the space itself,
+     * `cr:<id>` those on a change request.
+     */
+    openCommentCount: new DataLoader<string, number>(async (keys) => {
+      const spaceIds = keys.filter((key) => key.startsWith("space:")).map((key) => key.slice(6));
+      const changeRequestIds = keys.filter((key) => key.startsWith("cr:")).map((key) => key.slice(3));
+      const open = { parentId: null, status: "open" };
+      const [bySpace, byChangeRequest] = await Promise.all([
+        spaceIds.length
+          ? prisma.comment.groupBy({ by: ["spaceId"], where: { ...open, changeRequestId: null, spaceId: { in: spaceIds } }, _count: { _all: true } })
+          : [],
+        changeRequestIds.length
+          ? prisma.comment.groupBy({ by: ["changeRequestId"], where: { ...open, changeRequestId: { in: changeRequestIds } }, _count: { _all: true } })
+          : [],
+      ]);
+      const counts = new Map<string, number>([
+        ...bySpace.map((row) => [`space:${row.spaceId}`, row._count._all] as const),
+        ...byChangeRequest.map((row) => [`cr:${row.changeRequestId}`, row._count._all] as const),
+      ]);
+      return keys.map((key) => counts.get(key) ?? 0);
+    }),
     team: byId<Team>((ids) => prisma.team.findMany({ where: { id: { in: ids } } })),
     /** How many members each team has. */
     teamMemberCount: new DataLoader<string, number>(async (teamIds) => {

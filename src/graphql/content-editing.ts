@@ -93,6 +93,12 @@ const moveFields = (f: Fields) => ({
   after: f.id({ description: "Sibling (in the target parent) to move after" }),
 });
 
+/** Whose content a mutation edits: the space's own, or one of its change requests'. */
+export const targetFields = (f: Fields) => ({
+  space: f.id({ required: true }),
+  changeRequest: f.id({ description: "Edit this change request's content (its id or number) instead of the space's own; its head moves, the space's does not" }),
+});
+
 const CreatePageEditInput = builder.inputType("CreatePageEditInput", { fields: (f) => createFields(f) });
 const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { fields: (f) => updateFields(f) });
 const MovePageEditInput = builder.inputType("MovePageEditInput", { fields: (f) => moveFields(f) });
@@ -245,7 +251,7 @@ function reusableContentIn(revision: Revision, id: string) {
   return entry;
 }
 
-const REVISION_DESCRIPTION = "The new revision (the space's new head); its parent is the previous head";
+const REVISION_DESCRIPTION = "The new revision (the new head of the space, or of the change request); its parent is the previous head";
 
 const ReusableContentPayload = (name: string) =>
   builder.simpleObject(name, {
@@ -272,12 +278,12 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreatePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...createFields(f) }) }),
+        type: builder.inputType("CreatePageInput", { fields: (f) => ({ ...targetFields(f), ...createFields(f) }) }),
       }),
     },
-    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+    resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
       const edit = createEdit(input);
-      const revision = await editContent(core, space, [edit]);
+      const revision = await editContent(core, space, [edit], undefined, undefined, changeRequest);
       return { revision, page: await pageItem(core, revision, edit.id), space };
     },
   }),
@@ -287,11 +293,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdatePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...updateFields(f) }) }),
+        type: builder.inputType("UpdatePageInput", { fields: (f) => ({ ...targetFields(f), ...updateFields(f) }) }),
       }),
     },
-    resolve: async (_root, { input: { space, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [updateEdit(input)]);
+    resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [updateEdit(input)], undefined, undefined, changeRequest);
       return { revision, page: await pageItem(core, revision, input.page), space };
     },
   }),
@@ -301,11 +307,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MovePageInput", { fields: (f) => ({ space: f.id({ required: true }), ...moveFields(f) }) }),
+        type: builder.inputType("MovePageInput", { fields: (f) => ({ ...targetFields(f), ...moveFields(f) }) }),
       }),
     },
-    resolve: async (_root, { input: { space, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [moveEdit(input)]);
+    resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [moveEdit(input)], undefined, undefined, changeRequest);
       return { revision, page: await pageItem(core, revision, input.page), space };
     },
   }),
@@ -321,11 +327,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeletePageInput", { fields: (f) => ({ space: f.id({ required: true }), page: f.id({ required: true }) }) }),
+        type: builder.inputType("DeletePageInput", { fields: (f) => ({ ...targetFields(f), page: f.id({ required: true }) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [{ op: "deletePage", id: input.page }]);
+      const revision = await editContent(core, input.space, [{ op: "deletePage", id: input.page }], undefined, undefined, input.changeRequest);
       return { revision, deletedPageId: input.page, space: input.space };
     },
   }),
@@ -335,12 +341,12 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateReusableContentInput", { fields: (f) => ({ space: f.id({ required: true }), ...createReusableFields(f) }) }),
+        type: builder.inputType("CreateReusableContentInput", { fields: (f) => ({ ...targetFields(f), ...createReusableFields(f) }) }),
       }),
     },
-    resolve: async (_root, { input: { space, ...input } }, { core }) => {
+    resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
       const edit = createReusableEdit(input);
-      const revision = await editContent(core, space, [edit]);
+      const revision = await editContent(core, space, [edit], undefined, undefined, changeRequest);
       return { revision, reusableContent: reusableContentIn(revision, edit.id), space };
     },
   }),
@@ -350,11 +356,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateReusableContentInput", { fields: (f) => ({ space: f.id({ required: true }), ...updateReusableFields(f) }) }),
+        type: builder.inputType("UpdateReusableContentInput", { fields: (f) => ({ ...targetFields(f), ...updateReusableFields(f) }) }),
       }),
     },
-    resolve: async (_root, { input: { space, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [updateReusableEdit(input)]);
+    resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
+      const revision = await editContent(core, space, [updateReusableEdit(input)], undefined, undefined, changeRequest);
       return { revision, reusableContent: reusableContentIn(revision, input.reusableContent), space };
     },
   }),
@@ -371,12 +377,12 @@ builder.mutationFields((t) => ({
       input: t.arg({
         required: true,
         type: builder.inputType("DeleteReusableContentInput", {
-          fields: (f) => ({ space: f.id({ required: true }), reusableContent: f.id({ required: true }) }),
+          fields: (f) => ({ ...targetFields(f), reusableContent: f.id({ required: true }) }),
         }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [{ op: "deleteReusableContent", id: input.reusableContent }]);
+      const revision = await editContent(core, input.space, [{ op: "deleteReusableContent", id: input.reusableContent }], undefined, undefined, input.changeRequest);
       return { revision, deletedReusableContentId: input.reusableContent, space: input.space };
     },
   }),
@@ -391,11 +397,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SetRevisionVariablesInput", { fields: (f) => ({ space: f.id({ required: true }), ...variablesFields(f) }) }),
+        type: builder.inputType("SetRevisionVariablesInput", { fields: (f) => ({ ...targetFields(f), ...variablesFields(f) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [setVariablesEdit(input)]);
+      const revision = await editContent(core, input.space, [setVariablesEdit(input)], undefined, undefined, input.changeRequest);
       return { revision, space: input.space };
     },
   }),
@@ -419,7 +425,7 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("EditContentInput", {
           fields: (f) => ({
-            space: f.id({ required: true }),
+            ...targetFields(f),
             message: f.string({ description: "Describes the revision, at most 1000 characters" }),
             edits: f.field({ type: [ContentEditInput], required: true, description: "1 to 1000 edits" }),
           }),
@@ -445,7 +451,7 @@ builder.mutationFields((t) => ({
         }
       });
       if (input.message != null && [...input.message].length > 1000) throw badInput("message must be at most 1000 characters");
-      const revision = await editContent(core, input.space, edits, undefined, input.message ?? undefined);
+      const revision = await editContent(core, input.space, edits, undefined, input.message ?? undefined, input.changeRequest);
       const created = edits.flatMap((edit) => (edit.op === "createPage" ? [edit.id] : []));
       const createdReusable = edits.flatMap((edit) => (edit.op === "createReusableContent" ? [reusableContentIn(revision, edit.id)] : []));
       return {

@@ -46,9 +46,14 @@ function descendantsOf(items: PageItem[]): PageItem[] {
 
 /**
  * The app URL prefix of a revision's pages: the head revision's pages are the live pages of the
- * space (`/s/<space>`); an older one's are under `/s/<space>/~/revisions/<revision>`.
+ * space (`/s/<space>`), a change request's head's are under `/s/<space>/~/changes/<number>`, and
+ * any other's are under `/s/<space>/~/revisions/<revision>`.
  */
 async function appBaseOf(core: CoreContext, revision: Revision): Promise<string> {
+  if (revision.changeRequestId) {
+    const changeRequest = await core.loaders.changeRequest.load(revision.changeRequestId);
+    if (changeRequest?.revisionId === revision.id) return `/s/${revision.spaceId}/~/changes/${changeRequest.number}`;
+  }
   const space = await core.loaders.space.load(revision.spaceId);
   return space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
 }
@@ -360,36 +365,51 @@ async function headOf(core: CoreContext, space: { id: string; revisionId: string
   return revision;
 }
 
+type ObjectFieldBuilder<Parent> = PothosSchemaTypes.ObjectFieldBuilder<
+  typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never,
+  Parent
+>;
+
+/**
+ * The fields that read a head's content (`content`, `page`, `file`, `files`): the same on a space
+ * and on a change request, each with its own head revision.
+ */
+export function headContentFields<Parent>(t: ObjectFieldBuilder<Parent>, head: (parent: Parent, core: CoreContext) => Promise<Revision>, whose: string) {
+  return {
+    content: t.field({
+      type: RevisionRef,
+      description: `The head revision: the ${whose} current content`,
+      resolve: (parent, _args, { core }) => head(parent, core),
+    }),
+    page: t.field({
+      type: PageRef,
+      description: `A page of the ${whose} current content by id or by path (exactly one); not found when missing`,
+      args: { id: t.arg.id(), path: t.arg.string() },
+      resolve: async (parent, args, { core }) => pageIn(core, await head(parent, core), args),
+    }),
+    file: t.field({
+      type: FileRef,
+      description: `A file of the ${whose} current content; not found when missing`,
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (parent, { id }, { core }) => fileIn(await head(parent, core), id),
+    }),
+    files: t.connection(
+      {
+        type: FileRef,
+        description: `Files of the ${whose} current content, in order`,
+        resolve: async (parent, args, { core }) => toConnection(pageOfFiles(filesOf(await head(parent, core)), args)),
+      },
+      FileConnection,
+    ),
+  };
+}
+
 builder.objectFields(SpaceRef, (t) => ({
-  content: t.field({
-    type: RevisionRef,
-    description: "The head revision: the space's current content",
-    resolve: (s, _args, { core }) => headOf(core, s),
-  }),
+  ...headContentFields(t, (space, core) => headOf(core, space), "space's"),
   revisionById: t.field({
     type: RevisionRef,
     description: "A revision of this space (not found when it is another space's)",
     args: { id: t.arg.id({ required: true }) },
     resolve: (s, { id }, { core }) => readRevision(core, s.id, id),
   }),
-  page: t.field({
-    type: PageRef,
-    description: "A page of the current content by id or by path (exactly one); not found when missing",
-    args: { id: t.arg.id(), path: t.arg.string() },
-    resolve: async (s, args, { core }) => pageIn(core, await headOf(core, s), args),
-  }),
-  file: t.field({
-    type: FileRef,
-    description: "A file of the current content; not found when missing",
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (s, { id }, { core }) => fileIn(await headOf(core, s), id),
-  }),
-  files: t.connection(
-    {
-      type: FileRef,
-      description: "Files of the current content, in order",
-      resolve: async (s, args, { core }) => toConnection(pageOfFiles(filesOf(await headOf(core, s)), args)),
-    },
-    FileConnection,
-  ),
 }));

@@ -6,6 +6,7 @@ import type { InputRef } from "@pothos/core";
 import { MAX_FILES_PER_UPLOAD, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, deleteFile, uploadFiles } from "../core/content/files.ts";
 import { badInput } from "../core/errors.ts";
 import { builder } from "./builder.ts";
+import { targetFields } from "./content-editing.ts";
 import { FileRef, RevisionRef } from "./content.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -53,7 +54,7 @@ builder.mutationFields((t) => ({
   uploadFiles: t.field({
     type: builder.simpleObject("UploadFilesPayload", {
       fields: (p) => ({
-        revision: p.field({ type: RevisionRef, description: "The new revision (the space's new head)" }),
+        revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request)" }),
         files: p.field({ type: [FileRef], description: "The uploaded files, in the order they were given" }),
         space: p.field({ type: SpaceRef }),
       }),
@@ -67,7 +68,7 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("UploadFilesInput", {
           fields: (f) => ({
-            space: f.id({ required: true }),
+            ...targetFields(f),
             files: f.field({ type: [Upload], required: true }),
             message: f.string({ description: `Describes the revision, at most ${MESSAGE_MAX} characters` }),
           }),
@@ -79,14 +80,14 @@ builder.mutationFields((t) => ({
       const uploads = await Promise.all(
         input.files.map(async (part) => ({ name: part.name, contentType: part.type, bytes: new Uint8Array(await part.arrayBuffer()) })),
       );
-      const { revision, files } = await uploadFiles(core, input.space, uploads, message);
+      const { revision, files } = await uploadFiles(core, input.space, uploads, message, input.changeRequest);
       return { revision, files: files.map((file) => ({ file, revision })), space: input.space };
     },
   }),
   deleteFile: t.field({
     type: builder.simpleObject("DeleteFilePayload", {
       fields: (p) => ({
-        revision: p.field({ type: RevisionRef, description: "The new revision (the space's new head), without the file" }),
+        revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request), without the file" }),
         deletedFileId: p.id(),
         space: p.field({ type: SpaceRef }),
       }),
@@ -97,7 +98,7 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("DeleteFileInput", {
           fields: (f) => ({
-            space: f.id({ required: true }),
+            ...targetFields(f),
             file: f.id({ required: true }),
             message: f.string({ description: `Describes the revision, at most ${MESSAGE_MAX} characters` }),
           }),
@@ -105,7 +106,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await deleteFile(core, input.space, input.file, checkMessage(input.message));
+      const revision = await deleteFile(core, input.space, input.file, checkMessage(input.message), input.changeRequest);
       return { revision, deletedFileId: input.file, space: input.space };
     },
   }),

@@ -2,6 +2,7 @@
 // (crawl bounds, hierarchy, errors) are in src/core/import.
 import { BUILT_IMPORT_SOURCES, IMPORT_SOURCES, IMPORT_URL_MAX, importContent } from "../core/import/index.ts";
 import { builder } from "./builder.ts";
+import { targetFields } from "./content-editing.ts";
 import { RevisionRef } from "./content.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -9,7 +10,7 @@ builder.mutationFields((t) => ({
   importContent: t.field({
     type: builder.simpleObject("ImportContentPayload", {
       fields: (p) => ({
-        revision: p.field({ type: RevisionRef, description: "The new revision (the space's new head)" }),
+        revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request)" }),
         importedResources: p.int({ description: "Pages and files imported" }),
         totalResources: p.int({ description: "Resources found, including those skipped (bounds, errors)" }),
         space: p.field({ type: SpaceRef }),
@@ -23,7 +24,8 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("ImportContentInput", {
           fields: (f) => ({
-            space: f.id({ required: true }),
+            ...targetFields(f),
+            parent: f.id({ description: "Import below this page: the site's top pages become its children" }),
             url: f.string({ required: true, description: `Absolute http(s) URL, at most ${IMPORT_URL_MAX} characters` }),
             source: f.string({
               required: true,
@@ -34,7 +36,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const { revision, importedResources, totalResources } = await importContent(core, input.space, { url: input.url, source: input.source });
+      const { revision, importedResources, totalResources } = await importContent(core, input.space, { url: input.url, source: input.source, changeRequest: input.changeRequest, parent: input.parent });
       return { revision, importedResources, totalResources, space: input.space };
     },
   }),

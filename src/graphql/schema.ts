@@ -13,5 +13,6 @@ import "./files.ts";
 import "./import.ts";
 import "./search.ts";
 import "./links.ts";
+import "./change-requests.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

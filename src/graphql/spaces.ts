@@ -75,11 +75,16 @@ export const SpaceRef = builder.loadableNode("Space", {
       description: "Level of access of the organization's members; null inherits from the parent",
       resolve: (s) => s.defaultLevel as never,
     }),
-    // Counters of features that come later (comments, change requests): 0 until they exist.
-    comments: t.int({ description: "Open comments", resolve: () => 0 }),
-    changeRequests: t.int({ resolve: () => 0 }),
-    changeRequestsOpen: t.int({ resolve: () => 0 }),
-    changeRequestsDraft: t.int({ resolve: () => 0 }),
+    openCommentCount: t.int({
+      description: "Open comments on the space itself (not on its change requests; replies not counted)",
+      resolve: (s, _args, { core }) => core.loaders.openCommentCount.load(`space:${s.id}`),
+    }),
+    changeRequestCount: t.int({
+      description: "Change requests of the space, in any status",
+      resolve: async (s, _args, { core }) => Object.values(await core.loaders.changeRequestCounts.load(s.id)).reduce((a, b) => a + b, 0),
+    }),
+    openChangeRequestCount: t.int({ resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0 }),
+    draftChangeRequestCount: t.int({ resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0 }),
     urls: t.field({
       type: SpaceUrls,
       resolve: (s, _args, { core }) => ({

@@ -14,7 +14,7 @@ import { DomainError, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireSpace } from "../spaces/index.ts";
 import type { Urls } from "../urls.ts";
-import { editContent, sha256 } from "./index.ts";
+import { editContent, requireEditableChangeRequest, sha256 } from "./index.ts";
 import type { ContentEdit, FileEntry } from "./tree.ts";
 
 /** Largest file accepted (413 above, naming the file). */
@@ -147,8 +147,10 @@ export async function uploadFiles(
   spaceId: string,
   uploads: Upload[],
   message?: string,
+  changeRequestId?: string | null,
 ): Promise<{ revision: Revision; files: FileEntry[] }> {
-  await requireSpace(ctx, spaceId, "space.editContent");
+  if (changeRequestId != null) await requireEditableChangeRequest(ctx, spaceId, changeRequestId);
+  else await requireSpace(ctx, spaceId, "space.editContent");
   checkUploads(uploads);
   const files = uploads.map((upload): FileEntry => {
     const contentType = contentTypeOf(upload);
@@ -162,13 +164,13 @@ export async function uploadFiles(
     };
   });
   const edits: ContentEdit[] = files.map((file) => ({ op: "addFile", file }));
-  const revision = await editContent(ctx, spaceId, edits, { markdown: [], files: uploads.map((upload) => upload.bytes) }, message);
+  const revision = await editContent(ctx, spaceId, edits, { markdown: [], files: uploads.map((upload) => upload.bytes) }, message, changeRequestId);
   return { revision, files };
 }
 
 /** Removes a file from the content as one new revision; older revisions keep it (and its bytes). */
-export async function deleteFile(ctx: CoreContext, spaceId: string, fileId: string, message?: string): Promise<Revision> {
-  return editContent(ctx, spaceId, [{ op: "deleteFile", id: fileId }], undefined, message);
+export async function deleteFile(ctx: CoreContext, spaceId: string, fileId: string, message?: string, changeRequestId?: string | null): Promise<Revision> {
+  return editContent(ctx, spaceId, [{ op: "deleteFile", id: fileId }], undefined, message, changeRequestId);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,12 +196,29 @@ export function configureFileSigning(urls: Urls, secret: string | undefined, clo
 
 const signingOf = (urls: Urls) => signings.get(urls) ?? processSigning;
 
+/** HMAC-SHA256 (base64url) of the fields, one per line. */
+const hmac = (key: Buffer, fields: string[]) => createHmac("sha256", key).update(fields.join("\n")).digest("base64url");
+
+const sameSignature = (expected: string, given: string) => {
+  const [a, b] = [Buffer.from(expected), Buffer.from(given)];
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
 function signature(key: Buffer, blob: string, name: string, contentType: string, expires: number): string {
-  return createHmac("sha256", key).update(`${blob}\n${name}\n${contentType}\n${expires}`).digest("base64url");
+  return hmac(key, [blob, name, contentType, String(expires)]);
 }
 
+/**
+ * Signs other capability URLs (change request PDFs) with the same key. The first field names the
+ * kind of URL, so that a signature made for one kind never verifies as another.
+ */
+export const signFields = (urls: Urls, fields: string[]) => hmac(signingOf(urls).key, fields);
+
+/** Whether `given` is the signature of `fields` (constant-time comparison). */
+export const verifyFields = (urls: Urls, fields: string[], given: string) => sameSignature(signFields(urls, fields), given);
+
 /** PUBLIC_URL (Urls knows it; its GraphiQL URL is PUBLIC_URL + "/graphql"). */
-const publicUrlOf = (urls: Urls) => urls.graphiql().slice(0, -"/graphql".length);
+export const publicUrlOf = (urls: Urls) => urls.graphiql().slice(0, -"/graphql".length);
 
 /**
  * An absolute URL (`ctx.urls`, or the context itself) that serves the bytes of `file` to anyone holding it, a browser without a
@@ -243,9 +262,7 @@ export function checkDownload(urls: Urls, url: URL): DownloadCheck {
     return { ok: false, status: 403, message: "This download URL is not signed: get a fresh one from the file's downloadURL" };
   }
   const { key, clock } = signingOf(urls);
-  const expected = Buffer.from(signature(key, match[1], name, contentType, expires));
-  const given = Buffer.from(sig);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!sameSignature(signature(key, match[1], name, contentType, expires), sig)) {
     return { ok: false, status: 403, message: "The signature of this download URL does not match" };
   }
   if (expires * 1000 <= clock.now().getTime()) {

@@ -8,6 +8,7 @@ import { conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
+import { checkChangeRequestActive, requireChangeRequest } from "../change-requests/access.ts";
 import {
   applyEdits,
   findPage,
@@ -80,8 +81,10 @@ export interface NewBlobs {
 }
 
 /**
- * Applies `edits` to the head of the space as one new revision and moves the head. Needs `edit`
- * on the space; a space in `locked` edit mode refuses edits (409).
+ * Applies `edits` to the head of the space, or of one of its change requests, as one new revision
+ * and moves that head. Needs `edit` on the space. A space in `locked` edit mode refuses direct
+ * edits (409) but not edits in a change request (that is how a locked space changes); a merged
+ * or archived change request refuses edits (409).
  */
 export async function editContent(
   ctx: CoreContext,
@@ -89,9 +92,13 @@ export async function editContent(
   edits: ContentEdit[],
   blobs: NewBlobs = { markdown: [], files: [] },
   message?: string,
+  changeRequestId?: string | null,
 ): Promise<Revision> {
-  const space = await requireSpace(ctx, spaceId, "space.editContent");
-  if (space.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+  const changeRequest = changeRequestId != null ? await requireEditableChangeRequest(ctx, spaceId, changeRequestId) : undefined;
+  if (!changeRequest) {
+    const space = await requireSpace(ctx, spaceId, "space.editContent");
+    checkLiveEditing(space);
+  }
   // The bodies the edits point at are stored whether or not the caller listed them in `blobs`
   // (a new document without markdown points at the empty body); one row per hash.
   const bodies = edits.flatMap((edit) =>
@@ -110,10 +117,20 @@ export async function editContent(
     ).values(),
   ];
   const revision = await ctx.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`content:${spaceId}`}))::text`;
-    const current = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
-    if (current.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
-    const head = await tx.revision.findUniqueOrThrow({ where: { id: current.revisionId } });
+    // One lock per head: edits of the space, and of each change request, are serialized.
+    const headOwner = changeRequest?.id ?? spaceId;
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(headOwner)}))::text`;
+    let headId: string;
+    if (changeRequest) {
+      const current = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequest.id } });
+      checkChangeRequestActive(current, "be edited");
+      headId = current.revisionId;
+    } else {
+      const current = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
+      checkLiveEditing(current);
+      headId = current.revisionId;
+    }
+    const head = await tx.revision.findUniqueOrThrow({ where: { id: headId } });
     const now = ctx.clock.now();
     const next = applyEdits(contentOf(head), edits, (markdown) => sha256(Buffer.from(markdown, "utf8")), now.toISOString());
     if (rows.length) await tx.blob.createMany({ data: rows, skipDuplicates: true });
@@ -121,6 +138,7 @@ export async function editContent(
       data: {
         id: newId("Revision"),
         spaceId,
+        changeRequestId: changeRequest?.id ?? null,
         parentIds: [head.id],
         type: "edits",
         pages: next.pages as never,
@@ -132,11 +150,34 @@ export async function editContent(
         createdAt: now,
       },
     });
-    await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
-    await reindexSpace(tx, spaceId, next.pages);
+    if (changeRequest) {
+      await tx.changeRequest.update({ where: { id: changeRequest.id }, data: { revisionId: created.id, updatedAt: now } });
+    } else {
+      await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
+      await reindexSpace(tx, spaceId, next.pages);
+    }
     return created;
   }, TX_OPTIONS);
-  ctx.loaders.space.clear(spaceId);
+  if (changeRequest) ctx.loaders.changeRequest.clear(changeRequest.id);
+  else ctx.loaders.space.clear(spaceId);
   ctx.loaders.revision.prime(revision.id, revision);
   return revision;
+}
+
+/** The advisory lock that serializes moves of one head (a space's or a change request's). */
+export const contentLockKey = (headOwnerId: string) => `content:${headOwnerId}`;
+
+export const TRANSACTION_OPTIONS = TX_OPTIONS;
+
+function checkLiveEditing(space: { id: string; editMode: string }) {
+  if (space.editMode === "locked") {
+    throw conflict(`Space "${space.id}" is locked: edit it through a change request, or set its editMode to live`);
+  }
+}
+
+/** A change request the caller may edit (`edit` on the space) and that still takes edits. */
+export async function requireEditableChangeRequest(ctx: CoreContext, spaceId: string, idOrNumber: string) {
+  const { changeRequest } = await requireChangeRequest(ctx, spaceId, idOrNumber, "changeRequest.editContent");
+  checkChangeRequestActive(changeRequest, "be edited");
+  return changeRequest;
 }

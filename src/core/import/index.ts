@@ -26,13 +26,13 @@ import { NodeHtmlMarkdown } from "node-html-markdown";
 import { parse, type HTMLElement } from "node-html-parser";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { DomainError, badInput, conflict } from "../errors.ts";
+import { DomainError, badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { requireSpace } from "../spaces/index.ts";
-import { contentOf, editContent, sha256 } from "../content/index.ts";
+import { contentOf, editContent, requireEditableChangeRequest, sha256 } from "../content/index.ts";
 import { imageSize } from "image-size";
 import { guessContentType, essenceOf } from "../content/files.ts";
-import { flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
+import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
 
 /** The values of the published API's ContentImportSource `type`. */
 export const IMPORT_SOURCES = ["website", "file"] as const;
@@ -79,6 +79,10 @@ export function setImportLimits(limits: Partial<ImportLimits>): () => void {
 export interface ImportInput {
   url: unknown;
   source: unknown;
+  /** Import into this change request (id or number) instead of the space's own content. */
+  changeRequest?: string | null;
+  /** Import below this page (its id): the site's top pages become its children. */
+  parent?: string | null;
 }
 
 export interface ImportResult {
@@ -315,9 +319,14 @@ function relativePath(from: string, to: string): string {
  * space). See the top of this file for the rules.
  */
 export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput, limits: ImportLimits = currentLimits): Promise<ImportResult> {
-  const space = await requireSpace(ctx, spaceId, "space.editContent");
+  const headId =
+    input.changeRequest != null
+      ? (await requireEditableChangeRequest(ctx, spaceId, input.changeRequest)).revisionId
+      : (await requireSpace(ctx, spaceId, "space.editContent")).revisionId;
   const { url: start } = checkInput(input);
-  if (space.editMode === "locked") throw conflict(`Space "${spaceId}" is locked: set its editMode to live to edit it`);
+  // The parent page is checked before the crawl: a wrong id should not cost a site's download.
+  const headBefore = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: headId } });
+  if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
   let origin = start.origin;
@@ -392,8 +401,8 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   // The tree: one document per page, placed by URL path, with the levels between made up.
   // Top-level slugs already taken in the head, so the paths computed here (and the links
   // rewritten to them) are the ones the tree keeps.
-  const head = await ctx.prisma.revision.findUnique({ where: { id: space.revisionId } });
-  const taken = new Set(head ? flatten(contentOf(head).pages).filter((p) => p.path && !p.path.includes("/")).map((p) => p.path) : []);
+  const under = input.parent != null ? findPage(contentOf(headBefore).pages, input.parent) : undefined;
+  const taken = new Set(under ? under.page.pages.map((p) => p.slug) : flatten(contentOf(headBefore).pages).filter((p) => p.path && !p.path.includes("/")).map((p) => p.path));
   interface Node {
     id: string;
     title: string;
@@ -413,7 +422,8 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
     let slug = base;
     for (let n = 2; scope.has(slug); n++) slug = `${base}-${n}`;
     scope.add(slug);
-    const node: Node = { id: newId("Page"), title, slug, path: parent ? `${parent.path}/${slug}` : slug, parent: parent?.id ?? null, page };
+    const parentPath = parent ? parent.path : (under?.path ?? "");
+    const node: Node = { id: newId("Page"), title, slug, path: parentPath ? `${parentPath}/${slug}` : slug, parent: parent?.id ?? under?.page.id ?? null, page };
     nodes.set(key.length ? key.join("/") : `\u0000${node.id}`, node);
     return node;
   };
@@ -456,7 +466,8 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
     edits.push({ op: "createPage", id: node.id, kind: "document", fields: { title: node.title, slug: node.slug }, body, position: { parent: node.parent } });
   }
 
-  const revision = await editContent(ctx, spaceId, edits, { markdown, files: fileBytes }, `Import of ${start}`);
+  // editContent checks the target again (a locked space, a change request merged meanwhile).
+  const revision = await editContent(ctx, spaceId, edits, { markdown, files: fileBytes }, `Import of ${start}`, input.changeRequest);
   return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
 }
 

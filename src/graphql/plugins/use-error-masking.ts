@@ -8,7 +8,7 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
     nodes: source?.nodes,
     positions: source?.positions,
     path: source?.path,
-    extensions: { code: error.code, http: { status: error.status } },
+    extensions: { ...error.details, code: error.code, http: { status: error.status } },
   });
 }
 
@@ -21,7 +21,7 @@ export function maskError(error: unknown): Error {
     // The same error, annotated: Yoga logs every error its mask replaces, and a client's
     // mistake is not a server error worth a log line.
     if (error instanceof GraphQLError && Object.isExtensible(error.extensions)) {
-      Object.assign(error.extensions, { code: original.code, http: { status: original.status } });
+      Object.assign(error.extensions, { ...original.details, code: original.code, http: { status: original.status } });
       return error;
     }
     return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);

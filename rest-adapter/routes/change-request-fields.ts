@@ -1,0 +1,37 @@
+// The published ChangeRequest shape, shared by the change request routes and by revisions
+// (a merge revision names the change request it merged: `mergedFrom`).
+import { compact } from "../route.ts";
+import { USER_FIELDS, restUser } from "./members.ts";
+
+export const CHANGE_REQUEST_FIELDS = /* GraphQL */ `
+  fragment ChangeRequestFields on ChangeRequest {
+    id number status subject createdAt updatedAt mergedAt
+    createdBy { ...UserFields }
+    mergedBy { ...UserFields }
+    space { id }
+    revision revisionInitial revisionMergedAncestor revisionMerged
+    comments: openCommentCount outdated
+    urls { app location }
+  }
+  ${USER_FIELDS}`;
+
+export function restChangeRequest(c: any) {
+  return {
+    object: "change-request",
+    id: c.id,
+    number: c.number,
+    status: c.status.toLowerCase(),
+    subject: c.subject,
+    createdBy: restUser(c.createdBy),
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    ...compact({ mergedBy: c.mergedBy ? restUser(c.mergedBy) : null, mergedAt: c.mergedAt }),
+    space: c.space.id,
+    revision: c.revision,
+    revisionInitial: c.revisionInitial,
+    ...compact({ revisionMergedAncestor: c.revisionMergedAncestor, revisionMerged: c.revisionMerged }),
+    comments: c.comments,
+    outdated: c.outdated,
+    urls: c.urls,
+  };
+}

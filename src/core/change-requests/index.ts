@@ -1,0 +1,295 @@
+// Change requests: a proposal of content changes with its own head revision, started from the
+// space's head. "Update" brings the space's newer content in; "merge" puts the change request's
+// edits onto the space. Both are three-way merges (./merge.ts) against the common base, the
+// space revision the change request last took in (`revisionMergedAncestorId`, else
+// `revisionInitialId`); a conflict refuses with 409 naming the pages, and nothing is written.
+import type { ChangeRequest, Prisma, Revision } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { contentLockKey, contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
+import type { Content } from "../content/tree.ts";
+import { DomainError, badInput } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { reindexSpace } from "../search/index.ts";
+import { readSpace, requireSpace } from "../spaces/index.ts";
+import { authorize } from "../../auth/policy.ts";
+import {
+  CHANGE_REQUEST_STATUSES,
+  checkChangeRequestActive,
+  requireChangeRequest,
+  type ChangeRequestStatus,
+} from "./access.ts";
+import { bodiesNeeded, mergeContent, type MergeConflict } from "./merge.ts";
+
+export * from "./access.ts";
+
+export const CHANGE_REQUEST_SUBJECT_MAX = 100;
+/** Statuses a change request can be given directly; `merged` is the result of a merge only. */
+export const SETTABLE_STATUSES = ["draft", "open", "archived"] as const;
+
+type Tx = Prisma.TransactionClient;
+
+function checkSubject(subject: string): string {
+  if ([...subject].length > CHANGE_REQUEST_SUBJECT_MAX) {
+    throw badInput(`subject must be at most ${CHANGE_REQUEST_SUBJECT_MAX} characters (got ${[...subject].length})`);
+  }
+  return subject;
+}
+
+function checkStatus(status: string, allowed: readonly string[], field = "status"): ChangeRequestStatus {
+  if (!allowed.includes(status)) throw badInput(`${field} must be one of ${allowed.join(", ")} (got "${status}")`);
+  return status as ChangeRequestStatus;
+}
+
+/** True when the space's head moved since the content the change request is based on. */
+export function isOutdated(changeRequest: ChangeRequest, spaceRevisionId: string): boolean {
+  if (changeRequest.status === "merged") return false;
+  return spaceRevisionId !== (changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId);
+}
+
+/**
+ * Opens a change request on the space's current head. Numbers come from a counter on the space
+ * row, incremented in the same transaction: concurrent creations get distinct, consecutive numbers.
+ */
+export async function createChangeRequest(
+  ctx: CoreContext,
+  spaceId: string,
+  input: { subject?: string | null; agentTaskId?: string | null },
+): Promise<ChangeRequest> {
+  await requireSpace(ctx, spaceId, "changeRequest.create");
+  const subject = checkSubject(input.subject ?? "");
+  const now = ctx.clock.now();
+  const created = await ctx.prisma.$transaction(async (tx) => {
+    const [space] = await tx.$queryRaw<{ number: number; revisionId: string }[]>`
+      UPDATE "Space" SET "changeRequestNumber" = "changeRequestNumber" + 1
+      WHERE id = ${spaceId} RETURNING "changeRequestNumber" AS number, "revisionId"`;
+    return tx.changeRequest.create({
+      data: {
+        id: newId("ChangeRequest"),
+        spaceId,
+        number: space.number,
+        subject,
+        agentTaskId: input.agentTaskId ?? null,
+        createdById: ctx.viewer.userId!,
+        createdAt: now,
+        updatedAt: now,
+        revisionId: space.revisionId,
+        revisionInitialId: space.revisionId,
+      },
+    });
+  }, TRANSACTION_OPTIONS);
+  remember(ctx, created);
+  ctx.loaders.changeRequestCounts.clear(spaceId);
+  return created;
+}
+
+export interface ChangeRequestFilter {
+  status?: string | null;
+  /** A user id: change requests the user opened or edited. */
+  contributor?: string | null;
+}
+
+/** Change requests of the space, newest first; `status` defaults to open. */
+export async function listChangeRequests(ctx: CoreContext, spaceId: string, filter: ChangeRequestFilter, page: PageArgs) {
+  const { space } = await readSpace(ctx, spaceId);
+  await authorize(ctx, "changeRequest.read", { space });
+  const status = checkStatus(filter.status ?? "open", CHANGE_REQUEST_STATUSES);
+  const where: Prisma.ChangeRequestWhereInput = {
+    spaceId,
+    status,
+    ...(filter.contributor
+      ? { OR: [{ createdById: filter.contributor }, { revisions: { some: { createdById: filter.contributor } } }] }
+      : {}),
+  };
+  return paginate<ChangeRequest, Prisma.ChangeRequestWhereInput>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    direction: "desc",
+    where,
+    findMany: (query) => ctx.prisma.changeRequest.findMany(query as Prisma.ChangeRequestFindManyArgs),
+    count: (query) => ctx.prisma.changeRequest.count(query),
+  });
+}
+
+/** Changes the subject or the status (draft, open, archived) of a change request. */
+export async function updateChangeRequest(
+  ctx: CoreContext,
+  spaceId: string,
+  idOrNumber: string,
+  input: { subject?: string | null; status?: string | null },
+): Promise<ChangeRequest> {
+  const { changeRequest } = await requireChangeRequest(ctx, spaceId, idOrNumber, "changeRequest.update");
+  const subject = input.subject != null ? checkSubject(input.subject) : undefined;
+  const status = input.status != null ? checkStatus(input.status, SETTABLE_STATUSES) : undefined;
+  if (status && changeRequest.status === "merged") {
+    throw new DomainError("CONFLICT", `Change request #${changeRequest.number} is merged: its status cannot change`);
+  }
+  const updated = await ctx.prisma.changeRequest.update({
+    where: { id: changeRequest.id },
+    data: { subject, status, updatedAt: ctx.clock.now() },
+  });
+  remember(ctx, updated);
+  ctx.loaders.changeRequestCounts.clear(spaceId);
+  return updated;
+}
+
+/** The markdown of the bodies a merge needs, read inside the merge's transaction. */
+async function markdownOfBodies(tx: Tx, hashes: string[]): Promise<Map<string, string>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await tx.blob.findMany({ where: { hash: { in: hashes } } });
+  return new Map(rows.map((row) => [row.hash, Buffer.from(row.data).toString("utf8")]));
+}
+
+function conflictError(changeRequest: ChangeRequest, doing: string, conflicts: MergeConflict[]): DomainError {
+  const names = conflicts.map((c) => `${c.kind} ${c.title ? `"${c.title}"` : c.id}${c.path ? ` (${c.path})` : ""}: ${c.reason}`);
+  return new DomainError(
+    "CONFLICT",
+    `Cannot ${doing} change request #${changeRequest.number}: ${conflicts.length} conflict${conflicts.length === 1 ? "" : "s"}; nothing was changed. ${names.join("; ")}`,
+    { conflicts },
+  );
+}
+
+/**
+ * Three-way merge of `theirs` onto `ours` against `base`, as a new revision of the space with
+ * the given parents. Throws the 409 conflict error when the sides overlap.
+ */
+async function mergedRevision(
+  ctx: CoreContext,
+  tx: Tx,
+  changeRequest: ChangeRequest,
+  doing: string,
+  sides: { base: Revision; ours: Revision; theirs: Revision },
+  revision: { type: "merge" | "update"; changeRequestId: string | null; message: string },
+): Promise<{ revision: Revision; content: Content }> {
+  const [base, ours, theirs] = [contentOf(sides.base), contentOf(sides.ours), contentOf(sides.theirs)];
+  const markdown = await markdownOfBodies(tx, bodiesNeeded(base, ours, theirs));
+  const now = ctx.clock.now();
+  const result = mergeContent(
+    base,
+    ours,
+    theirs,
+    (hash) => {
+      const text = markdown.get(hash);
+      if (text === undefined) throw new Error(`Body ${hash} is missing`);
+      return text;
+    },
+    (text) => sha256(Buffer.from(text, "utf8")),
+    now.toISOString(),
+  );
+  if (!result.ok) throw conflictError(changeRequest, doing, result.conflicts);
+  if (result.newBodies.length) {
+    const rows = result.newBodies.map((text) => Buffer.from(text, "utf8")).map((data) => ({ hash: sha256(data), data, size: data.length }));
+    await tx.blob.createMany({ data: rows, skipDuplicates: true });
+  }
+  const created = await tx.revision.create({
+    data: {
+      id: newId("Revision"),
+      spaceId: changeRequest.spaceId,
+      changeRequestId: revision.changeRequestId,
+      parentIds: [sides.ours.id, sides.theirs.id],
+      type: revision.type,
+      pages: result.content.pages as never,
+      files: result.content.files as never,
+      reusableContents: (result.content.reusableContents ?? []) as never,
+      variables: (result.content.variables ?? {}) as never,
+      message: revision.message,
+      createdById: ctx.viewer.userId,
+      createdAt: now,
+    },
+  });
+  return { revision: created, content: result.content };
+}
+
+/** Replaces what this request's loaders hold of a change request that just changed. */
+function remember(ctx: CoreContext, changeRequest: ChangeRequest) {
+  ctx.loaders.changeRequest.clear(changeRequest.id).prime(changeRequest.id, changeRequest);
+  ctx.loaders.changeRequestByNumber.clear(`${changeRequest.spaceId}:${changeRequest.number}`);
+}
+
+const revisionIn = (tx: Tx, id: string) => tx.revision.findUniqueOrThrow({ where: { id } });
+
+/**
+ * Brings the space's newest content into the change request (a three-way merge onto the change
+ * request's head). When the space has not moved since the base, nothing changes.
+ */
+export async function updateChangeRequestFromSpace(
+  ctx: CoreContext,
+  spaceId: string,
+  idOrNumber: string,
+): Promise<{ revision: Revision; changeRequest: ChangeRequest }> {
+  const { changeRequest: found } = await requireChangeRequest(ctx, spaceId, idOrNumber, "changeRequest.updateFromSpace");
+  checkChangeRequestActive(found, "be updated");
+  const result = await ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(found.id)}))::text`;
+    const changeRequest = await tx.changeRequest.findUniqueOrThrow({ where: { id: found.id } });
+    checkChangeRequestActive(changeRequest, "be updated");
+    const space = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
+    const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+    if (space.revisionId === baseId) return { revision: await revisionIn(tx, changeRequest.revisionId), changeRequest };
+    const { revision } = await mergedRevision(
+      ctx,
+      tx,
+      changeRequest,
+      "update",
+      { base: await revisionIn(tx, baseId), ours: await revisionIn(tx, changeRequest.revisionId), theirs: await revisionIn(tx, space.revisionId) },
+      { type: "update", changeRequestId: changeRequest.id, message: `Update from the space's revision ${space.revisionId}` },
+    );
+    const updated = await tx.changeRequest.update({
+      where: { id: changeRequest.id },
+      data: { revisionId: revision.id, revisionMergedAncestorId: space.revisionId, updatedAt: revision.createdAt },
+    });
+    return { revision, changeRequest: updated };
+  }, TRANSACTION_OPTIONS);
+  remember(ctx, result.changeRequest);
+  ctx.loaders.revision.prime(result.revision.id, result.revision);
+  return result;
+}
+
+/**
+ * Merges the change request into the space: the space's head moves to the merge of both sides
+ * (search follows in the same transaction), and the change request becomes `merged`. Needs
+ * `review` on the space. A locked space takes merges: that is how its content changes.
+ */
+export async function mergeChangeRequest(
+  ctx: CoreContext,
+  spaceId: string,
+  idOrNumber: string,
+): Promise<{ revision: Revision; changeRequest: ChangeRequest }> {
+  const { changeRequest: found } = await requireChangeRequest(ctx, spaceId, idOrNumber, "changeRequest.merge");
+  checkChangeRequestActive(found, "be merged");
+  const result = await ctx.prisma.$transaction(async (tx) => {
+    // Space first, then the change request: editContent and update take one of the two only.
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(spaceId)}))::text`;
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(found.id)}))::text`;
+    const changeRequest = await tx.changeRequest.findUniqueOrThrow({ where: { id: found.id } });
+    checkChangeRequestActive(changeRequest, "be merged");
+    const space = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
+    const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+    const { revision, content } = await mergedRevision(
+      ctx,
+      tx,
+      changeRequest,
+      "merge",
+      { base: await revisionIn(tx, baseId), ours: await revisionIn(tx, space.revisionId), theirs: await revisionIn(tx, changeRequest.revisionId) },
+      { type: "merge", changeRequestId: null, message: `Merge of change request #${changeRequest.number}${changeRequest.subject ? `: ${changeRequest.subject}` : ""}` },
+    );
+    await tx.space.update({ where: { id: spaceId }, data: { revisionId: revision.id, updatedAt: revision.createdAt } });
+    await reindexSpace(tx, spaceId, content.pages);
+    const merged = await tx.changeRequest.update({
+      where: { id: changeRequest.id },
+      data: {
+        status: "merged",
+        revisionMergedId: revision.id,
+        mergedById: ctx.viewer.userId,
+        mergedAt: revision.createdAt,
+        updatedAt: revision.createdAt,
+      },
+    });
+    return { revision, changeRequest: merged };
+  }, TRANSACTION_OPTIONS);
+  ctx.loaders.space.clear(spaceId);
+  ctx.loaders.changeRequestCounts.clear(spaceId);
+  remember(ctx, result.changeRequest);
+  ctx.loaders.revision.prime(result.revision.id, result.revision);
+  return result;
+}

@@ -1,0 +1,202 @@
+// Change requests: the node type, a space's list, and the mutations that open, change, update
+// and merge them. Their content reads like a space's (`content`, `page`, `file`, `files`), and is
+// edited with the content mutations given `changeRequest` (content-editing.ts, files.ts, import.ts).
+import type { ChangeRequest, Revision } from "../generated/prisma/client.ts";
+import type { CoreContext } from "../core/context.ts";
+import {
+  CHANGE_REQUEST_STATUSES,
+  CHANGE_REQUEST_SUBJECT_MAX,
+  createChangeRequest,
+  isOutdated,
+  listChangeRequests,
+  mergeChangeRequest,
+  readChangeRequest,
+  updateChangeRequest,
+  updateChangeRequestFromSpace,
+} from "../core/change-requests/index.ts";
+import { notFound } from "../core/errors.ts";
+import { builder } from "./builder.ts";
+import { enumName, toConnection } from "./common.ts";
+import { headContentFields, RevisionRef } from "./content.ts";
+import { UserRef } from "./organizations.ts";
+import { SpaceRef } from "./spaces.ts";
+
+export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
+  description: "draft: being prepared; open: ready for review; archived: closed without merging; merged: its edits are in the space",
+  values: Object.fromEntries(CHANGE_REQUEST_STATUSES.map((status) => [enumName(status), { value: status }])) as Record<
+    Uppercase<(typeof CHANGE_REQUEST_STATUSES)[number]>,
+    { value: (typeof CHANGE_REQUEST_STATUSES)[number] }
+  >,
+});
+
+const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", {
+  fields: (t) => ({ app: t.string(), location: t.string() }),
+});
+
+async function headOf(core: CoreContext, changeRequest: ChangeRequest): Promise<Revision> {
+  const revision = await core.loaders.revision.load(changeRequest.revisionId);
+  if (!revision) throw new Error(`Change request ${changeRequest.id} has no head revision ${changeRequest.revisionId}`);
+  return revision;
+}
+
+export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
+  description: "A proposal of content changes in a space, with its own head revision",
+  id: { resolve: (changeRequest: ChangeRequest) => changeRequest.id },
+  // Found only when the caller can read the change request's space (404 otherwise, like any node).
+  load: (ids: string[], { core }) =>
+    Promise.all(
+      ids.map(async (id) => {
+        const changeRequest = await core.loaders.changeRequest.load(id);
+        if (!changeRequest) return notFound("change request", id);
+        return readChangeRequest(core, changeRequest.spaceId, id).then((found) => found.changeRequest, () => notFound("change request", id));
+      }),
+    ),
+  fields: (t) => ({
+    number: t.exposeInt("number", { description: "1, 2, 3 … within the space" }),
+    status: t.field({ type: ChangeRequestStatus, resolve: (c) => c.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
+    subject: t.exposeString("subject"),
+    createdBy: t.field({ type: UserRef, resolve: (c) => c.createdById }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    mergedBy: t.field({ type: UserRef, nullable: true, resolve: (c) => c.mergedById }),
+    mergedAt: t.expose("mergedAt", { type: "DateTime", nullable: true }),
+    space: t.field({ type: SpaceRef, resolve: (c) => c.spaceId }),
+    revision: t.id({ description: "Id of the change request's head revision", resolve: (c) => c.revisionId }),
+    revisionInitial: t.id({ description: "Id of the space revision it was opened from", resolve: (c) => c.revisionInitialId }),
+    revisionMergedAncestor: t.id({
+      nullable: true,
+      description: "Id of the space revision it was last updated from (null: never updated)",
+      resolve: (c) => c.revisionMergedAncestorId,
+    }),
+    revisionMerged: t.id({ nullable: true, description: "Id of the space revision its merge made", resolve: (c) => c.revisionMergedId }),
+    outdated: t.boolean({
+      description: "True when the space's content moved since the content this change request is based on (never once merged)",
+      resolve: async (c, _args, { core }) => {
+        const space = await core.loaders.space.load(c.spaceId);
+        return space ? isOutdated(c, space.revisionId) : false;
+      },
+    }),
+    openCommentCount: t.int({
+      description: "Open comments on the change request (replies not counted)",
+      resolve: (c, _args, { core }) => core.loaders.openCommentCount.load(`cr:${c.id}`),
+    }),
+    urls: t.field({
+      type: ChangeRequestUrls,
+      resolve: (c, _args, { core }) => ({
+        app: core.urls.app(`/s/${c.spaceId}/~/changes/${c.number}`),
+        location: core.urls.api(`/spaces/${c.spaceId}/change-requests/${c.id}`),
+      }),
+    }),
+  }),
+});
+
+builder.objectFields(ChangeRequestRef, (t) => headContentFields(t, (changeRequest, core) => headOf(core, changeRequest), "change request's"));
+
+// A merge revision names the change request it merged.
+builder.objectField(RevisionRef, "mergedFrom", (t) =>
+  t.field({
+    type: ChangeRequestRef,
+    nullable: true,
+    description: "For a merge revision: the change request it merged",
+    resolve: async (r, _args, { core }) => (r.type === "merge" ? core.loaders.changeRequestMergedInto.load(r.id) : null),
+  }),
+);
+
+const ChangeRequestConnection = builder.connectionObject(
+  { type: ChangeRequestRef, name: "ChangeRequestConnection" },
+  { name: "ChangeRequestEdge" },
+);
+
+builder.objectFields(SpaceRef, (t) => ({
+  changeRequests: t.connection(
+    {
+      type: ChangeRequestRef,
+      description: "Change requests of the space, newest first",
+      args: {
+        status: t.arg({ type: ChangeRequestStatus, defaultValue: "open", description: "Only those in this status (default: open)" }),
+        contributor: t.arg.id({ description: "Only those a user opened or edited (a user id)" }),
+      },
+      resolve: async (s, args, { core }) =>
+        toConnection(await listChangeRequests(core, s.id, { status: args.status, contributor: args.contributor }, args)),
+    },
+    ChangeRequestConnection,
+  ),
+  changeRequest: t.field({
+    type: ChangeRequestRef,
+    description: "A change request of the space by id or by number",
+    args: { id: t.arg.id({ required: true, description: "The change request's id, or its number in the space" }) },
+    resolve: async (s, { id }, { core }) => (await readChangeRequest(core, s.id, id)).changeRequest,
+  }),
+}));
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
+  space: f.id({ required: true }),
+  changeRequest: f.id({ required: true, description: "The change request's id, or its number in the space" }),
+});
+
+const ChangeRequestPayload = (name: string) =>
+  builder.simpleObject(name, { fields: (p) => ({ changeRequest: p.field({ type: ChangeRequestRef }) }) });
+
+const RevisionPayload = (name: string, revision: string) =>
+  builder.simpleObject(name, {
+    fields: (p) => ({
+      revision: p.field({ type: RevisionRef, description: revision }),
+      changeRequest: p.field({ type: ChangeRequestRef }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  createChangeRequest: t.field({
+    type: ChangeRequestPayload("CreateChangeRequestPayload"),
+    description: "Opens a change request (status draft) on the space's current content",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("CreateChangeRequestInput", {
+          fields: (f) => ({
+            space: f.id({ required: true }),
+            subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters` }),
+            agentTaskId: f.string({ description: "The agent task the change request implements" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ changeRequest: await createChangeRequest(core, input.space, input) }),
+  }),
+  updateChangeRequest: t.field({
+    type: ChangeRequestPayload("UpdateChangeRequestPayload"),
+    description: "Changes a change request's subject or status (merged is reached by merging only)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateChangeRequestInput", {
+          fields: (f) => ({
+            ...changeRequestTarget(f),
+            subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters; null leaves it` }),
+            status: f.field({ type: ChangeRequestStatus, description: "draft, open or archived; null leaves it" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      changeRequest: await updateChangeRequest(core, input.space, input.changeRequest, { subject: input.subject, status: input.status }),
+    }),
+  }),
+  updateChangeRequestFromSpace: t.field({
+    type: RevisionPayload("UpdateChangeRequestFromSpacePayload", "The change request's head after the update (unchanged when the space had not moved)"),
+    description:
+      "Brings the space's newest content into the change request: a three-way merge against the content it is based on. " +
+      "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
+    args: { input: t.arg({ required: true, type: builder.inputType("UpdateChangeRequestFromSpaceInput", { fields: changeRequestTarget }) }) },
+    resolve: (_root, { input }, { core }) => updateChangeRequestFromSpace(core, input.space, input.changeRequest),
+  }),
+  mergeChangeRequest: t.field({
+    type: RevisionPayload("MergeChangeRequestPayload", "The space's new head: the merge"),
+    description:
+      "Puts the change request's edits onto the space (needs review): a three-way merge against the content it is based on. " +
+      "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
+    args: { input: t.arg({ required: true, type: builder.inputType("MergeChangeRequestInput", { fields: changeRequestTarget }) }) },
+    resolve: (_root, { input }, { core }) => mergeChangeRequest(core, input.space, input.changeRequest),
+  }),
+}));
