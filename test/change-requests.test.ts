@@ -409,3 +409,45 @@ describe("who may write", () => {
     }
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Batching
+// ---------------------------------------------------------------------------------------------
+
+describe("N+1 guard", () => {
+  const LIST = /* GraphQL */ `
+    query($id: ID!, $first: Int) {
+      space(id: $id) {
+        changeRequestCount openChangeRequestCount
+        changeRequests(first: $first, status: DRAFT) {
+          totalCount
+          nodes {
+            id number subject outdated openCommentCount revision
+            createdBy { id displayName }
+            space { id title }
+            content { id pages { id title } }
+          }
+        }
+      }
+    }`;
+
+  it("lists 20 change requests with their authors, counters and content in as many statements as 2", async () => {
+    const space = await newSpace();
+    for (let i = 0; i < 20; i++) {
+      const { data } = await api(i % 2 ? members.edit.token : A.token).createChangeRequest(space, { subject: `CR ${i}` });
+      await createPage(space, `Page ${i}`, `text ${i}\n`, data.id);
+    }
+    const measure = async (first: number) => {
+      const before = server.database.statementCount;
+      const data = await gql(A.token, LIST, { id: space, first });
+      return { statements: server.database.statementCount - before, nodes: data.space.changeRequests.nodes as any[] };
+    };
+    await measure(2);
+    const small = await measure(2);
+    const large = await measure(20);
+    console.log(`N+1 guard (change requests, ${process.env.DATABASE_URL ? "postgresql" : "pglite"}): N=2 → ${small.statements} statements, N=20 → ${large.statements}`);
+    expect(large.nodes).toHaveLength(20);
+    expect(new Set(large.nodes.map((node) => node.createdBy.id))).toEqual(new Set([A.userId, members.edit.userId]));
+    expect(large.statements).toBe(small.statements);
+  });
+});
