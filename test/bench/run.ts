@@ -96,6 +96,10 @@ async function main() {
         `p99 ${p99} ms (target ≤ ${target.maxP99Ms}), non-2xx ${result.non2xx}, errors ${result.errors}`,
     );
   }
+  for (const row of await mergeTargets(url, headers, organizationId)) {
+    if (row.startsWith("FAIL")) failed++;
+    rows.push(row);
+  }
   clearInterval(sampler);
   const maxRssMb = 1024;
   const rssMb = peakRss / 1024 / 1024;
@@ -111,6 +115,51 @@ async function main() {
   await closed;
   await database.close();
   process.exit(failed ? 1 : 0);
+}
+
+const MERGE_PAGES = 500;
+const MERGE_EDITS = 50;
+const MERGE_MAX_MS = 1000;
+
+/**
+ * Update and merge of a change request on a space of MERGE_PAGES pages, where the change request
+ * and the space each changed MERGE_EDITS different pages (a three-way merge of the whole tree).
+ */
+async function mergeTargets(url: string, headers: Record<string, string>, organizationId: string): Promise<string[]> {
+  const graphql = async (query: string, variables: Record<string, unknown>) => {
+    const response = await fetch(`${url}/graphql`, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+    const result = (await response.json()) as { data?: any; errors?: { message: string }[] };
+    if (result.errors?.length) throw new Error(result.errors[0].message);
+    return result.data;
+  };
+  const EDIT = `mutation($input: EditContentInput!) { editContent(input: $input) { createdPages { id } } }`;
+  const space = (await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+    input: { organization: organizationId, title: "Merge bench" },
+  })).createSpace.space.id;
+  const markdown = (i: number, who: string) => `# Page ${i}\n\n${who} paragraph one.\n\n${who} paragraph two.\n`;
+  const created = await graphql(EDIT, {
+    input: { space, edits: Array.from({ length: MERGE_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i, "base") } })) },
+  });
+  const pages: string[] = created.editContent.createdPages.map((page: { id: string }) => page.id);
+  const update = (changeRequest: string | undefined, ids: string[], who: string) =>
+    graphql(EDIT, { input: { space, changeRequest, edits: ids.map((page, i) => ({ updatePage: { page, markdown: markdown(i, who) } })) } });
+  const changeRequest = (await graphql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`, {
+    input: { space },
+  })).createChangeRequest.changeRequest.id;
+  await update(changeRequest, pages.slice(0, MERGE_EDITS), "change request");
+  await update(undefined, pages.slice(MERGE_EDITS, 2 * MERGE_EDITS), "space");
+  const target = { space, changeRequest };
+  const timed = async (name: string, mutation: string) => {
+    const start = performance.now();
+    await graphql(`mutation($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { revision { id } } }`, { input: target });
+    const ms = performance.now() - start;
+    return `${ms <= MERGE_MAX_MS ? "PASS" : "FAIL"}  ${name}: ${ms.toFixed(0)} ms (target ≤ ${MERGE_MAX_MS} ms)`;
+  };
+  const label = `${MERGE_PAGES} pages, ${MERGE_EDITS} changed on each side`;
+  return [
+    await timed(`update a change request from the space (${label})`, "updateChangeRequestFromSpace"),
+    await timed(`merge a change request (${label})`, "mergeChangeRequest"),
+  ];
 }
 
 main().catch((error) => {
