@@ -2,6 +2,7 @@
 // inside a change request (its head moves, the space's does not), update from the space and merge
 // as three-way merges (combining, refusing conflicts with nothing changed, `outdated`), and who
 // may do what. REST through the official client (every answer validated against the spec).
+import { ChangeRequestStatus } from "@gitbook/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectRestError, graphqlData } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
@@ -138,14 +139,14 @@ describe("opening and reading change requests", () => {
 
     const open = await api().listChangeRequestsForSpace(space);
     expect(open.data.items.map((c) => c.id)).toEqual([ids[1], ids[0]]);
-    expect((await api().listChangeRequestsForSpace(space, { status: "draft" })).data.items.map((c) => c.id)).toEqual([ids[2]]);
-    const byContributor = await api().listChangeRequestsForSpace(space, { status: "draft", contributor: members.edit.userId });
+    expect((await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Draft })).data.items.map((c) => c.id)).toEqual([ids[2]]);
+    const byContributor = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Draft, contributor: members.edit.userId });
     expect(byContributor.data.items.map((c) => c.id)).toEqual([ids[2]]);
-    expect((await api().listChangeRequestsForSpace(space, { status: "open", contributor: members.edit.userId })).data.items).toEqual([]);
+    expect((await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, contributor: members.edit.userId })).data.items).toEqual([]);
 
-    const page1 = await api().listChangeRequestsForSpace(space, { status: "open", limit: 1 });
+    const page1 = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, limit: 1 });
     expect(page1.data.items.map((c) => c.id)).toEqual([ids[1]]);
-    const page2 = await api().listChangeRequestsForSpace(space, { status: "open", limit: 1, page: page1.data.next!.page });
+    const page2 = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, limit: 1, page: page1.data.next!.page });
     expect(page2.data.items.map((c) => c.id)).toEqual([ids[0]]);
     expect(page2.data.next).toBeUndefined();
   });
