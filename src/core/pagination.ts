@@ -20,17 +20,19 @@ export interface Page<T> {
   cursorOf(item: T): string;
 }
 
-type SortValue = string | Date;
-export type SortKind = "date" | "text";
+type SortValue = string | Date | number;
+export type SortKind = "date" | "text" | "number";
 
 interface Cursor {
   v: string;
-  d?: 1;
+  /** 1: the value is a date; 2: a number. */
+  d?: 1 | 2;
   id: string;
 }
 
 function encodeCursor(value: SortValue, id: string): string {
-  const cursor: Cursor = value instanceof Date ? { v: value.toISOString(), d: 1, id } : { v: value, id };
+  const cursor: Cursor =
+    value instanceof Date ? { v: value.toISOString(), d: 1, id } : typeof value === "number" ? { v: String(value), d: 2, id } : { v: value, id };
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
@@ -39,9 +41,10 @@ function decodeCursor(cursor: string, sortKind: SortKind): { value: SortValue; i
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString()) as Cursor;
     if (typeof parsed.v !== "string" || typeof parsed.id !== "string") throw new Error();
-    if ((sortKind === "date") !== (parsed.d === 1)) throw new Error();
-    const value = sortKind === "date" ? new Date(parsed.v) : parsed.v;
+    if ((sortKind === "date") !== (parsed.d === 1) || (sortKind === "number") !== (parsed.d === 2)) throw new Error();
+    const value = sortKind === "date" ? new Date(parsed.v) : sortKind === "number" ? Number(parsed.v) : parsed.v;
     if (value instanceof Date && Number.isNaN(value.getTime())) throw new Error();
+    if (typeof value === "number" && !Number.isSafeInteger(value)) throw new Error();
     return { value, id: parsed.id };
   } catch {
     throw badInput(`page cursor "${cursor}" is not valid for this list: pass back the value of next.page`);

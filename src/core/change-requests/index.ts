@@ -89,7 +89,7 @@ export interface ChangeRequestFilter {
   contributor?: string | null;
 }
 
-/** Change requests of the space, newest first; `status` defaults to open. */
+/** Change requests of the space, newest (highest number) first; `status` defaults to open. */
 export async function listChangeRequests(ctx: CoreContext, spaceId: string, filter: ChangeRequestFilter, page: PageArgs) {
   const { space } = await readSpace(ctx, spaceId);
   await authorize(ctx, "changeRequest.read", { space });
@@ -102,8 +102,8 @@ export async function listChangeRequests(ctx: CoreContext, spaceId: string, filt
       : {}),
   };
   return paginate<ChangeRequest, Prisma.ChangeRequestWhereInput>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
+    sortField: "number",
+    sortKind: "number",
     direction: "desc",
     where,
     findMany: (query) => ctx.prisma.changeRequest.findMany(query as Prisma.ChangeRequestFindManyArgs),
