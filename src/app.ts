@@ -10,6 +10,7 @@ import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
+import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { schema } from "./graphql/schema.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
@@ -28,7 +29,7 @@ export function createApp({ database, config, clock = systemClock }: AppOptions)
     graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
     maskedErrors: { maskError },
-    plugins: [useAuth(services), useFileDownloads(services, config), useRestAdapter(routes)],
+    plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
   });
   return { yoga, services };
 }

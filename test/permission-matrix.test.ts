@@ -202,6 +202,7 @@ const FIXTURES: Record<string, Fixture> = {
     const { path, pageId } = await newChangeRequest();
     return { path: `${path}/content/page/${pageId}/import`, body: { url: importSiteUrl, source: "website" } };
   },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf": async () => ({ path: `${(await newChangeRequest()).path}/pdf` }),
 
   "GET /v1/user": async () => ({ path: "/v1/user" }),
   "GET /v1/email-domains/:emailDomain/orgs": async () => ({ path: `/v1/email-domains/${EMAIL_DOMAIN}/orgs` }),

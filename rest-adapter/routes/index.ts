@@ -11,5 +11,6 @@ import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
 import { linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
+import { pdfRoutes } from "./pdf.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...pdfRoutes];

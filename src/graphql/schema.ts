@@ -14,5 +14,6 @@ import "./import.ts";
 import "./search.ts";
 import "./links.ts";
 import "./change-requests.ts";
+import "./pdf.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

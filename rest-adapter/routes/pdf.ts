@@ -1,0 +1,19 @@
+// /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf: a temporary URL (one hour) of the
+// change request's content as a PDF, all of it or one page (with its subpages unless `only`).
+import type { RestRoute } from "../route.ts";
+
+export const pdfRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/spaces/:spaceId/change-requests/:changeRequestId/pdf",
+    action: "changeRequest.read",
+    query: { only: "boolean", page: "string" },
+    document: /* GraphQL */ `
+      query GetChangeRequestPDF($space: ID!, $changeRequest: ID!, $page: ID, $only: Boolean) {
+        space(id: $space) { changeRequest(id: $changeRequest) { pdf(page: $page, only: $only) { url } } }
+      }`,
+    variables: ({ params, query }) => ({ space: params.spaceId, changeRequest: params.changeRequestId, page: query.page, only: query.only }),
+    status: 200,
+    body: (data) => ({ url: data.space.changeRequest.pdf.url }),
+  },
+];
