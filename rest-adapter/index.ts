@@ -38,6 +38,11 @@ export function compileRoutes(routes: RestRoute[], schema: GraphQLSchema): Compi
 function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): RestRequest["query"] | Response {
   const query: RestRequest["query"] = {};
   for (const [name, type] of Object.entries(declared)) {
+    if (type === "string[]") {
+      const values = url.searchParams.getAll(name).flatMap((value) => value.split(",")).filter((value) => value !== "");
+      if (values.length) query[name] = values;
+      continue;
+    }
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
     if (type === "limit") {

@@ -3,11 +3,12 @@
 
 import type { Action } from "../src/auth/policy.ts";
 
-export type QueryParamType = "string" | "boolean" | "limit";
+/** `string[]`: repeated (`authors=a&authors=b`, as the official client sends arrays) or comma-separated. */
+export type QueryParamType = "string" | "boolean" | "limit" | "string[]";
 
 export interface RestRequest {
   params: Record<string, string>;
-  query: Record<string, string | number | boolean | undefined>;
+  query: Record<string, string | number | boolean | string[] | undefined>;
   body: Record<string, unknown>;
 }
 

@@ -20,16 +20,22 @@ const EMAIL_DOMAIN = "matrix.example.com";
 let server: TestServer;
 let organizationId: string;
 let ownerToken: string;
+let ownerUserId: string;
 let targetOrganizationId: string;
 let otherAdminToken: string;
 const callers = new Map<Role | null, string>();
+/** The user id of each caller's token (another organization's admin's too), for fixtures that act on the caller's own rows. */
+const userIdOfToken = new Map<string, string>();
 
 /** A one-page website the import route's fixture imports. */
 let importSite: Server;
 let importSiteUrl: string;
 
-/** A fresh target for one call: the path (and body) of the route, made from new rows. */
-type Fixture = () => Promise<{ path: string; body?: unknown }>;
+/**
+ * A fresh target for one call: the path (and body) of the route, made from new rows. `callerUserId`
+ * is the user making the call, when it has one (own-comment routes act on a comment of theirs).
+ */
+type Fixture = (callerUserId?: string) => Promise<{ path: string; body?: unknown }>;
 
 const prisma = () => server.database.prisma;
 
@@ -88,6 +94,44 @@ async function newChangeRequest() {
   const response = await server.rest(ownerToken, "POST", `/v1/spaces/${content.spaceId}/change-requests`, { subject: "Matrix" });
   const prefix = `/v1/spaces/${content.spaceId}/change-requests`;
   return { ...content, path: `${prefix}/${response.body.id}`, byNumber: `${prefix}/${response.body.number}` };
+}
+
+/**
+ * A comment with a reply, on a new space with content or on a new change request, posted (rows
+ * written directly) by `authorId`, else by the owner: the REST paths of the base, comment and reply.
+ */
+async function newComment(base: "space" | "change request", authorId = ownerUserId) {
+  const { spaceId, pageId, path } = base === "space" ? { ...(await newContent()), path: undefined } : await newChangeRequest();
+  const changeRequestId = path ? path.slice(path.lastIndexOf("/") + 1) : null;
+  const { revisionId } = await prisma().space.findUniqueOrThrow({ where: { id: spaceId } });
+  const row = { spaceId, changeRequestId, body: "Matrix", postedById: authorId, postedAt: new Date(), targetRevisionId: revisionId };
+  const commentId = newId("Comment");
+  const replyId = newId("CommentReply");
+  await prisma().comment.create({ data: { ...row, id: commentId, targetPageId: pageId } });
+  await prisma().comment.create({ data: { ...row, id: replyId, parentId: commentId } });
+  const prefix = path ?? `/v1/spaces/${spaceId}`;
+  return { prefix, pageId, comment: `${prefix}/comments/${commentId}`, reply: `${prefix}/comments/${commentId}/replies/${replyId}` };
+}
+
+/** The fixtures of the comment routes of one base; PUT and DELETE act on the caller's own comment or reply. */
+function commentFixtures(routePrefix: string, base: "space" | "change request"): Record<string, Fixture> {
+  const markdown = { body: { markdown: "Matrix" } };
+  return {
+    [`GET ${routePrefix}/comments`]: async () => ({ path: `${(await newComment(base)).prefix}/comments` }),
+    [`POST ${routePrefix}/comments`]: async () => {
+      const { prefix, pageId } = await newComment(base);
+      return { path: `${prefix}/comments`, body: { ...markdown, page: pageId } };
+    },
+    [`GET ${routePrefix}/comments/:commentId`]: async () => ({ path: (await newComment(base)).comment }),
+    [`PUT ${routePrefix}/comments/:commentId`]: async (caller) => ({ path: (await newComment(base, caller)).comment, body: markdown }),
+    [`DELETE ${routePrefix}/comments/:commentId`]: async (caller) => ({ path: (await newComment(base, caller)).comment }),
+    [`GET ${routePrefix}/comments/:commentId/replies`]: async () => ({ path: `${(await newComment(base)).comment}/replies` }),
+    [`POST ${routePrefix}/comments/:commentId/replies`]: async () => ({ path: `${(await newComment(base)).comment}/replies`, body: markdown }),
+    [`GET ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async () => ({ path: (await newComment(base)).reply }),
+    [`PUT ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({ path: (await newComment(base, caller)).reply, body: markdown }),
+    [`DELETE ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({ path: (await newComment(base, caller)).reply }),
+    [`GET ${routePrefix}/commenters`]: async () => ({ path: `${(await newComment(base)).prefix}/commenters` }),
+  };
 }
 
 const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
@@ -250,6 +294,10 @@ const FIXTURES: Record<string, Fixture> = {
   }),
   "DELETE /v1/orgs/:organizationId/saml/:samlProviderId": async () => ({ path: org(`/saml/${await newSamlProvider()}`) }),
   "GET /v1/orgs/:organizationId/sso": async () => ({ path: org("/sso") }),
+
+  // Comments, on the space itself and on a change request
+  ...commentFixtures("/v1/spaces/:spaceId", "space"),
+  ...commentFixtures("/v1/spaces/:spaceId/change-requests/:changeRequestId", "change request"),
 };
 
 // A self-signed certificate (CN=matrix, made with openssl for this test), for SAML provider bodies.
@@ -300,7 +348,7 @@ function outcomeOf(status: number): Outcome | number {
 }
 
 async function call(route: RestRoute, token: string | undefined) {
-  const { path, body } = await FIXTURES[`${route.method} ${route.path}`]();
+  const { path, body } = await FIXTURES[`${route.method} ${route.path}`](token ? userIdOfToken.get(token) : undefined);
   const response = await server.rest(token, route.method, path, body);
   const violations = validateResponse(route.method, path, response.status, response.body);
   return { path, status: response.status, message: response.body?.error?.message as string | undefined, violations };
@@ -314,14 +362,18 @@ beforeAll(async () => {
   const owner = await server.bootstrap("Matrix organization");
   organizationId = owner.organizationId;
   ownerToken = owner.token;
+  ownerUserId = owner.userId;
   await prisma().organization.update({ where: { id: organizationId }, data: { emailDomains: [EMAIL_DOMAIN] } });
   targetOrganizationId = (await server.bootstrap("Matrix transfer target")).organizationId;
-  otherAdminToken = (await server.bootstrap("Matrix other organization")).token;
+  const otherAdmin = await server.bootstrap("Matrix other organization");
+  otherAdminToken = otherAdmin.token;
+  userIdOfToken.set(otherAdmin.token, otherAdmin.userId);
   for (const role of MEMBER_ROLES) {
     const member = await server.addMember(organizationId, role);
     // Admin of the transfer target, so that transfers depend on the source role only.
     await prisma().member.create({ data: { organizationId: targetOrganizationId, userId: member.userId, role: "admin" } });
     callers.set(role, member.token);
+    userIdOfToken.set(member.token, member.userId);
   }
 });
 

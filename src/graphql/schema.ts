@@ -14,6 +14,7 @@ import "./import.ts";
 import "./search.ts";
 import "./links.ts";
 import "./change-requests.ts";
+import "./comments.ts";
 import "./pdf.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -35,7 +35,7 @@ const EMOJI_SEQUENCE = /^[\p{Extended_Pictographic}\p{Emoji_Component}\u200d\ufe
 const EMOJI_PICTURE = /[\p{Extended_Pictographic}\p{Regional_Indicator}\p{Emoji_Modifier}\u20e3]/u;
 const CODE_POINTS = /^[0-9a-f]{4,6}(?:-[0-9a-f]{4,6})*$/i;
 
-function isEmoji(value: string): boolean {
+export function isEmoji(value: string): boolean {
   let characters = value;
   if (CODE_POINTS.test(value)) {
     const points = value.split("-").map((hex) => parseInt(hex, 16));

@@ -1,0 +1,389 @@
+// Comments and their replies, on a space or on a change request: the node types, the lists of a
+// space and of a change request (comments, commenters), and the mutations. Rules are in
+// src/core/comments; every relation here goes through the request's loaders.
+//
+// The users a comment shows (author, resolver, reacting users, repliers) are read as rows, not
+// through the User node's visibility: they stay shown on a comment the caller can read after
+// they left the organization.
+import type { Comment, User } from "../generated/prisma/client.ts";
+import type { CoreContext } from "../core/context.ts";
+import {
+  COMMENT_BODY_MAX,
+  COMMENT_STATUS_FILTERS,
+  COMMENT_STATUSES,
+  REACTION_MAX,
+  commentPermissions,
+  deleteComment,
+  deleteReply,
+  getComment,
+  listCommenters,
+  listComments,
+  nodePreviewOf,
+  postComment,
+  postReply,
+  reactionsOf,
+  readCommentOrReply,
+  repliersOf,
+  replyOf,
+  repliesOf,
+  replyCountOf,
+  targetPageOf,
+  updateComment,
+  updateReply,
+  type CommentBase,
+  type CommentStatus as CommentStatusValue,
+  type ReactionGroup,
+  type Replier,
+  type TargetPage,
+} from "../core/comments/index.ts";
+import { markdownToDocument } from "../core/content/document.ts";
+import { builder } from "./builder.ts";
+import { ChangeRequestRef } from "./change-requests.ts";
+import { enumName, toConnection } from "./common.ts";
+import { RevisionRef } from "./content.ts";
+import { ListOrder, MemberRef } from "./members.ts";
+import { UserRef } from "./organizations.ts";
+import { SpaceRef } from "./spaces.ts";
+
+function enumOf<T extends string>(name: string, description: string, values: readonly T[]) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(values.map((value) => [enumName(value), { value }])) as Record<Uppercase<T>, { value: T }>,
+  });
+}
+
+const CommentStatus = enumOf("CommentStatus", "open, or resolved (by `resolved` in an update)", COMMENT_STATUSES);
+const CommentStatusFilter = enumOf("CommentStatusFilter", "Which comments a list holds, by status", COMMENT_STATUS_FILTERS);
+
+/** A user a comment shows, as a row (see the top of this file). */
+async function shownUser(core: CoreContext, userId: string): Promise<User> {
+  const user = await core.loaders.user.load(userId);
+  if (!user) throw new Error(`User ${userId} of a comment is missing`);
+  return user;
+}
+
+/** The API path of a comment or reply, under its base. */
+function pathOf(row: Comment): string {
+  const base = `/spaces/${row.spaceId}${row.changeRequestId ? `/change-requests/${row.changeRequestId}` : ""}`;
+  return row.parentId ? `${base}/comments/${row.parentId}/replies/${row.id}` : `${base}/comments/${row.id}`;
+}
+
+const CommentBody = builder.objectRef<string>("CommentBody").implement({
+  description: "The body of a comment or reply: markdown as posted, or parsed into a document tree",
+  fields: (t) => ({
+    markdown: t.string({ resolve: (markdown) => markdown }),
+    document: t.field({ type: "JSON", resolve: (markdown) => markdownToDocument(markdown) }),
+  }),
+});
+
+const EmojiReactionUser = builder.objectRef<{ userId: string; reactedAt: Date }>("EmojiReactionUser").implement({
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
+    reactedAt: t.field({ type: "DateTime", resolve: (r) => r.reactedAt }),
+  }),
+});
+
+const EmojiReaction = builder.objectRef<ReactionGroup>("EmojiReaction").implement({
+  description: "The users who reacted with one emoji (each user once)",
+  fields: (t) => ({
+    emoji: t.string({ resolve: (r) => r.emoji }),
+    count: t.int({ resolve: (r) => r.users.length }),
+    users: t.field({ type: [EmojiReactionUser], description: "In the order they reacted", resolve: (r) => r.users }),
+  }),
+});
+
+const CommentReplier = builder.objectRef<Replier>("CommentReplier").implement({
+  description: "A user who replied to a comment",
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
+    count: t.int({ description: "How many replies they posted", resolve: (r) => r.count }),
+    updatedAt: t.field({ type: "DateTime", description: "When they last replied", resolve: (r) => r.updatedAt }),
+  }),
+});
+
+const CommentPermissions = builder.simpleObject("CommentPermissions", {
+  description: "What the caller may do with the comment or reply",
+  fields: (t) => ({
+    view: t.boolean(),
+    edit: t.boolean({ description: "Edit the body: its author, or an admin of the space" }),
+    reply: t.boolean({ description: "Reply and react" }),
+    delete: t.boolean({ description: "Its author, or an admin of the space" }),
+  }),
+});
+
+const CommentUrls = builder.simpleObject("CommentUrls", { fields: (t) => ({ location: t.string() }) });
+
+const CommentTargetNode = builder.objectRef<Comment>("CommentTargetNode").implement({
+  description: "The place in the page the comment is attached to",
+  fields: (t) => ({
+    id: t.id({ resolve: (c) => c.targetNodeId! }),
+    preview: t.string({
+      nullable: true,
+      description: "The title of the page section whose heading anchor is the node id (as in the target revision); null when none is",
+      resolve: (c, _args, { core }) => nodePreviewOf(core, c),
+    }),
+  }),
+});
+
+const CommentTargetPage = builder.objectRef<TargetPage>("CommentTargetPage").implement({
+  description: "The page a comment is on, as it was in the revision the comment targets",
+  fields: (t) => ({
+    id: t.id({ resolve: (p) => p.page.id }),
+    title: t.string({ resolve: (p) => p.page.title }),
+    emoji: t.string({ nullable: true, resolve: (p) => p.page.emoji ?? null }),
+    icon: t.string({ nullable: true, resolve: (p) => p.page.icon ?? null }),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
+    updatedAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
+    path: t.string({ resolve: (p) => p.path }),
+    outdated: t.boolean({
+      description: "True when, in the current head of the comment's space or change request, the page is gone or its title or body changed since",
+      resolve: (p) => p.outdated,
+    }),
+  }),
+});
+
+const CommentTarget = builder.objectRef<Comment>("CommentTarget").implement({
+  description: "What a comment is about",
+  fields: (t) => ({
+    node: t.field({ type: CommentTargetNode, nullable: true, resolve: (c) => (c.targetNodeId ? c : null) }),
+    page: t.field({ type: CommentTargetPage, nullable: true, resolve: (c, _args, { core }) => targetPageOf(core, c) }),
+    changeRequest: t.field({ type: ChangeRequestRef, nullable: true, resolve: (c) => c.changeRequestId }),
+    space: t.field({ type: SpaceRef, resolve: (c) => c.spaceId }),
+    revision: t.field({ type: RevisionRef, description: "The head of the space or change request when the comment was posted", resolve: (c) => c.targetRevisionId }),
+  }),
+});
+
+/** Fields comments and replies share. */
+const postedFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Comment>) => ({
+  postedBy: t.field({ type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.postedById) }),
+  postedAt: t.expose("postedAt", { type: "DateTime" }),
+  editedAt: t.expose("editedAt", { type: "DateTime", nullable: true, description: "When the body was last edited" }),
+  reactions: t.field({ type: [EmojiReaction], resolve: (c, _args, { core }) => reactionsOf(core, c) }),
+  body: t.field({ type: CommentBody, description: `Markdown, 1 to ${COMMENT_BODY_MAX} characters`, resolve: (c) => c.body }),
+  permissions: t.field({ type: CommentPermissions, resolve: (c, _args, { core }) => commentPermissions(core, c) }),
+  urls: t.field({ type: CommentUrls, resolve: (c, _args, { core }) => ({ location: core.urls.api(pathOf(c)) }) }),
+});
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+export const CommentRef = builder.loadableNode("Comment", {
+  description: "A comment on a space or on a change request, possibly on a page",
+  id: { resolve: (comment: Comment) => comment.id },
+  // Found only when the caller can read the comment's space (404 otherwise, like any node).
+  load: (ids: string[], { core }) => Promise.all(ids.map((id) => readCommentOrReply(core, id, "comment").catch((error: Error) => error))),
+  fields: (t) => ({
+    ...postedFields(t),
+    status: t.field({ type: CommentStatus, resolve: (c) => c.status as CommentStatusValue }),
+    resolvedAt: t.expose("resolvedAt", { type: "DateTime", nullable: true }),
+    resolvedBy: t.field({
+      type: UserRef,
+      nullable: true,
+      resolve: (c, _args, { core }) => (c.resolvedById ? shownUser(core, c.resolvedById) : null),
+    }),
+    replyCount: t.int({ resolve: (c, _args, { core }) => replyCountOf(core, c) }),
+    repliers: t.field({ type: [CommentReplier], description: "In the order of their last reply", resolve: (c, _args, { core }) => repliersOf(core, c) }),
+    target: t.field({ type: CommentTarget, resolve: (c) => c }),
+  }),
+});
+
+export const CommentReplyRef = builder.loadableNode("CommentReply", {
+  description: "A reply to a comment",
+  id: { resolve: (reply: Comment) => reply.id },
+  load: (ids: string[], { core }) => Promise.all(ids.map((id) => readCommentOrReply(core, id, "reply").catch((error: Error) => error))),
+  fields: (t) => ({
+    ...postedFields(t),
+    comment: t.field({ type: CommentRef, description: "The comment it replies to", resolve: (r) => r.parentId! }),
+  }),
+});
+
+const CommentReplyConnection = builder.connectionObject({ type: CommentReplyRef, name: "CommentReplyConnection" }, { name: "CommentReplyEdge" });
+
+builder.objectFields(CommentRef, (t) => ({
+  replies: t.connection(
+    {
+      type: CommentReplyRef,
+      description: "Replies, oldest first",
+      resolve: async (c, args, { core }) => toConnection(await repliesOf(core, c, args)),
+    },
+    CommentReplyConnection,
+  ),
+  reply: t.field({
+    type: CommentReplyRef,
+    description: "A reply to this comment (not found when it replies to another)",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (c, { id }, { core }) => replyOf(core, c, id),
+  }),
+}));
+
+const CommentConnection = builder.connectionObject({ type: CommentRef, name: "CommentConnection" }, { name: "CommentEdge" });
+const CommenterConnection = builder.connectionObject({ type: MemberRef, name: "CommenterConnection" }, { name: "CommenterEdge" });
+
+const commentListArgs = builder.args((t) => ({
+  order: t.field({ type: ListOrder, defaultValue: "desc", description: "By postedAt (default: desc, newest first)" }),
+  status: t.field({ type: CommentStatusFilter, defaultValue: "all", description: "default: all" }),
+  targetPage: t.id({ description: "Only the comments on this page" }),
+  authors: t.idList({ description: "Only the comments posted by these users (user ids)" }),
+}));
+
+/** `comments` and `commenters` of a space or a change request. */
+function commentLists<Parent>(baseOf: (parent: Parent) => CommentBase, kind: "space" | "change request") {
+  const on = kind === "space" ? "the space itself (not on its change requests)" : "the change request";
+  return (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>) => ({
+    comments: t.connection(
+      {
+        type: CommentRef,
+        description: `Comments on ${on}, newest first unless asked otherwise (each lists its own replies)`,
+        args: commentListArgs,
+        resolve: async (parent, args, { core }) => toConnection(await listComments(core, baseOf(parent), args, args)),
+      },
+      CommentConnection,
+    ),
+    comment: t.field({
+      type: CommentRef,
+      description: `A comment on ${on} by id (not found when it is elsewhere)`,
+      args: { id: t.arg.id({ required: true }) },
+      resolve: (parent, { id }, { core }) => getComment(core, baseOf(parent), id),
+    }),
+    commenters: t.connection(
+      {
+        type: MemberRef,
+        description: `Members of the organization who commented or replied on ${on}`,
+        resolve: async (parent, args, { core }) => toConnection(await listCommenters(core, baseOf(parent), args)),
+      },
+      CommenterConnection,
+    ),
+  });
+}
+
+builder.objectFields(SpaceRef, commentLists((space) => ({ spaceId: space.id }), "space"));
+builder.objectFields(ChangeRequestRef, commentLists((changeRequest) => ({ spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id }), "change request"));
+
+// --- Mutations -----------------------------------------------------------------------------------
+
+type Fields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
+
+const baseFields = (f: Fields) => ({
+  space: f.id({ required: true }),
+  changeRequest: f.id({ description: "A change request of the space (its id or number); absent: the space itself" }),
+});
+
+const BODY = `Markdown, 1 to ${COMMENT_BODY_MAX} characters`;
+const updateFields = (f: Fields) => ({
+  body: f.string({ description: `${BODY}; null leaves it` }),
+  addedReactions: f.stringList({ description: `Emojis (at most ${REACTION_MAX} characters each) the caller reacts with; reacting twice counts once` }),
+  removedReactions: f.stringList({ description: "Emojis whose reaction of the caller goes (removal wins over addition)" }),
+});
+
+const baseOf = (input: { space: string; changeRequest?: string | null }): CommentBase => ({ spaceId: input.space, changeRequestId: input.changeRequest });
+
+const CommentPayload = (name: string) => builder.simpleObject(name, { fields: (p) => ({ comment: p.field({ type: CommentRef }) }) });
+const ReplyPayload = (name: string) =>
+  builder.simpleObject(name, {
+    fields: (p) => ({
+      reply: p.field({ type: CommentReplyRef }),
+      comment: p.field({ type: CommentRef, description: "The comment it replies to" }),
+    }),
+  });
+
+builder.mutationFields((t) => ({
+  postComment: t.field({
+    type: CommentPayload("PostCommentPayload"),
+    description: "Comments on a space or a change request, on one of its pages when `page` is given (at a place in it: `node`)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("PostCommentInput", {
+          fields: (f) => ({
+            ...baseFields(f),
+            page: f.id({ description: "A page of the current head of the space or change request" }),
+            node: f.id({ description: "A place in the page (needs page)" }),
+            body: f.string({ required: true, description: BODY }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ comment: await postComment(core, baseOf(input), input) }),
+  }),
+  updateComment: t.field({
+    type: CommentPayload("UpdateCommentPayload"),
+    description: "Edits the body (author or space admin), resolves or reopens, or changes the caller's reactions",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateCommentInput", {
+          fields: (f) => ({
+            ...baseFields(f),
+            comment: f.id({ required: true }),
+            ...updateFields(f),
+            resolved: f.boolean({ description: "true resolves, false reopens; null leaves it" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ comment: await updateComment(core, baseOf(input), input.comment, input) }),
+  }),
+  deleteComment: t.field({
+    type: builder.simpleObject("DeleteCommentPayload", { fields: (p) => ({ deletedCommentId: p.id() }) }),
+    description: "Deletes a comment with its replies and reactions (author or space admin)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteCommentInput", { fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }) }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      await deleteComment(core, baseOf(input), input.comment);
+      return { deletedCommentId: input.comment };
+    },
+  }),
+  postCommentReply: t.field({
+    type: ReplyPayload("PostCommentReplyPayload"),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("PostCommentReplyInput", {
+          fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }), body: f.string({ required: true, description: BODY }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      const reply = await postReply(core, baseOf(input), input.comment, input);
+      return { reply, comment: await getComment(core, baseOf(input), input.comment) };
+    },
+  }),
+  updateCommentReply: t.field({
+    type: ReplyPayload("UpdateCommentReplyPayload"),
+    description: "Edits the body (author or space admin) or changes the caller's reactions; on a change request, resolves or reopens the comment",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateCommentReplyInput", {
+          fields: (f) => ({
+            ...baseFields(f),
+            comment: f.id({ required: true }),
+            reply: f.id({ required: true }),
+            ...updateFields(f),
+            resolved: f.boolean({ description: "Change requests only: true resolves the comment, false reopens it; null leaves it" }),
+          }),
+        }),
+      }),
+    },
+    resolve: (_root, { input }, { core }) => updateReply(core, baseOf(input), input.comment, input.reply, input),
+  }),
+  deleteCommentReply: t.field({
+    type: builder.simpleObject("DeleteCommentReplyPayload", { fields: (p) => ({ deletedCommentReplyId: p.id() }) }),
+    description: "Deletes a reply with its reactions (author or space admin)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteCommentReplyInput", {
+          fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }), reply: f.id({ required: true }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => {
+      await deleteReply(core, baseOf(input), input.comment, input.reply);
+      return { deletedCommentReplyId: input.reply };
+    },
+  }),
+}));
