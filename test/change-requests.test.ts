@@ -321,6 +321,26 @@ describe("merging", () => {
   });
 });
 
+describe("merging while others edit", () => {
+  it("loses neither the merge nor live edits made at the same moment", async () => {
+    const { space, intro, guide, faq } = await spaceWithPages();
+    const { data: changeRequest } = await api().createChangeRequest(space, {});
+    await updateMarkdown(space, intro, "intro from the change request\n", changeRequest.id);
+    const live = [guide, faq].flatMap((page) => [1, 2].map((n) => ({ page, markdown: `${page} live ${n}\n` })));
+    await Promise.all([
+      api().mergeChangeRequest(space, changeRequest.id),
+      ...live.map(({ page, markdown }) => updateMarkdown(space, page, markdown)),
+    ]);
+    expect(await markdownIn(space, intro)).toBe("intro from the change request\n");
+    // Each page ends with one of its live edits, and every revision chains onto the one before.
+    for (const page of [guide, faq]) expect(await markdownIn(space, page)).toMatch(new RegExp(`^${page} live [12]\n$`));
+    const revisions = await prisma().revision.findMany({ where: { spaceId: space, changeRequestId: null } });
+    const heads = new Set(revisions.flatMap((revision) => revision.parentIds));
+    const unreferenced = revisions.filter((revision) => !heads.has(revision.id)).map((revision) => revision.id);
+    expect(unreferenced).toEqual([await headOf(space)]);
+  });
+});
+
 describe("updating from the space", () => {
   it("brings merged edits in, clears outdated, and keeps the change request's own edits", async () => {
     const { space, intro, faq } = await spaceWithPages();
