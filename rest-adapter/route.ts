@@ -63,6 +63,9 @@ export function graphqlEnum(field: string, value: unknown, allowed: readonly str
   throw new RestInputError(`${field} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
 }
 
+/** A string field of a body as it came; another type becomes its JSON text, for the core to refuse by name. */
+export const stringOf = (value: unknown) => (typeof value === "string" || value == null ? value : JSON.stringify(value));
+
 /** Drops the keys whose value is null or undefined: optional REST fields are absent, not null. */
 export function compact<T extends Record<string, unknown>>(object: T): Partial<T> {
   return Object.fromEntries(Object.entries(object).filter(([, value]) => value != null)) as Partial<T>;

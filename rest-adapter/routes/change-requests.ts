@@ -2,7 +2,7 @@
 // content, which mirrors the space content routes (content.ts, links.ts, import.ts) on the change
 // request's head. `changeRequestId` is the id or the number.
 import { CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
-import { graphqlEnum, listBody, pageVariables, present, type RestRequest, type RestRoute } from "../route.ts";
+import { graphqlEnum, listBody, pageVariables, present, stringOf, type RestRequest, type RestRoute } from "../route.ts";
 import { CHANGE_REQUEST_FIELDS, restChangeRequest } from "./change-request-fields.ts";
 import { FILE_FIELDS, FLAGS, PAGE_FIELDS, PAGE_QUERY, REVISION_FIELDS, formatVariables, restFile, restPageTree, restRevision, singlePage } from "./content.ts";
 import { BACKLINK_FIELDS, LINK_FIELDS, LIST_QUERY, linkVariables, restBacklinks, restLinkList } from "./links.ts";
@@ -12,9 +12,6 @@ import { SPACE_FIELDS } from "./spaces.ts";
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 
 const target = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId });
-
-/** A string field of a body as it came; other types become a string the core refuses by name. */
-const stringOf = (value: unknown) => (typeof value === "string" || value == null ? value : JSON.stringify(value));
 
 const changeRequestRoutes: RestRoute[] = [
   {

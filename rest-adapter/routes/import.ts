@@ -1,7 +1,7 @@
 // POST /v1/spaces/:spaceId/content/import: a website into the space's content, as one revision.
 // `url` and `source` go to the operation as they came (strings checked by the core), so both
 // surfaces give the same 400 for a bad value.
-import type { RestRoute } from "../route.ts";
+import { stringOf, type RestRoute } from "../route.ts";
 
 export const importRoutes: RestRoute[] = [
   {
@@ -16,8 +16,8 @@ export const importRoutes: RestRoute[] = [
       input: {
         space: params.spaceId,
         // Non-strings are left for the core to refuse with its message (not a GraphQL type error).
-        url: typeof body.url === "string" ? body.url : body.url == null ? "" : JSON.stringify(body.url),
-        source: typeof body.source === "string" ? body.source : body.source == null ? "" : JSON.stringify(body.source),
+        url: stringOf(body.url) ?? "",
+        source: stringOf(body.source) ?? "",
       },
     }),
     status: 201,

@@ -17,7 +17,7 @@ import type {
   User,
 } from "../generated/prisma/client.ts";
 
-function byId<T extends { id: string }>(find: (ids: string[]) => Promise<T[]>) {
+export function byId<T extends { id: string }>(find: (ids: string[]) => Promise<T[]>) {
   return new DataLoader<string, T | null>(async (ids) => {
     const rows = await find([...ids]);
     const found = new Map(rows.map((row) => [row.id, row]));
@@ -25,7 +25,7 @@ function byId<T extends { id: string }>(find: (ids: string[]) => Promise<T[]>) {
   });
 }
 
-function groupedBy<T>(keysOf: (row: T) => string[], find: (keys: string[]) => Promise<T[]>) {
+export function groupedBy<T>(keysOf: (row: T) => string[], find: (keys: string[]) => Promise<T[]>) {
   return new DataLoader<string, T[]>(async (keys) => {
     const rows = await find([...keys]);
     const groups = new Map<string, T[]>(keys.map((key) => [key, []]));

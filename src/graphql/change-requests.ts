@@ -1,8 +1,7 @@
 // Change requests: the node type, a space's list, and the mutations that open, change, update
 // and merge them. Their content reads like a space's (`content`, `page`, `file`, `files`), and is
 // edited with the content mutations given `changeRequest` (content-editing.ts, files.ts, import.ts).
-import type { ChangeRequest, Revision } from "../generated/prisma/client.ts";
-import type { CoreContext } from "../core/context.ts";
+import type { ChangeRequest } from "../generated/prisma/client.ts";
 import {
   CHANGE_REQUEST_STATUSES,
   CHANGE_REQUEST_SUBJECT_MAX,
@@ -17,7 +16,7 @@ import {
 import { notFound } from "../core/errors.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
-import { headContentFields, RevisionRef } from "./content.ts";
+import { headContentFields, headOf, RevisionRef } from "./content.ts";
 import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -32,12 +31,6 @@ export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
 const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", {
   fields: (t) => ({ app: t.string(), location: t.string() }),
 });
-
-async function headOf(core: CoreContext, changeRequest: ChangeRequest): Promise<Revision> {
-  const revision = await core.loaders.revision.load(changeRequest.revisionId);
-  if (!revision) throw new Error(`Change request ${changeRequest.id} has no head revision ${changeRequest.revisionId}`);
-  return revision;
-}
 
 export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
   description: "A proposal of content changes in a space, with its own head revision",

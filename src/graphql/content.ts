@@ -359,9 +359,10 @@ function fileIn(revision: Revision, id: string): FileItem {
   return { file, revision };
 }
 
-async function headOf(core: CoreContext, space: { id: string; revisionId: string }): Promise<Revision> {
-  const revision = await core.loaders.revision.load(space.revisionId);
-  if (!revision) throw new Error(`Space ${space.id} has no head revision ${space.revisionId}`);
+/** The head revision of a space or a change request. */
+export async function headOf(core: CoreContext, owner: { id: string; revisionId: string }): Promise<Revision> {
+  const revision = await core.loaders.revision.load(owner.revisionId);
+  if (!revision) throw new Error(`${owner.id} has no head revision ${owner.revisionId}`);
   return revision;
 }
 

@@ -10,7 +10,7 @@ import { fileBacklinks, LINK_STATUSES, listLinks, pageBacklinks } from "../core/
 import type { Page as ListPage } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
-import { FileRef, PageRef, RevisionRef, type PageItem } from "./content.ts";
+import { FileRef, headOf, PageRef, RevisionRef, type PageItem } from "./content.ts";
 import { SpaceRef } from "./spaces.ts";
 
 const LinkStatus = builder.enumType("LinkStatus", {
@@ -109,12 +109,6 @@ function linkConnection(page: LinkPage, revision: Revision) {
 async function pageConnection(core: CoreContext, revision: Revision, page: ListPage<string>) {
   const items = await pageItems(core, revision, page.items);
   return toConnection<PageItem>({ ...page, items, cursorOf: (item) => page.cursorOf(item.page.id) });
-}
-
-async function headOf(core: CoreContext, space: { id: string; revisionId: string }): Promise<Revision> {
-  const revision = await core.loaders.revision.load(space.revisionId);
-  if (!revision) throw new Error(`Space ${space.id} has no head revision ${space.revisionId}`);
-  return revision;
 }
 
 const linkArgs = (t: { arg: any }) => ({

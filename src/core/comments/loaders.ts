@@ -5,6 +5,7 @@
 import DataLoader from "dataloader";
 import { Prisma, type Comment, type CommentReaction, type PrismaClient } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
+import { byId, groupedBy } from "../loaders.ts";
 
 /** A user who replied to a comment: how many replies, and when the last one was posted. */
 export interface Replier {
@@ -15,22 +16,17 @@ export interface Replier {
 
 function createCommentLoaders(prisma: PrismaClient) {
   /** Comments and replies by id (one table). */
-  const comment = new DataLoader<string, Comment | null>(async (ids) => {
-    const rows = await prisma.comment.findMany({ where: { id: { in: [...ids] } } });
-    const found = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => found.get(id) ?? null);
-  });
+  const comment = byId<Comment>((ids) => prisma.comment.findMany({ where: { id: { in: ids } } }));
 
   /** Reactions of each comment or reply, oldest first. */
-  const reactions = new DataLoader<string, CommentReaction[]>(async (commentIds) => {
-    const rows = await prisma.commentReaction.findMany({
-      where: { commentId: { in: [...commentIds] } },
-      orderBy: [{ reactedAt: "asc" }, { userId: "asc" }, { emoji: "asc" }],
-    });
-    const groups = new Map<string, CommentReaction[]>(commentIds.map((id) => [id, []]));
-    for (const row of rows) groups.get(row.commentId)!.push(row);
-    return commentIds.map((id) => groups.get(id)!);
-  });
+  const reactions = groupedBy<CommentReaction>(
+    (row) => [row.commentId],
+    (commentIds) =>
+      prisma.commentReaction.findMany({
+        where: { commentId: { in: commentIds } },
+        orderBy: [{ reactedAt: "asc" }, { userId: "asc" }, { emoji: "asc" }],
+      }),
+  );
 
   const replyCount = new DataLoader<string, number>(async (commentIds) => {
     const rows = await prisma.comment.groupBy({ by: ["parentId"], where: { parentId: { in: [...commentIds] } }, _count: { _all: true } });

@@ -20,7 +20,8 @@ import {
   type ReusableContentEntry,
 } from "./tree.ts";
 
-const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
+/** Options of the transactions that move a head: waiting for its lock is part of their time. */
+export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
 export const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex");
 
@@ -157,7 +158,7 @@ export async function editContent(
       await reindexSpace(tx, spaceId, next.pages);
     }
     return created;
-  }, TX_OPTIONS);
+  }, TRANSACTION_OPTIONS);
   if (changeRequest) ctx.loaders.changeRequest.clear(changeRequest.id);
   else ctx.loaders.space.clear(spaceId);
   ctx.loaders.revision.prime(revision.id, revision);
@@ -166,8 +167,6 @@ export async function editContent(
 
 /** The advisory lock that serializes moves of one head (a space's or a change request's). */
 export const contentLockKey = (headOwnerId: string) => `content:${headOwnerId}`;
-
-export const TRANSACTION_OPTIONS = TX_OPTIONS;
 
 function checkLiveEditing(space: { id: string; editMode: string }) {
   if (space.editMode === "locked") {
