@@ -4,6 +4,7 @@ import { createYoga } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -19,10 +20,15 @@ export interface AppOptions {
   database: Database;
   config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">>;
   clock?: Clock;
+  /** Worker settings of the job queue (tests shorten the poll). */
+  jobs?: Partial<Omit<JobQueueOptions, "clock">>;
+  /** Start the job worker (default true); `close()` stops it. */
+  startJobs?: boolean;
 }
 
-export function createApp({ database, config, clock = systemClock }: AppOptions) {
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl) };
+export function createApp({ database, config, clock = systemClock, jobs: jobOptions, startJobs = true }: AppOptions) {
+  const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
+  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl), jobs };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -31,7 +37,10 @@ export function createApp({ database, config, clock = systemClock }: AppOptions)
     maskedErrors: { maskError },
     plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
   });
-  return { yoga, services };
+  if (startJobs) jobs.start();
+  /** Stops the job worker (running jobs are released for the next start); the database stays open. */
+  const close = () => jobs.stop();
+  return { yoga, services, jobs, close };
 }
 
 export type App = ReturnType<typeof createApp>;
