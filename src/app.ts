@@ -18,7 +18,7 @@ import { routes } from "../rest-adapter/routes/index.ts";
 
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">>;
+  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">>;
   clock?: Clock;
   /** Worker settings of the job queue (tests shorten the poll). */
   jobs?: Partial<Omit<JobQueueOptions, "clock">>;
@@ -34,6 +34,7 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
     graphqlEndpoint: "/graphql",
     graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
+    cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
     plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
   });
@@ -44,6 +45,16 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * Yoga's default reflects any origin with credentials; here no origin is allowed unless listed
+ * in CORS_ORIGINS, and `*` allows any origin without credentials.
+ */
+function corsOptions(origins: string[]) {
+  if (origins.length === 0) return false;
+  if (origins.includes("*")) return { origin: "*", credentials: false };
+  return { origin: origins, credentials: true };
+}
 
 const DEFAULT_QUERY = /* GraphQL */ `# Add the header {"Authorization": "Bearer <token>"} below, then run:
 query {

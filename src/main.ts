@@ -24,7 +24,7 @@ async function main() {
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 
   const server = createServer(yoga);
-  server.listen(config.port, () => {
+  server.listen(config.port, config.host, () => {
     const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
     console.log(`Serving on ${config.publicUrl} (${where})`);
     console.log(`  GraphQL + GraphiQL: ${config.publicUrl}/graphql`);
