@@ -25,7 +25,8 @@ export interface RestRoute {
   query?: Record<string, QueryParamType>;
   document: string;
   variables: (request: RestRequest) => Record<string, unknown>;
-  status: 200 | 201 | 204 | 205;
+  /** The success status, or a function of `data` when it depends on the outcome (PUT: 200 updated, 201 created). */
+  status: 200 | 201 | 204 | 205 | ((data: any) => 200 | 201);
   /** The response body from `data`; routes answering 204/205 have none. */
   body?: (data: any) => unknown;
 }

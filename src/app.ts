@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
+import { registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -18,7 +19,7 @@ import { routes } from "../rest-adapter/routes/index.ts";
 
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">>;
+  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins" | "openapiRefetchIntervalHours">>;
   clock?: Clock;
   /** Worker settings of the job queue (tests shorten the poll). */
   jobs?: Partial<Omit<JobQueueOptions, "clock">>;
@@ -38,6 +39,7 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
     maskedErrors: { maskError },
     plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
   });
+  registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start); the database stays open. */
   const close = () => jobs.stop();

@@ -69,6 +69,9 @@ export const variables = {
   IMPORT_ALLOW_PRIVATE_HOSTS: flag(true).describe(
     "`false` refuses imports from hosts resolving to loopback, private or link-local addresses (default `true`: set `false` in any public deployment).",
   ),
+  OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
+    .transform((value) => value ?? 24)
+    .describe("How often an OpenAPI specification published from a URL is fetched again, in hours (default 24)."),
   CORS_ORIGINS: optional(z.string())
     .transform((value, context) => {
       const origins = (value ?? "")
@@ -112,6 +115,8 @@ export interface Config {
    */
   filesSecret: string | undefined;
   importAllowPrivateHosts: boolean;
+  /** URL-sourced OpenAPI specs are fetched again this often. */
+  openapiRefetchIntervalHours: number;
   /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
   corsOrigins: string[];
   logLevel: LogLevel;
@@ -155,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: value.SEED_DEMO,
     filesSecret: value.FILES_SECRET,
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
+    openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,
     corsOrigins: value.CORS_ORIGINS,
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,

@@ -295,6 +295,26 @@ const FIXTURES: Record<string, Fixture> = {
   "DELETE /v1/orgs/:organizationId/saml/:samlProviderId": async () => ({ path: org(`/saml/${await newSamlProvider()}`) }),
   "GET /v1/orgs/:organizationId/sso": async () => ({ path: org("/sso") }),
 
+  // OpenAPI specs (made processed, with one version, so that version routes have one)
+  "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
+  "POST /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi"), body: { slug: `new-${newId("Page").slice(3).toLowerCase().replace(/[^a-z0-9]/g, "")}`, source: { text: OPENAPI_TEXT } } }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`) }),
+  "PUT /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`), body: { source: { text: OPENAPI_TEXT } } }),
+  "PATCH /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`), body: { visibility: "public" } }),
+  "DELETE /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content/raw`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId": async () => {
+    const { slug, versionId } = await newSpec();
+    return { path: org(`/openapi/${slug}/versions/${versionId}`) };
+  },
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId/content": async () => {
+    const { slug, versionId } = await newSpec();
+    return { path: org(`/openapi/${slug}/versions/${versionId}/content`) };
+  },
+
   // Comments, on the space itself and on a change request
   ...commentFixtures("/v1/spaces/:spaceId", "space"),
   ...commentFixtures("/v1/spaces/:spaceId/change-requests/:changeRequestId", "change request"),
@@ -323,6 +343,24 @@ async function newSamlProvider(): Promise<string> {
   const id = newId("SamlProvider");
   await prisma().samlProvider.create({ data: { id, organizationId, ...samlBody() } });
   return id;
+}
+
+const OPENAPI_TEXT = JSON.stringify({ openapi: "3.1.0", info: { title: "Matrix", version: "1" }, paths: {} });
+
+/** A processed spec with one version, written directly (no processing to wait for). */
+async function newSpec(): Promise<{ slug: string; versionId: string }> {
+  const id = newId("OpenAPISpec");
+  const versionId = newId("OpenAPISpecVersion");
+  const slug = `matrix-${id.slice(4).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+  const data = Buffer.from(OPENAPI_TEXT);
+  const hash = createHash("sha256").update(data).digest("hex");
+  await prisma().blob.createMany({ data: [{ hash, data, size: data.length }], skipDuplicates: true });
+  const now = new Date();
+  await prisma().openAPISpec.create({
+    data: { id, organizationId, slug, sourceTextHash: hash, processingState: "complete", lastVersionId: versionId, lastProcessedAt: now, createdAt: now, updatedAt: now },
+  });
+  await prisma().openAPISpecVersion.create({ data: { id: versionId, specId: id, hash, files: [{ path: "openapi.json", hash, format: "json" }], createdAt: now } });
+  return { slug, versionId };
 }
 
 type Outcome = "allowed" | 401 | 403 | 404;

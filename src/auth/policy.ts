@@ -48,6 +48,9 @@ export const POLICY = {
   "saml.manage": { scope: "organization", least: "admin", does: "manage SAML providers" },
   "sso.list": { scope: "organization", least: "member", does: "list the organization's SSO logins" },
 
+  "openapi.read": { scope: "organization", least: "read", does: "read the organization's OpenAPI specifications and their versions" },
+  "openapi.manage": { scope: "organization", least: "create", does: "publish, refresh, change and delete OpenAPI specifications" },
+
   "collection.read": { scope: "collection", least: "read", does: "read the collection" },
   "collection.createInside": { scope: "collection", least: "create", does: "create content in the collection" },
   "collection.update": { scope: "collection", least: "admin", does: "change the collection" },

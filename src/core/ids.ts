@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   ChangeRequest: "cr",
   Comment: "cmt",
   CommentReply: "rpl",
+  OpenAPISpec: "oas",
+  OpenAPISpecVersion: "oasv",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

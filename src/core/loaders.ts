@@ -12,6 +12,7 @@ import type {
   PrismaClient,
   Revision,
   Space,
+  OpenAPISpec,
   Team,
   TeamMember,
   User,
@@ -90,6 +91,7 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       return hashes.map((hash) => found.get(hash) ?? null);
     }),
     user: byId<User>((ids) => prisma.user.findMany({ where: { id: { in: ids } } })),
+    openAPISpec: byId<OpenAPISpec>((ids) => prisma.openAPISpec.findMany({ where: { id: { in: ids } } })),
     changeRequest: byId<ChangeRequest>((ids) => prisma.changeRequest.findMany({ where: { id: { in: ids } } })),
     /** A change request by `${spaceId}:${number}`. */
     changeRequestByNumber: new DataLoader<string, ChangeRequest | null>(async (keys) => {

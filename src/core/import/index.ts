@@ -68,6 +68,8 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
 
 /** The limits imports run with (tests lower the timeouts); returns a function that restores them. */
 let currentLimits: ImportLimits = { ...DEFAULT_IMPORT_LIMITS };
+/** The limits in force (other fetchers of user-given URLs, such as OpenAPI specs, share its host policy). */
+export const importLimits = (): ImportLimits => currentLimits;
 export function setImportLimits(limits: Partial<ImportLimits>): () => void {
   const previous = currentLimits;
   currentLimits = { ...currentLimits, ...limits };
@@ -152,7 +154,7 @@ async function checkHost(url: URL, limits: ImportLimits) {
 
 type FailureKind = "unreachable" | "timeout" | "too-large" | "status" | "not-html" | "forbidden-host";
 
-class FetchFailure extends Error {
+export class FetchFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
@@ -161,7 +163,7 @@ class FetchFailure extends Error {
   }
 }
 
-interface Fetched {
+export interface Fetched {
   url: URL;
   contentType: string;
   bytes: Uint8Array;
@@ -171,7 +173,7 @@ interface Fetched {
  * GET `url`, following redirects by hand (each hop's host checked), reading at most `maxBytes`.
  * `accept(contentType)` decides from the headers whether the body is worth reading.
  */
-async function fetchBounded(
+export async function fetchBounded(
   start: URL,
   limits: ImportLimits,
   maxBytes: number,

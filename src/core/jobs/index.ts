@@ -27,6 +27,12 @@ export interface JobContext {
   attempt: number;
   /** Fires when the handler's time is up or the worker stops. */
   signal: AbortSignal;
+  /**
+   * Whether this run still holds the job (its claim did not expire and pass to another worker).
+   * Check it inside the transaction that writes the job's result, so a run that lost its claim
+   * writes nothing.
+   */
+  stillClaimed(db?: Transaction | PrismaClient): Promise<boolean>;
 }
 
 export type JobHandler = (payload: any, context: JobContext) => Promise<void>;
@@ -200,7 +206,8 @@ export class JobQueue {
     }
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.timeoutMs)]);
     try {
-      await this.handlers.get(job.kind)!(job.payload, { jobId: job.id, attempt: job.attempts, signal });
+      const stillClaimed = async (db: Transaction | PrismaClient = this.prisma) => (await db.job.count({ where: mine })) === 1;
+      await this.handlers.get(job.kind)!(job.payload, { jobId: job.id, attempt: job.attempts, signal, stillClaimed });
       await this.prisma.job.deleteMany({ where: mine });
     } catch (error) {
       if (this.stopping.signal.aborted) {

@@ -1,0 +1,208 @@
+// /v1/orgs/{organizationId}/openapi routes: OpenAPI specifications and their versions.
+import { graphqlEnum, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
+
+const SPEC_FIELDS = /* GraphQL */ `
+  fragment OpenAPISpecFields on OpenAPISpec {
+    id createdAt updatedAt slug sourceURL processingState visibility
+    lastVersion { id }
+    lastProcessedAt lastProcessErrorCode lastProcessedErrors { code message } lastProcessedErrorCount
+    permissions { view edit }
+    urls { location app }
+  }`;
+
+const VERSION_FIELDS = /* GraphQL */ `
+  fragment OpenAPISpecVersionFields on OpenAPISpecVersion { id createdAt url urls { location } }`;
+
+export function restSpec(spec: any) {
+  return {
+    object: "openapi-spec",
+    id: spec.id,
+    createdAt: spec.createdAt,
+    updatedAt: spec.updatedAt,
+    slug: spec.slug,
+    ...(spec.sourceURL ? { sourceURL: spec.sourceURL } : {}),
+    processingState: spec.processingState.toLowerCase(),
+    visibility: spec.visibility.toLowerCase(),
+    ...(spec.lastVersion ? { lastVersion: spec.lastVersion.id } : {}),
+    ...(spec.lastProcessedAt ? { lastProcessedAt: spec.lastProcessedAt } : {}),
+    ...(spec.lastProcessErrorCode ? { lastProcessErrorCode: spec.lastProcessErrorCode } : {}),
+    lastProcessedErrors: spec.lastProcessedErrors.map((error: { code: string | null; message: string }) => (error.code ? error : { message: error.message })),
+    lastProcessedErrorCount: spec.lastProcessedErrorCount,
+    permissions: spec.permissions,
+    urls: spec.urls,
+  };
+}
+
+const restVersion = (version: any) => ({ object: "openapi-spec-version", id: version.id, createdAt: version.createdAt, url: version.url, urls: version.urls });
+
+/** `source` as the operation's input: an object with `url` or `text`; the core checks the rest. */
+function sourceOf(body: RestRequest["body"]) {
+  const source = body.source;
+  if (source == null) throw new RestInputError("source is required: { url } or { text }");
+  if (typeof source !== "object" || Array.isArray(source)) throw new RestInputError("source must be an object: { url } or { text }");
+  const { url, text } = source as Record<string, unknown>;
+  for (const [field, value] of [["url", url], ["text", text]] as const) {
+    if (value != null && typeof value !== "string") throw new RestInputError(`source.${field} must be a string`);
+  }
+  return { url, text };
+}
+
+const specPath = ({ params }: RestRequest) => ({ organization: params.organizationId, slug: params.specSlug });
+
+const GET_SPEC = /* GraphQL */ `
+  query GetOpenAPISpec($organization: ID!, $slug: String!) {
+    organization(id: $organization) { openAPISpec(slug: $slug) { ...OpenAPISpecFields } }
+  }
+  ${SPEC_FIELDS}`;
+
+/** A version by id or `latest`, with the fields `select` asks for. */
+const versionDocument = (name: string, select: string) => /* GraphQL */ `
+  query ${name}($organization: ID!, $slug: String!, $version: ID!) {
+    organization(id: $organization) { openAPISpec(slug: $slug) { version(id: $version) { ${select} } } }
+  }
+  ${select.includes("...OpenAPISpecVersionFields") ? VERSION_FIELDS : ""}`;
+
+const versionOf = (data: any) => data.organization.openAPISpec.version;
+
+export const openapiRoutes: RestRoute[] = [
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi",
+    action: "openapi.read",
+    query: { page: "string", limit: "limit" },
+    document: /* GraphQL */ `
+      query ListOpenAPISpecs($id: ID!, $first: Int, $after: String) {
+        organization(id: $id) {
+          openAPISpecs(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...OpenAPISpecFields } }
+        }
+      }
+      ${SPEC_FIELDS}`,
+    variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query) }),
+    status: 200,
+    body: (data) => listBody(data.organization.openAPISpecs, restSpec),
+  },
+  {
+    method: "POST",
+    path: "/v1/orgs/:organizationId/openapi",
+    action: "openapi.manage",
+    document: /* GraphQL */ `
+      mutation CreateOpenAPISpec($input: CreateOpenAPISpecInput!) { createOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }
+      ${SPEC_FIELDS}`,
+    variables: ({ params, body }) => {
+      if (body.slug == null) throw new RestInputError("slug is required");
+      if (typeof body.slug !== "string") throw new RestInputError("slug must be a string");
+      return { input: { organization: params.organizationId, slug: body.slug, source: sourceOf(body) } };
+    },
+    status: 201,
+    body: (data) => restSpec(data.createOpenAPISpec.spec),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug",
+    action: "openapi.read",
+    document: GET_SPEC,
+    variables: specPath,
+    status: 200,
+    body: (data) => restSpec(data.organization.openAPISpec),
+  },
+  {
+    method: "PUT",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug",
+    action: "openapi.manage",
+    document: /* GraphQL */ `
+      mutation PutOpenAPISpec($input: PutOpenAPISpecInput!) { putOpenAPISpec(input: $input) { created spec { ...OpenAPISpecFields } } }
+      ${SPEC_FIELDS}`,
+    variables: (request) => ({ input: { ...specPath(request), source: sourceOf(request.body) } }),
+    status: (data) => (data.putOpenAPISpec.created ? 201 : 200),
+    body: (data) => restSpec(data.putOpenAPISpec.spec),
+  },
+  {
+    method: "PATCH",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug",
+    action: "openapi.manage",
+    document: /* GraphQL */ `
+      mutation UpdateOpenAPISpec($input: UpdateOpenAPISpecInput!) { updateOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }
+      ${SPEC_FIELDS}`,
+    variables: (request) => {
+      if (request.body.visibility == null) throw new RestInputError("visibility is required");
+      return { input: { ...specPath(request), visibility: graphqlEnum("visibility", request.body.visibility, ["private", "public"]) } };
+    },
+    status: 200,
+    body: (data) => restSpec(data.updateOpenAPISpec.spec),
+  },
+  {
+    method: "DELETE",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug",
+    action: "openapi.manage",
+    document: /* GraphQL */ `
+      mutation DeleteOpenAPISpec($input: DeleteOpenAPISpecInput!) { deleteOpenAPISpec(input: $input) { deletedSlug } }`,
+    variables: (request) => ({ input: specPath(request) }),
+    status: 205,
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions",
+    action: "openapi.read",
+    query: { page: "string", limit: "limit" },
+    document: /* GraphQL */ `
+      query ListOpenAPISpecVersions($organization: ID!, $slug: String!, $first: Int, $after: String) {
+        organization(id: $organization) {
+          openAPISpec(slug: $slug) {
+            versions(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...OpenAPISpecVersionFields } }
+          }
+        }
+      }
+      ${VERSION_FIELDS}`,
+    variables: (request) => ({ ...specPath(request), ...pageVariables(request.query) }),
+    status: 200,
+    body: (data) => listBody(data.organization.openAPISpec.versions, restVersion),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest",
+    action: "openapi.read",
+    document: versionDocument("GetLatestOpenAPISpecVersion", "...OpenAPISpecVersionFields"),
+    variables: (request) => ({ ...specPath(request), version: "latest" }),
+    status: 200,
+    body: (data) => restVersion(versionOf(data)),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content",
+    action: "openapi.read",
+    document: versionDocument("GetLatestOpenAPISpecVersionContent", "content"),
+    variables: (request) => ({ ...specPath(request), version: "latest" }),
+    status: 200,
+    body: (data) => versionOf(data).content,
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw",
+    action: "openapi.read",
+    document: /* GraphQL */ `
+      query GetLatestOpenAPISpecVersionContentRaw($organization: ID!, $slug: String!) {
+        organization(id: $organization) { openAPISpec(slug: $slug) { rawContent { text format } } }
+      }`,
+    variables: specPath,
+    status: 200,
+    body: (data) => data.organization.openAPISpec.rawContent,
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId",
+    action: "openapi.read",
+    document: versionDocument("GetOpenAPISpecVersion", "...OpenAPISpecVersionFields"),
+    variables: (request) => ({ ...specPath(request), version: request.params.versionId }),
+    status: 200,
+    body: (data) => restVersion(versionOf(data)),
+  },
+  {
+    method: "GET",
+    path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId/content",
+    action: "openapi.read",
+    document: versionDocument("GetOpenAPISpecVersionContent", "content"),
+    variables: (request) => ({ ...specPath(request), version: request.params.versionId }),
+    status: 200,
+    body: (data) => versionOf(data).content,
+  },
+];
