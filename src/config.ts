@@ -15,6 +15,51 @@ export interface Config {
    * handed out before a restart, or by another instance, stop working (set it in production).
    */
   filesSecret: string | undefined;
+  /** Bounds of GraphQL requests (src/graphql/plugins/use-graphql-limits.ts). */
+  graphqlLimits: GraphQLLimits;
+}
+
+export interface GraphQLLimits {
+  /** Deepest selection (fields within fields; introspection is not counted). */
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  /** Lexical tokens of a document: bounds the work of parsing it. */
+  maxTokens: number;
+  /** Largest document (`query` text), in bytes. */
+  maxDocumentBytes: number;
+  /** Largest JSON request body of /graphql (variables carry page markdown: 10 MiB per batch). */
+  maxBodyBytes: number;
+  /** Bodies above this are read only once their bearer token is known good. */
+  anonymousBodyBytes: number;
+  /** Estimated cost (each field 1, times `first` or the default page size for lists, times `ids`). */
+  maxCost: number;
+  /** Most ids in one `nodes(ids:)`. */
+  maxNodeIds: number;
+  /** Wall-clock deadline of one operation's execution, REST routes included. */
+  executionTimeoutMs: number;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
+  maxDepth: 15,
+  maxAliases: 30,
+  maxDirectives: 50,
+  maxTokens: 5000,
+  maxDocumentBytes: 64 * 1024,
+  maxBodyBytes: 24 * 1024 * 1024,
+  anonymousBodyBytes: 64 * 1024,
+  maxCost: 50_000,
+  maxNodeIds: 100,
+  executionTimeoutMs: 5000,
+};
+
+/** A positive integer setting, or its default when unset. */
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -34,5 +79,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || "./data",
     seedDemo: env.SEED_DEMO !== "false",
     filesSecret,
+    graphqlLimits: {
+      maxDepth: positiveInteger(env, "GRAPHQL_MAX_DEPTH", DEFAULT_GRAPHQL_LIMITS.maxDepth),
+      maxAliases: positiveInteger(env, "GRAPHQL_MAX_ALIASES", DEFAULT_GRAPHQL_LIMITS.maxAliases),
+      maxDirectives: positiveInteger(env, "GRAPHQL_MAX_DIRECTIVES", DEFAULT_GRAPHQL_LIMITS.maxDirectives),
+      maxTokens: positiveInteger(env, "GRAPHQL_MAX_TOKENS", DEFAULT_GRAPHQL_LIMITS.maxTokens),
+      maxDocumentBytes: positiveInteger(env, "GRAPHQL_MAX_DOCUMENT_BYTES", DEFAULT_GRAPHQL_LIMITS.maxDocumentBytes),
+      maxBodyBytes: positiveInteger(env, "GRAPHQL_MAX_BODY_BYTES", DEFAULT_GRAPHQL_LIMITS.maxBodyBytes),
+      anonymousBodyBytes: positiveInteger(env, "GRAPHQL_ANONYMOUS_BODY_BYTES", DEFAULT_GRAPHQL_LIMITS.anonymousBodyBytes),
+      maxCost: positiveInteger(env, "GRAPHQL_MAX_COST", DEFAULT_GRAPHQL_LIMITS.maxCost),
+      maxNodeIds: positiveInteger(env, "GRAPHQL_MAX_NODE_IDS", DEFAULT_GRAPHQL_LIMITS.maxNodeIds),
+      executionTimeoutMs: positiveInteger(env, "EXECUTION_TIMEOUT_MS", DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs),
+    },
   };
 }
