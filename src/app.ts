@@ -4,6 +4,7 @@ import { createYoga } from "graphql-yoga";
 import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -21,18 +22,24 @@ import { routes } from "../rest-adapter/routes/index.ts";
 
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">> & { graphqlLimits?: Partial<Config["graphqlLimits"]> };
+  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">> & { graphqlLimits?: Partial<Config["graphqlLimits"]> };
   clock?: Clock;
+  /** Worker settings of the job queue (tests shorten the poll). */
+  jobs?: Partial<Omit<JobQueueOptions, "clock">>;
+  /** Start the job worker (default true); `close()` stops it. */
+  startJobs?: boolean;
 }
 
-export function createApp({ database, config, clock = systemClock }: AppOptions) {
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl) };
+export function createApp({ database, config, clock = systemClock, jobs: jobOptions, startJobs = true }: AppOptions) {
+  const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
+  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl), jobs };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
+    cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
     plugins: [
       useInputBoundary(),
@@ -44,10 +51,23 @@ export function createApp({ database, config, clock = systemClock }: AppOptions)
       useRestAdapter(routes),
     ].map((plugin) => guardRequestHooks(plugin)),
   });
-  return { yoga, services };
+  if (startJobs) jobs.start();
+  /** Stops the job worker (running jobs are released for the next start); the database stays open. */
+  const close = () => jobs.stop();
+  return { yoga, services, jobs, close };
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * Yoga's default reflects any origin with credentials; here no origin is allowed unless listed
+ * in CORS_ORIGINS, and `*` allows any origin without credentials.
+ */
+function corsOptions(origins: string[]) {
+  if (origins.length === 0) return false;
+  if (origins.includes("*")) return { origin: "*", credentials: false };
+  return { origin: origins, credentials: true };
+}
 
 const DEFAULT_QUERY = /* GraphQL */ `# Add the header {"Authorization": "Bearer <token>"} below, then run:
 query {

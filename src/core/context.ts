@@ -3,6 +3,7 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
+import type { JobQueue } from "./jobs/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import { Urls } from "./urls.ts";
 
@@ -15,6 +16,7 @@ export interface Services {
   prisma: PrismaClient;
   clock: Clock;
   urls: Urls;
+  jobs: JobQueue;
 }
 
 export interface CoreContext extends Services {

@@ -86,6 +86,7 @@ export async function startTestServer(): Promise<TestServer> {
     rest,
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
+      await app.close();
       await database.close();
     },
   };
