@@ -4,6 +4,8 @@ import { createYoga } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -15,21 +17,31 @@ import { schema } from "./graphql/schema.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 
+/** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
+export type AppConfig = Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">> & { importLimits?: Partial<ImportLimits> };
+
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret">>;
+  config: AppConfig;
   clock?: Clock;
 }
 
+/** The composition root: every setting reaches the rest of the code from here. */
 export function createApp({ database, config, clock = systemClock }: AppOptions) {
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl) };
+  const services: Services = {
+    prisma: database.prisma,
+    clock,
+    urls: new Urls(config.publicUrl),
+    signer: new Signer(config.filesSecret, clock),
+    importLimits: { ...DEFAULT_IMPORT_LIMITS, ...config.importLimits },
+  };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
     maskedErrors: { maskError },
-    plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
+    plugins: [useAuth(services), useFileDownloads(services), usePdfDownloads(services), useRestAdapter(routes)],
   });
   return { yoga, services };
 }

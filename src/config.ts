@@ -1,4 +1,6 @@
-// Environment → typed configuration, read once at start-up.
+// Environment → typed configuration, read once at start-up. The only reader of `process.env`:
+// everything else gets its settings from `createApp` (src/app.ts) through the services object.
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 
 export interface Config {
   port: number;
@@ -15,6 +17,8 @@ export interface Config {
    * handed out before a restart, or by another instance, stop working (set it in production).
    */
   filesSecret: string | undefined;
+  /** Bounds of website imports; `allowPrivateHosts` from IMPORT_ALLOW_PRIVATE_HOSTS. */
+  importLimits: ImportLimits;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -34,5 +38,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || "./data",
     seedDemo: env.SEED_DEMO !== "false",
     filesSecret,
+    importLimits: { ...DEFAULT_IMPORT_LIMITS, allowPrivateHosts: env.IMPORT_ALLOW_PRIVATE_HOSTS !== "false" },
   };
 }
