@@ -1,13 +1,107 @@
-// Environment → typed configuration, read once at start-up. The only reader of `process.env`:
-// everything else gets its settings from `createApp` (src/app.ts) through the services object.
-import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+// Environment → typed configuration, read once at start-up and validated with zod, so a bad value
+// stops the start with one message naming every wrong variable instead of misbehaving later.
+//
+// To add a setting: one entry in `variables` (its zod type, its default, `.describe()` with what
+// it means: the README table is checked against these), then its field in `Config` and
+// `toConfig`. Nothing else reads `process.env`.
+import { z } from "zod";
+
+/** An empty value counts as unset (so `FOO=` in a compose file means the default). */
+const optional = <T extends z.ZodType>(type: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), type.optional());
+
+/** `true`/`false`, also `1`/`0` and `yes`/`no`; anything else is refused rather than guessed. */
+const flag = (fallback: boolean) =>
+  optional(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((value) => ["true", "false", "1", "0", "yes", "no"].includes(value), {
+        message: "expected true or false (or 1/0, yes/no)",
+      })
+      .transform((value) => value === "true" || value === "1" || value === "yes"),
+  ).transform((value) => value ?? fallback);
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `expected a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, `expected a whole number from ${min} to ${max}`);
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    message: "expected an absolute http:// or https:// URL",
+  });
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Every environment variable the service reads, with its rule and meaning. */
+export const variables = {
+  // An empty PORT is refused, not read as 0 (which would listen on a random port).
+  PORT: integer(0, 65535).default(4000).describe("HTTP port (0: any free port)."),
+  HOST: optional(z.string().trim().min(1))
+    .transform((value) => value ?? "127.0.0.1")
+    .describe("Interface to listen on: `127.0.0.1` (default) serves this machine only, `0.0.0.0` every interface (the container sets it)."),
+  PUBLIC_URL: optional(httpUrl).describe("Base of every absolute URL in responses (`urls.*`); default `http://localhost:$PORT`."),
+  DATABASE_URL: optional(
+    z
+      .string()
+      .trim()
+      .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), {
+        message: "expected a postgres:// or postgresql:// URL, e.g. postgresql://user:password@host:5432/database",
+      }),
+  ).describe("PostgreSQL connection string; unset, the embedded database in `DATA_DIR` is used."),
+  DATABASE_CONNECT_TIMEOUT_MS: optional(integer(100, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("How long to wait for PostgreSQL to accept a connection before giving up with an error (default 10000)."),
+  DATA_DIR: optional(z.string())
+    .transform((value) => value ?? "./data")
+    .describe("Directory of the embedded database (default `./data`). One process per directory."),
+  SEED_DEMO: flag(true).describe("`false` skips the demo organization on first start (default `true`)."),
+  FILES_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
+    "Key that signs file download URLs (at least 32 characters); unset, a random key per start.",
+  ),
+  IMPORT_ALLOW_PRIVATE_HOSTS: flag(true).describe(
+    "`false` refuses imports from hosts resolving to loopback, private or link-local addresses (default `true`: set `false` in any public deployment).",
+  ),
+  CORS_ORIGINS: optional(z.string())
+    .transform((value, context) => {
+      const origins = (value ?? "")
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean);
+      for (const origin of origins) {
+        if (origin !== "*" && !(URL.canParse(origin) && new URL(origin).origin === origin)) {
+          context.addIssue({ code: "custom", message: `"${origin}" is not an origin like https://docs.example.com (no path, no trailing slash) or *` });
+        }
+      }
+      return origins;
+    })
+    .describe("Comma-separated origins allowed to call the API from a browser (`*`: any, without credentials). Default: none (same origin only)."),
+  LOG_LEVEL: optional(z.enum(LOG_LEVELS))
+    .transform((value) => value ?? "info")
+    .describe(`Log level: ${LOG_LEVELS.join(", ")} (default \`info\`).`),
+  SHUTDOWN_TIMEOUT_MS: optional(integer(0, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("On SIGTERM/SIGINT, how long requests under way may finish before the process exits anyway (default 10000)."),
+} satisfies Record<string, z.ZodType>;
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   port: number;
-  /** Base of every absolute URL the API returns (`urls.*`). */
+  /** Interface the HTTP server listens on. */
+  host: string;
+  /** Base of every absolute URL the API returns (`urls.*`), without a trailing slash. */
   publicUrl: string;
   /** PostgreSQL connection string; when unset the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
+  databaseConnectTimeoutMs: number;
   /** Directory of the embedded database. */
   dataDir: string;
   /** Create the demo organization on first start of an empty database. */
@@ -17,27 +111,52 @@ export interface Config {
    * handed out before a restart, or by another instance, stop working (set it in production).
    */
   filesSecret: string | undefined;
-  /** Bounds of website imports; `allowPrivateHosts` from IMPORT_ALLOW_PRIVATE_HOSTS. */
-  importLimits: ImportLimits;
+  importAllowPrivateHosts: boolean;
+  /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
 }
 
+/** Every wrong variable at once, one per line, each naming the variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const schema = z.object(variables);
+
+/** Never echoed in an error: they hold passwords or keys. */
+const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET"]);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.PORT ?? 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+  const input = Object.fromEntries(Object.keys(variables).map((name) => [name, env[name]]));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0]);
+        const given = env[name];
+        const shown = given === undefined || SECRETS.has(name) ? "" : ` (got ${JSON.stringify(given)})`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
   }
-  const filesSecret = env.FILES_SECRET || undefined;
-  if (filesSecret !== undefined && filesSecret.length < 32) {
-    throw new Error("FILES_SECRET must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)");
-  }
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
+  const value = parsed.data;
   return {
-    port,
-    publicUrl,
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.DATA_DIR || "./data",
-    seedDemo: env.SEED_DEMO !== "false",
-    filesSecret,
-    importLimits: { ...DEFAULT_IMPORT_LIMITS, allowPrivateHosts: env.IMPORT_ALLOW_PRIVATE_HOSTS !== "false" },
+    port: value.PORT,
+    host: value.HOST,
+    publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: value.DATABASE_URL,
+    databaseConnectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+    dataDir: value.DATA_DIR,
+    seedDemo: value.SEED_DEMO,
+    filesSecret: value.FILES_SECRET,
+    importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
+    corsOrigins: value.CORS_ORIGINS,
+    logLevel: value.LOG_LEVEL,
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -3,7 +3,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -24,11 +23,6 @@ describe("configuration", () => {
 
   it("keeps no mutable state at module level", () => {
     expect(all.filter(({ text }) => /^(export )?let /m.test(text)).map(({ path }) => path)).toEqual([]);
-  });
-
-  it("reads the import policy for private hosts from IMPORT_ALLOW_PRIVATE_HOSTS", () => {
-    expect(loadConfig({}).importLimits.allowPrivateHosts).toBe(true);
-    expect(loadConfig({ IMPORT_ALLOW_PRIVATE_HOSTS: "false" }).importLimits.allowPrivateHosts).toBe(false);
   });
 });
 

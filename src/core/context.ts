@@ -4,6 +4,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { ImportLimits } from "./import/limits.ts";
+import type { JobQueue } from "./jobs/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import type { Signer } from "./signer.ts";
 import type { Urls } from "./urls.ts";
@@ -21,6 +22,7 @@ export interface Services {
   /** Signs and checks capability URLs (downloads, PDFs). */
   signer: Signer;
   importLimits: ImportLimits;
+  jobs: JobQueue;
 }
 
 export interface CoreContext extends Services {

@@ -87,6 +87,7 @@ export async function startTestServer(config: Omit<AppConfig, "publicUrl"> = {})
     rest,
     close: async () => {
       await new Promise((resolve) => server.close(resolve));
+      await app.close();
       await database.close();
     },
   };
