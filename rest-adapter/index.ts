@@ -6,7 +6,7 @@ import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } 
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
 import { findInputProblem, unsafeTextReason } from "../src/core/input.ts";
 import { readTextUpTo } from "../src/http/body.ts";
-import { errorResponse, statusOf } from "./errors.ts";
+import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
 const PREFIX = "/v1";

@@ -4,6 +4,8 @@ import { createYoga } from "graphql-yoga";
 import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+import { Signer } from "./core/signer.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
@@ -20,9 +22,17 @@ import { guardRequestHooks } from "./http/guard.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 
+/** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
+export type AppConfig = Pick<Config, "publicUrl"> &
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+    graphqlLimits?: Partial<Config["graphqlLimits"]>;
+    /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
+    importLimits?: Partial<ImportLimits>;
+  };
+
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">> & { graphqlLimits?: Partial<Config["graphqlLimits"]> };
+  config: AppConfig;
   clock?: Clock;
   /** Worker settings of the job queue (tests shorten the poll). */
   jobs?: Partial<Omit<JobQueueOptions, "clock">>;
@@ -30,9 +40,21 @@ export interface AppOptions {
   startJobs?: boolean;
 }
 
+/** The composition root: every setting reaches the rest of the code from here. */
 export function createApp({ database, config, clock = systemClock, jobs: jobOptions, startJobs = true }: AppOptions) {
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl), jobs };
+  const services: Services = {
+    prisma: database.prisma,
+    clock,
+    urls: new Urls(config.publicUrl),
+    signer: new Signer(config.filesSecret, clock),
+    importLimits: {
+      ...DEFAULT_IMPORT_LIMITS,
+      allowPrivateHosts: config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts,
+      ...config.importLimits,
+    },
+    jobs,
+  };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -46,7 +68,7 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),
       useAuth(services),
-      useFileDownloads(services, config),
+      useFileDownloads(services),
       usePdfDownloads(services),
       useRestAdapter(routes),
     ].map((plugin) => guardRequestHooks(plugin)),

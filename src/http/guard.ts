@@ -2,7 +2,7 @@
 // request hook with its stack trace as a plain-text 500. Each plugin's onRequest is wrapped so
 // that such an error is logged and answered as the error envelope of the surface asked.
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "../../rest-adapter/errors.ts";
+import { errorResponse } from "./errors.ts";
 
 export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Response {
   if (url.pathname === graphqlEndpoint) {
