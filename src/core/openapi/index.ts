@@ -19,7 +19,8 @@ import { allows, POLICY } from "../../auth/policy.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DomainError, badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { fetchBounded, FetchFailure, importLimits } from "../import/index.ts";
+import { fetchBounded, FetchFailure } from "../import/index.ts";
+import type { ImportLimits } from "../import/limits.ts";
 import { requireOrganization } from "../organizations/index.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength, checkOneOf } from "../validate.ts";
@@ -408,7 +409,7 @@ function fetchFailure(url: string, error: unknown): ProcessFailure {
  * Fetches (or takes the text of) the entry file and every file its relative `$ref`s name, parses
  * each in the worker and validates the whole. Returns the files, entry first.
  */
-async function loadAndValidate(source: SpecSource, signal: AbortSignal): Promise<LoadedFile[]> {
+async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPolicy: ImportLimits): Promise<LoadedFile[]> {
   const limits = currentLimits;
   const session = new ParseSession(limits.workerHeapMb);
   try {
@@ -426,7 +427,7 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal): Promise
         throw new ProcessFailure("PARSE_ERROR", [{ code: "EXTERNAL_REF", message: `$ref ${refs[0]}: a text source cannot refer to other files; publish it from a URL` }]);
       }
     } else {
-      const fetchLimits = { ...importLimits(), requestTimeoutMs: limits.requestTimeoutMs, maxRedirects: limits.maxRedirects };
+      const fetchLimits = { ...hostPolicy, requestTimeoutMs: limits.requestTimeoutMs, maxRedirects: limits.maxRedirects };
       const entry = new URL(source.url);
       entry.hash = "";
       const base = new URL(".", entry);
@@ -523,7 +524,7 @@ export async function processSpec(
   const signal = AbortSignal.any([jobSignal, AbortSignal.timeout(currentLimits.totalTimeoutMs)]);
   let outcome: { files: LoadedFile[] } | { failure: ProcessFailure };
   try {
-    outcome = { files: await loadAndValidate(source, signal) };
+    outcome = { files: await loadAndValidate(source, signal, services.importLimits) };
   } catch (error) {
     // Shutdown: let the queue hand the job to the next start rather than record a failure.
     if (jobSignal.aborted) throw error;
