@@ -6,7 +6,7 @@
 import { createRequire } from "node:module";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "./errors.ts";
+import { errorResponse } from "../src/http/errors.ts";
 import type { RestRoute } from "./route.ts";
 
 const require = createRequire(import.meta.url);

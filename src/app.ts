@@ -7,6 +7,9 @@ import { Registry } from "prom-client";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
+import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -26,10 +29,21 @@ import packageJson from "../package.json" with { type: "json" };
 
 const TITLE = "Documentation publishing API";
 
+/** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
+export type AppConfig = Pick<Config, "publicUrl"> &
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+    /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
+    importLimits?: Partial<ImportLimits>;
+  };
+
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">>;
+  config: AppConfig;
   clock?: Clock;
+  /** Worker settings of the job queue (tests shorten the poll). */
+  jobs?: Partial<Omit<JobQueueOptions, "clock">>;
+  /** Start the job worker (default true); `close()` stops it. */
+  startJobs?: boolean;
   logger?: Logger;
   /** The token GraphiQL and the REST reference are prefilled with (the fresh demo's), if any. */
   starterToken?: () => string | undefined;
@@ -37,8 +51,30 @@ export interface AppOptions {
   isDraining?: () => boolean;
 }
 
-export function createApp({ database, config, clock = systemClock, logger = silentLogger, starterToken = () => undefined, isDraining = () => false }: AppOptions) {
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl) };
+/** The composition root: every setting reaches the rest of the code from here. */
+export function createApp({
+  database,
+  config,
+  clock = systemClock,
+  jobs: jobOptions,
+  startJobs = true,
+  logger = silentLogger,
+  starterToken = () => undefined,
+  isDraining = () => false,
+}: AppOptions) {
+  const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
+  const services: Services = {
+    prisma: database.prisma,
+    clock,
+    urls: new Urls(config.publicUrl),
+    signer: new Signer(config.filesSecret, clock),
+    importLimits: {
+      ...DEFAULT_IMPORT_LIMITS,
+      allowPrivateHosts: config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts,
+      ...config.importLimits,
+    },
+    jobs,
+  };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -68,13 +104,16 @@ export function createApp({ database, config, clock = systemClock, logger = sile
         },
       }),
       useAuth(services),
-      useFileDownloads(services, config),
+      useFileDownloads(services),
       usePdfDownloads(services),
       useNotImplemented(routes),
       useRestAdapter(routes),
     ],
   });
-  return { yoga, services, registry };
+  if (startJobs) jobs.start();
+  /** Stops the job worker (running jobs are released for the next start); the database stays open. */
+  const close = () => jobs.stop();
+  return { yoga, services, jobs, close, registry };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -29,7 +29,7 @@ async function main() {
   let starterToken: string | undefined;
   let draining = false;
   let inFlight = 0;
-  const { yoga, services } = createApp({
+  const { yoga, services, close: stopJobs } = createApp({
     database,
     config,
     logger,
@@ -103,6 +103,7 @@ async function main() {
     server.close(async () => {
       clearTimeout(deadline);
       try {
+        await stopJobs();
         await database.close();
         logger.info({ ms: Date.now() - startedAt }, "stopped");
         process.exit(0);
