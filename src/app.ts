@@ -4,7 +4,7 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
 import { Registry } from "prom-client";
-import type { Config } from "./config.ts";
+import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
@@ -15,12 +15,16 @@ import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
+import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
+import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
 import { useHealth } from "./graphql/plugins/use-health.ts";
+import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
 import { usePages } from "./graphql/plugins/use-pages.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./graphql/plugins/use-request-log.ts";
 import { schema } from "./graphql/schema.ts";
+import { guardRequestHooks } from "./http/guard.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { openApiDocument, useNotImplemented } from "../rest-adapter/openapi.ts";
@@ -32,6 +36,7 @@ const TITLE = "Documentation publishing API";
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
   Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+    graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
   };
@@ -75,6 +80,7 @@ export function createApp({
     },
     jobs,
   };
+  const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
@@ -103,12 +109,15 @@ export function createApp({
           graphql_yoga_http_duration: false,
         },
       }),
+      useInputBoundary(),
+      useGraphQLLimits(services, graphqlLimits),
+      useExecutionDeadline(graphqlLimits.executionTimeoutMs),
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),
       useNotImplemented(routes),
       useRestAdapter(routes),
-    ],
+    ].map((plugin) => guardRequestHooks(plugin)),
   });
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start); the database stays open. */
