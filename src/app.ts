@@ -175,7 +175,8 @@ function cachedGraphiQL() {
     const key = JSON.stringify(options);
     let page = cache.get(key);
     if (page === undefined) {
-      page = renderGraphiQL(options);
+      // trimmed: the doctype must come first, or browsers render in quirks mode.
+      page = renderGraphiQL(options).trim();
       if (cache.size > 4) cache.clear();
       cache.set(key, page);
     }
