@@ -4,7 +4,7 @@
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
-import { errorResponse, statusOf } from "./errors.ts";
+import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
 const PREFIX = "/v1";

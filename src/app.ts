@@ -4,6 +4,9 @@ import { createYoga } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+import { Signer } from "./core/signer.ts";
+import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -15,14 +18,38 @@ import { schema } from "./graphql/schema.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 
+/** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
+export type AppConfig = Pick<Config, "publicUrl"> &
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+    /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
+    importLimits?: Partial<ImportLimits>;
+  };
+
 export interface AppOptions {
   database: Database;
-  config: Pick<Config, "publicUrl"> & Partial<Pick<Config, "filesSecret" | "corsOrigins">>;
+  config: AppConfig;
   clock?: Clock;
+  /** Worker settings of the job queue (tests shorten the poll). */
+  jobs?: Partial<Omit<JobQueueOptions, "clock">>;
+  /** Start the job worker (default true); `close()` stops it. */
+  startJobs?: boolean;
 }
 
-export function createApp({ database, config, clock = systemClock }: AppOptions) {
-  const services: Services = { prisma: database.prisma, clock, urls: new Urls(config.publicUrl) };
+/** The composition root: every setting reaches the rest of the code from here. */
+export function createApp({ database, config, clock = systemClock, jobs: jobOptions, startJobs = true }: AppOptions) {
+  const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
+  const services: Services = {
+    prisma: database.prisma,
+    clock,
+    urls: new Urls(config.publicUrl),
+    signer: new Signer(config.filesSecret, clock),
+    importLimits: {
+      ...DEFAULT_IMPORT_LIMITS,
+      allowPrivateHosts: config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts,
+      ...config.importLimits,
+    },
+    jobs,
+  };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -30,9 +57,12 @@ export function createApp({ database, config, clock = systemClock }: AppOptions)
     landingPage: false,
     cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
-    plugins: [useAuth(services), useFileDownloads(services, config), usePdfDownloads(services), useRestAdapter(routes)],
+    plugins: [useAuth(services), useFileDownloads(services), usePdfDownloads(services), useRestAdapter(routes)],
   });
-  return { yoga, services };
+  if (startJobs) jobs.start();
+  /** Stops the job worker (running jobs are released for the next start); the database stays open. */
+  const close = () => jobs.stop();
+  return { yoga, services, jobs, close };
 }
 
 export type App = ReturnType<typeof createApp>;

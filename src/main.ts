@@ -12,7 +12,7 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 async function main() {
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const { yoga, services } = createApp({ database, config });
+  const { yoga, services, close: stopJobs } = createApp({ database, config });
   const demo = config.seedDemo ? await seedDemo(database.prisma) : null;
 
   const sweep = () =>
@@ -39,7 +39,7 @@ async function main() {
 
   const shutdown = () => {
     clearInterval(sweeper);
-    server.close(() => void database.close().then(() => process.exit(0)));
+    server.close(() => void stopJobs().then(() => database.close()).then(() => process.exit(0)));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

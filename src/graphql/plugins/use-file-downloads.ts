@@ -8,9 +8,7 @@ import {
   MAX_FILE_BYTES,
   MAX_UPLOAD_REQUEST_BYTES,
   checkDownload,
-  configureFileSigning,
   essenceOf,
-  signingClockOf,
 } from "../../core/content/files.ts";
 
 /** Shown in the page (`inline`); anything else is downloaded, so that HTML, SVG or XML uploaded
@@ -48,15 +46,14 @@ function jsonError(status: number, message: string, code: string, headers: Recor
   return Response.json({ errors: [{ message, extensions: { code, http: { status } } }] }, { status, headers });
 }
 
-export function useFileDownloads(services: Services, options: { filesSecret?: string } = {}): Plugin {
-  configureFileSigning(services.urls, options.filesSecret, services.clock);
+export function useFileDownloads(services: Services): Plugin {
   let graphqlEndpoint = "/graphql";
 
   async function download(request: Request, url: URL): Promise<Response> {
     if (request.method !== "GET" && request.method !== "HEAD") {
       return new Response(`Method ${request.method} is not allowed on a file; use GET`, { status: 405, headers: { Allow: "GET, HEAD" } });
     }
-    const check = checkDownload(services.urls, url);
+    const check = checkDownload(services.signer, url);
     if (!check.ok) {
       return new Response(check.message, { status: check.status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
     }
@@ -69,7 +66,7 @@ export function useFileDownloads(services: Services, options: { filesSecret?: st
 
     const essence = essenceOf(check.contentType);
     const inline = INLINE_TYPES.has(essence);
-    const remaining = Math.max(0, check.expires - Math.floor(signingClockOf(services.urls).now().getTime() / 1000));
+    const remaining = Math.max(0, check.expires - services.signer.nowSeconds());
     const headers: Record<string, string> = {
       "Content-Type": check.contentType,
       "Content-Length": String(blob.size),
