@@ -1,7 +1,7 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
 // adapter plugged into the same pipeline for /v1.
 import { createYoga } from "graphql-yoga";
-import type { Config } from "./config.ts";
+import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
@@ -12,15 +12,20 @@ import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
+import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
+import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
+import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { schema } from "./graphql/schema.ts";
+import { guardRequestHooks } from "./http/guard.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
   Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+    graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
   };
@@ -50,6 +55,7 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
     },
     jobs,
   };
+  const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -57,7 +63,15 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
     landingPage: false,
     cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
-    plugins: [useAuth(services), useFileDownloads(services), usePdfDownloads(services), useRestAdapter(routes)],
+    plugins: [
+      useInputBoundary(),
+      useGraphQLLimits(services, graphqlLimits),
+      useExecutionDeadline(graphqlLimits.executionTimeoutMs),
+      useAuth(services),
+      useFileDownloads(services),
+      usePdfDownloads(services),
+      useRestAdapter(routes),
+    ].map((plugin) => guardRequestHooks(plugin)),
   });
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start); the database stays open. */
