@@ -123,7 +123,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (Symbol.asyncIterator in result) throw new Error("REST routes run queries and mutations only");
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
-    const status = typeof route.status === "function" ? route.status(result.data) : route.status;
+    const status = route.statusOf?.(result.data) ?? route.status;
     if (!route.body) return new Response(null, { status });
     return Response.json(route.body(result.data), { status });
   }

@@ -25,8 +25,12 @@ export interface RestRoute {
   query?: Record<string, QueryParamType>;
   document: string;
   variables: (request: RestRequest) => Record<string, unknown>;
-  /** The success status, or a function of `data` when it depends on the outcome (PUT: 200 updated, 201 created). */
-  status: 200 | 201 | 204 | 205 | ((data: any) => 200 | 201);
+  status: 200 | 201 | 204 | 205;
+  /**
+   * When the status depends on what the operation did (removed something: 205, nothing to remove:
+   * 204; PUT that created: 201, that updated: 200).
+   */
+  statusOf?: (data: any) => 200 | 201 | 204 | 205;
   /** The response body from `data`; routes answering 204/205 have none. */
   body?: (data: any) => unknown;
 }

@@ -113,7 +113,8 @@ export const openapiRoutes: RestRoute[] = [
       mutation PutOpenAPISpec($input: PutOpenAPISpecInput!) { putOpenAPISpec(input: $input) { created spec { ...OpenAPISpecFields } } }
       ${SPEC_FIELDS}`,
     variables: (request) => ({ input: { ...specPath(request), source: sourceOf(request.body) } }),
-    status: (data) => (data.putOpenAPISpec.created ? 201 : 200),
+    status: 200,
+    statusOf: (data) => (data.putOpenAPISpec.created ? 201 : 200),
     body: (data) => restSpec(data.putOpenAPISpec.spec),
   },
   {
