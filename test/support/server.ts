@@ -43,7 +43,9 @@ export async function startTestServer(config: Omit<AppConfig, "publicUrl"> = {})
   const server: Server = createServer((req, res) => handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = createApp({ database, config: { ...config, publicUrl: url }, clock });
+  // The job worker wakes when a job is enqueued here; it does not poll on a timer, so that idle
+  // polling never adds to the SQL statement counts tests assert (tests run due jobs with runDue).
+  const app = createApp({ database, config: { ...config, publicUrl: url }, clock, jobs: { pollIntervalMs: 24 * 3_600_000 } });
   handler = app.yoga;
 
   const bootstrap = (title = `Org ${++counter}`) =>
