@@ -4,6 +4,7 @@ import { createYoga } from "graphql-yoga";
 import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { Signer } from "./core/signer.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
@@ -16,6 +17,9 @@ import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.t
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
 import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
 import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
+import { useIntrospectionToggle } from "./graphql/plugins/use-introspection-toggle.ts";
+import { DEFAULT_RATE_LIMITS, useRateLimit } from "./graphql/plugins/use-rate-limit.ts";
+import { useSecurityHeaders } from "./graphql/plugins/use-security-headers.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { schema } from "./graphql/schema.ts";
 import { guardRequestHooks } from "./http/guard.ts";
@@ -24,7 +28,7 @@ import { routes } from "../rest-adapter/routes/index.ts";
 
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
-  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts" | "graphiqlEnabled" | "introspectionEnabled" | "rateLimits">> & {
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
@@ -59,11 +63,17 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
-    graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
+    graphiql: (config.graphiqlEnabled ?? true) && { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
     landingPage: false,
+    // Yoga's own bound (25 MB by default) would refuse uploads the README allows: the multipart
+    // bound is the upload's (checked first, with 411/413, by useFileDownloads); JSON bodies have theirs.
+    maxRequestBodySize: Math.max(MAX_UPLOAD_REQUEST_BYTES, graphqlLimits.maxBodyBytes),
     cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
     plugins: [
+      useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" }),
+      useSecurityHeaders(),
+      useIntrospectionToggle(config.introspectionEnabled ?? true),
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),

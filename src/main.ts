@@ -6,6 +6,7 @@ import { loadConfig } from "./config.ts";
 import { seedDemo } from "./core/bootstrap/index.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { serverOptions } from "./http/server-options.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -23,7 +24,7 @@ async function main() {
   await sweep();
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 
-  const server = createServer(yoga);
+  const server = createServer(serverOptions(config), yoga);
   server.listen(config.port, config.host, () => {
     const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
     console.log(`Serving on ${config.publicUrl} (${where})`);
