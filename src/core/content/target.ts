@@ -1,13 +1,13 @@
 // The content target: a space's own content or one of its change requests' — two kinds of one
 // thing, a head revision that reads and edits apply to. Everything that differs between the two
 // kinds is decided here (permission, lock, app URL), so callers never branch on the kind; and
-// the views every caller needs of a head (page paths, app URLs, paging a revision's lists,
-// finding a file, the revision message limit) are here too.
+// the views every caller needs of a head (page paths, app URLs, finding a file, the revision
+// message limit) are here too; a revision's lists page in memory with `pageInMemory`
+// (pagination.ts).
 import type { ChangeRequest, Revision, Space } from "../../generated/prisma/client.ts";
 import { checkChangeRequestActive, readChangeRequest, requireChangeRequest } from "../change-requests/access.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
-import { checkPageSize, type Page, type PageArgs } from "../pagination.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import type { Urls } from "../urls.ts";
 import type { FileEntry, PageNode } from "./tree.ts";
@@ -100,36 +100,6 @@ export function findFile(files: FileEntry[], fileId: string): FileEntry {
   const file = files.find((entry) => entry.id === fileId);
   if (!file) throw notFound("file", fileId);
   return file;
-}
-
-/**
- * A page of a list held in memory (a revision's files, links, backlinks: parts of one JSON
- * value), keyed by `keyOf` (the cursor).
- */
-export function pageInMemory<T>(items: T[], args: PageArgs, keyOf: (item: T) => string): Page<T> {
-  if (args.last != null || args.before != null) {
-    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
-  }
-  const take = checkPageSize(args.first);
-  let start = 0;
-  if (args.after) {
-    let key: unknown;
-    try {
-      key = JSON.parse(Buffer.from(args.after, "base64url").toString()).k;
-    } catch {
-      key = undefined;
-    }
-    const index = typeof key === "string" ? items.findIndex((item) => keyOf(item) === key) : -1;
-    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
-    start = index + 1;
-  }
-  return {
-    items: items.slice(start, start + take),
-    totalCount: items.length,
-    hasNextPage: start + take < items.length,
-    hasPreviousPage: start > 0,
-    cursorOf: (item) => Buffer.from(JSON.stringify({ k: keyOf(item) })).toString("base64url"),
-  };
 }
 
 export const REVISION_MESSAGE_MAX = 1000;

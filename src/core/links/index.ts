@@ -21,9 +21,8 @@ import type { Nodes } from "mdast";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput } from "../errors.ts";
-import { type Page, type PageArgs } from "../pagination.ts";
+import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import { contentOf, fileOf, markdownOf, pageOf } from "../content/index.ts";
-import { pageInMemory } from "../content/target.ts";
 import { flatten, slugify } from "../content/tree.ts";
 
 export const LINK_STATUSES = ["ok", "broken", "in-app"] as const;

@@ -2,6 +2,7 @@
 // see src/core/content/files.ts) without a bearer token, and bounds multipart upload requests to
 // /graphql before Yoga reads them.
 import type { Plugin } from "graphql-yoga";
+import { errorResponse } from "../../http/errors.ts";
 import type { Services } from "../../core/context.ts";
 import {
   FILES_PATH,
@@ -51,18 +52,18 @@ export function useFileDownloads(services: Services): Plugin {
 
   async function download(request: Request, url: URL): Promise<Response> {
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response(`Method ${request.method} is not allowed on a file; use GET`, { status: 405, headers: { Allow: "GET, HEAD" } });
+      return errorResponse(405, `Method ${request.method} is not allowed on a file; use GET`, { Allow: "GET, HEAD" });
     }
     const check = checkDownload(services.signer, url);
     if (!check.ok) {
-      return new Response(check.message, { status: check.status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+      return errorResponse(check.status, check.message);
     }
     const head = request.method === "HEAD";
     const blob = await services.prisma.blob.findUnique({
       where: { hash: check.blob },
       select: head ? { size: true } : { size: true, data: true },
     });
-    if (!blob) return new Response("No such file", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    if (!blob) return errorResponse(404, "No such file");
 
     const essence = essenceOf(check.contentType);
     const inline = INLINE_TYPES.has(essence);
