@@ -13,5 +13,6 @@ import { linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
+import { siteRoutes } from "./sites.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...siteRoutes];

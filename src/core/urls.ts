@@ -10,6 +10,11 @@ export class Urls {
     return `${this.publicUrl}/app${path}`;
   }
 
+  /** Where published sites are read: `/sites/{siteId}/…`. */
+  site(path: string): string {
+    return `${this.publicUrl}/sites${path}`;
+  }
+
   graphiql(): string {
     return `${this.publicUrl}/graphql`;
   }
