@@ -4,7 +4,9 @@
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
-import { errorResponse, statusOf } from "./errors.ts";
+import { findInputProblem, unsafeTextReason } from "../src/core/input.ts";
+import { readTextUpTo } from "../src/http/body.ts";
+import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
 const PREFIX = "/v1";
@@ -40,11 +42,15 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   for (const [name, type] of Object.entries(declared)) {
     if (type === "string[]") {
       const values = url.searchParams.getAll(name).flatMap((value) => value.split(",")).filter((value) => value !== "");
+      const unsafe = values.map(unsafeTextReason).find(Boolean);
+      if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
       if (values.length) query[name] = values;
       continue;
     }
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
+    const unsafe = unsafeTextReason(raw);
+    if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
     if (type === "limit") {
       const limit = Number(raw);
       if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIMIT) {
@@ -59,29 +65,6 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
     }
   }
   return query;
-}
-
-/**
- * The body as text, or null once it exceeds `limit` bytes. Counts bytes as they arrive, so a body
- * sent without Content-Length (chunked) is refused without being held in memory whole, and
- * multi-byte characters count for their UTF-8 size, not as one.
- */
-async function readTextUpTo(request: Request, limit: number): Promise<string | null> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.releaseLock();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks)); // like request.text(): UTF-8, BOM dropped
 }
 
 async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
@@ -101,6 +84,8 @@ async function readBody(request: Request): Promise<Record<string, unknown> | Res
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return errorResponse(400, "Request body must be a JSON object");
   }
+  const problem = findInputProblem(body, "");
+  if (problem) return errorResponse(400, problem.message);
   return body as Record<string, unknown>;
 }
 
@@ -109,6 +94,10 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
   const router = FindMyWay({ ignoreTrailingSlash: true });
 
   async function run(route: CompiledRoute, params: Record<string, string>, request: Request, url: URL): Promise<Response> {
+    for (const [name, value] of Object.entries(params)) {
+      const unsafe = unsafeTextReason(value);
+      if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
+    }
     const query = parseQuery(url, route.query);
     if (query instanceof Response) return query;
     const body = await readBody(request);

@@ -1,11 +1,167 @@
-// Environment → typed configuration, read once at start-up.
+// Environment → typed configuration, read once at start-up and validated with zod, so a bad value
+// stops the start with one message naming every wrong variable instead of misbehaving later.
+//
+// To add a setting: one entry in `variables` (its zod type, its default, `.describe()` with what
+// it means: the README table is checked against these), then its field in `Config` and
+// `toConfig`. Nothing else reads `process.env`.
+import { z } from "zod";
+
+/** An empty value counts as unset (so `FOO=` in a compose file means the default). */
+const optional = <T extends z.ZodType>(type: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), type.optional());
+
+/** `true`/`false`, also `1`/`0` and `yes`/`no`; anything else is refused rather than guessed. */
+const flag = (fallback: boolean) =>
+  optional(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .refine((value) => ["true", "false", "1", "0", "yes", "no"].includes(value), {
+        message: "expected true or false (or 1/0, yes/no)",
+      })
+      .transform((value) => value === "true" || value === "1" || value === "yes"),
+  ).transform((value) => value ?? fallback);
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `expected a whole number from ${min} to ${max}`)
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, `expected a whole number from ${min} to ${max}`);
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+    message: "expected an absolute http:// or https:// URL",
+  });
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Bounds of GraphQL requests (src/graphql/plugins/use-graphql-limits.ts, use-execution-deadline.ts). */
+export interface GraphQLLimits {
+  /** Deepest selection (fields within fields; introspection is not counted). */
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  /** Lexical tokens of a document: bounds the work of parsing it. */
+  maxTokens: number;
+  /** Largest document (`query` text), in bytes. */
+  maxDocumentBytes: number;
+  /** Largest JSON request body of /graphql (variables carry page markdown: 10 MiB per batch). */
+  maxBodyBytes: number;
+  /** Bodies above this are read only once their bearer token is known good. */
+  anonymousBodyBytes: number;
+  /** Estimated cost (each field 1, times `first` or the default page size for lists, times `ids`). */
+  maxCost: number;
+  /** Most ids in one `nodes(ids:)`. */
+  maxNodeIds: number;
+  /** Wall-clock deadline of one operation's execution, REST routes included. */
+  executionTimeoutMs: number;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
+  maxDepth: 15,
+  maxAliases: 30,
+  maxDirectives: 50,
+  maxTokens: 5000,
+  maxDocumentBytes: 64 * 1024,
+  maxBodyBytes: 24 * 1024 * 1024,
+  anonymousBodyBytes: 64 * 1024,
+  maxCost: 50_000,
+  maxNodeIds: 100,
+  executionTimeoutMs: 5000,
+};
+
+const GRAPHQL_LIMIT_VARIABLES = {
+  GRAPHQL_MAX_DEPTH: ["maxDepth", 1, 1000, "Deepest GraphQL selection, fields within fields; introspection not counted"],
+  GRAPHQL_MAX_ALIASES: ["maxAliases", 1, 10_000, "Most aliases in one GraphQL document"],
+  GRAPHQL_MAX_DIRECTIVES: ["maxDirectives", 1, 10_000, "Most directives in one GraphQL document"],
+  GRAPHQL_MAX_TOKENS: ["maxTokens", 10, 1_000_000, "Most lexical tokens in one GraphQL document (parsing stops there)"],
+  GRAPHQL_MAX_DOCUMENT_BYTES: ["maxDocumentBytes", 1024, 100 * 1024 * 1024, "Largest GraphQL document (`query`), in bytes (413 above)"],
+  GRAPHQL_MAX_BODY_BYTES: ["maxBodyBytes", 1024, 1024 * 1024 * 1024, "Largest JSON body of `/graphql`, in bytes (413 above; variables carry page markdown)"],
+  GRAPHQL_ANONYMOUS_BODY_BYTES: ["anonymousBodyBytes", 0, 1024 * 1024 * 1024, "Bodies of `/graphql` above this many bytes are read only after their token checks out (401 before)"],
+  GRAPHQL_MAX_COST: ["maxCost", 1, 1_000_000_000, "Largest estimated cost of a GraphQL operation: each field 1, lists multiply what they select by `first` (default 50) or the number of `ids`"],
+  GRAPHQL_MAX_NODE_IDS: ["maxNodeIds", 1, 100_000, "Most ids in one `nodes(ids:)`"],
+  EXECUTION_TIMEOUT_MS: ["executionTimeoutMs", 10, 600_000, "Deadline of one operation (GraphQL or REST): it is stopped and answered 408 `EXECUTION_TIMEOUT`"],
+} as const satisfies Record<string, [keyof GraphQLLimits, number, number, string]>;
+
+function graphqlLimitVariables() {
+  return Object.fromEntries(
+    Object.entries(GRAPHQL_LIMIT_VARIABLES).map(([name, [key, min, max, meaning]]) => [
+      name,
+      optional(integer(min, max))
+        .transform((value) => value ?? DEFAULT_GRAPHQL_LIMITS[key])
+        .describe(`${meaning} (default ${DEFAULT_GRAPHQL_LIMITS[key]}).`),
+    ]),
+  ) as unknown as Record<keyof typeof GRAPHQL_LIMIT_VARIABLES, z.ZodType<number>>;
+}
+
+/** Every environment variable the service reads, with its rule and meaning. */
+export const variables = {
+  // An empty PORT is refused, not read as 0 (which would listen on a random port).
+  PORT: integer(0, 65535).default(4000).describe("HTTP port (0: any free port)."),
+  HOST: optional(z.string().trim().min(1))
+    .transform((value) => value ?? "127.0.0.1")
+    .describe("Interface to listen on: `127.0.0.1` (default) serves this machine only, `0.0.0.0` every interface (the container sets it)."),
+  PUBLIC_URL: optional(httpUrl).describe("Base of every absolute URL in responses (`urls.*`); default `http://localhost:$PORT`."),
+  DATABASE_URL: optional(
+    z
+      .string()
+      .trim()
+      .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), {
+        message: "expected a postgres:// or postgresql:// URL, e.g. postgresql://user:password@host:5432/database",
+      }),
+  ).describe("PostgreSQL connection string; unset, the embedded database in `DATA_DIR` is used."),
+  DATABASE_CONNECT_TIMEOUT_MS: optional(integer(100, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("How long to wait for PostgreSQL to accept a connection before giving up with an error (default 10000)."),
+  DATA_DIR: optional(z.string())
+    .transform((value) => value ?? "./data")
+    .describe("Directory of the embedded database (default `./data`). One process per directory."),
+  SEED_DEMO: flag(true).describe("`false` skips the demo organization on first start (default `true`)."),
+  FILES_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
+    "Key that signs file download URLs (at least 32 characters); unset, a random key per start.",
+  ),
+  IMPORT_ALLOW_PRIVATE_HOSTS: flag(true).describe(
+    "`false` refuses imports from hosts resolving to loopback, private or link-local addresses (default `true`: set `false` in any public deployment).",
+  ),
+  CORS_ORIGINS: optional(z.string())
+    .transform((value, context) => {
+      const origins = (value ?? "")
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean);
+      for (const origin of origins) {
+        if (origin !== "*" && !(URL.canParse(origin) && new URL(origin).origin === origin)) {
+          context.addIssue({ code: "custom", message: `"${origin}" is not an origin like https://docs.example.com (no path, no trailing slash) or *` });
+        }
+      }
+      return origins;
+    })
+    .describe("Comma-separated origins allowed to call the API from a browser (`*`: any, without credentials). Default: none (same origin only)."),
+  LOG_LEVEL: optional(z.enum(LOG_LEVELS))
+    .transform((value) => value ?? "info")
+    .describe(`Log level: ${LOG_LEVELS.join(", ")} (default \`info\`).`),
+  SHUTDOWN_TIMEOUT_MS: optional(integer(0, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("On SIGTERM/SIGINT, how long requests under way may finish before the process exits anyway (default 10000)."),
+  ...graphqlLimitVariables(),
+} satisfies Record<string, z.ZodType>;
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   port: number;
-  /** Base of every absolute URL the API returns (`urls.*`). */
+  /** Interface the HTTP server listens on. */
+  host: string;
+  /** Base of every absolute URL the API returns (`urls.*`), without a trailing slash. */
   publicUrl: string;
   /** PostgreSQL connection string; when unset the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
+  databaseConnectTimeoutMs: number;
   /** Directory of the embedded database. */
   dataDir: string;
   /** Create the demo organization on first start of an empty database. */
@@ -15,24 +171,56 @@ export interface Config {
    * handed out before a restart, or by another instance, stop working (set it in production).
    */
   filesSecret: string | undefined;
+  importAllowPrivateHosts: boolean;
+  /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
+  corsOrigins: string[];
+  logLevel: LogLevel;
+  shutdownTimeoutMs: number;
+  graphqlLimits: GraphQLLimits;
 }
 
+/** Every wrong variable at once, one per line, each naming the variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  ${problem}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const schema = z.object(variables);
+
+/** Never echoed in an error: they hold passwords or keys. */
+const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET"]);
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.PORT ?? 4000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be an integer between 0 and 65535, got "${env.PORT}"`);
+  const input = Object.fromEntries(Object.keys(variables).map((name) => [name, env[name]]));
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0]);
+        const given = env[name];
+        const shown = given === undefined || SECRETS.has(name) ? "" : ` (got ${JSON.stringify(given)})`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
   }
-  const filesSecret = env.FILES_SECRET || undefined;
-  if (filesSecret !== undefined && filesSecret.length < 32) {
-    throw new Error("FILES_SECRET must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)");
-  }
-  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
+  const value = parsed.data;
   return {
-    port,
-    publicUrl,
-    databaseUrl: env.DATABASE_URL || undefined,
-    dataDir: env.DATA_DIR || "./data",
-    seedDemo: env.SEED_DEMO !== "false",
-    filesSecret,
+    port: value.PORT,
+    host: value.HOST,
+    publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: value.DATABASE_URL,
+    databaseConnectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+    dataDir: value.DATA_DIR,
+    seedDemo: value.SEED_DEMO,
+    filesSecret: value.FILES_SECRET,
+    importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
+    corsOrigins: value.CORS_ORIGINS,
+    logLevel: value.LOG_LEVEL,
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    graphqlLimits: Object.fromEntries(
+      Object.entries(GRAPHQL_LIMIT_VARIABLES).map(([name, [key]]) => [key, value[name as keyof typeof GRAPHQL_LIMIT_VARIABLES]]),
+    ) as unknown as GraphQLLimits,
   };
 }

@@ -12,7 +12,7 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 async function main() {
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const { yoga, services } = createApp({ database, config });
+  const { yoga, services, close: stopJobs } = createApp({ database, config });
   const demo = config.seedDemo ? await seedDemo(database.prisma) : null;
 
   const sweep = () =>
@@ -24,7 +24,7 @@ async function main() {
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 
   const server = createServer(yoga);
-  server.listen(config.port, () => {
+  server.listen(config.port, config.host, () => {
     const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
     console.log(`Serving on ${config.publicUrl} (${where})`);
     console.log(`  GraphQL + GraphiQL: ${config.publicUrl}/graphql`);
@@ -39,7 +39,7 @@ async function main() {
 
   const shutdown = () => {
     clearInterval(sweeper);
-    server.close(() => void database.close().then(() => process.exit(0)));
+    server.close(() => void stopJobs().then(() => database.close()).then(() => process.exit(0)));
   };
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

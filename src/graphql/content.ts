@@ -256,7 +256,7 @@ FileRef.implement({
       description: "Images only",
       resolve: (f) => (f.file.width != null && f.file.height != null ? { width: f.file.width, height: f.file.height } : null),
     }),
-    downloadURL: t.string({ resolve: (f, _args, { core }) => downloadUrlOf(core.urls, f.revision.spaceId, f.revision.id, f.file) }),
+    downloadURL: t.string({ resolve: (f, _args, { core }) => downloadUrlOf(core, f.file) }),
   }),
 });
 

@@ -105,7 +105,7 @@ function getAjv(): InstanceType<typeof Ajv2020> {
 function registerUnknownFormats(ajv: InstanceType<typeof Ajv2020>, spec: OpenAPISpec): void {
     const seen = new Set<string>();
     const walk = (node: unknown): void => {
-        if (Array.isArray(node)) return node.forEach(walk);
+        if (Array.isArray(node)) { node.forEach(walk); return; }
         if (!node || typeof node !== 'object') return;
         const obj = node as JsonObject;
         if (typeof obj.format === 'string' && typeof obj.type === 'string') seen.add(obj.format);

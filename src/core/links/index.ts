@@ -180,7 +180,7 @@ async function computeLinks(ctx: CoreContext, revision: Revision): Promise<Revis
     pagePaths: new Map(located.map(({ page, path }) => [page.id, path])),
     anchorsOf: new Map(),
     fileIds: new Set(contentOf(revision).files.map((file) => file.id)),
-    publicUrl: ctx.urls.app("").replace(/\/app$/, ""),
+    publicUrl: ctx.urls.publicUrl,
   };
   const raw: RawLink[] = [];
   documents.forEach(({ page }, index) => {

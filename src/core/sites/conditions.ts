@@ -83,7 +83,7 @@ export function checkCondition(field: string, source: string): string {
 }
 
 const own = (value: unknown, key: string) =>
-  typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  typeof value === "object" && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 
 function evaluate(node: Node, scope: { visitor: unknown }): unknown {
   switch (node.type) {

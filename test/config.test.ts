@@ -1,0 +1,130 @@
+// Configuration: every variable validated at start-up (zod), every wrong one named in one error,
+// secrets never echoed, and the README's table lists exactly the variables the service reads.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEFAULT_GRAPHQL_LIMITS, loadConfig, variables } from "../src/config.ts";
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe("loadConfig", () => {
+  it("has defaults for a local demo", () => {
+    expect(loadConfig({})).toEqual({
+      port: 4000,
+      host: "127.0.0.1",
+      publicUrl: "http://localhost:4000",
+      databaseUrl: undefined,
+      databaseConnectTimeoutMs: 10_000,
+      dataDir: "./data",
+      seedDemo: true,
+      filesSecret: undefined,
+      importAllowPrivateHosts: true,
+      corsOrigins: [],
+      logLevel: "info",
+      shutdownTimeoutMs: 10_000,
+      graphqlLimits: DEFAULT_GRAPHQL_LIMITS,
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      PUBLIC_URL: "https://docs.example.com/",
+      DATABASE_URL: "postgres://u:p@db:5432/app",
+      DATABASE_CONNECT_TIMEOUT_MS: "2500",
+      DATA_DIR: "/var/lib/dps",
+      SEED_DEMO: "0",
+      FILES_SECRET: "x".repeat(32),
+      IMPORT_ALLOW_PRIVATE_HOSTS: "false",
+      CORS_ORIGINS: "https://a.example.com, http://localhost:3000",
+      LOG_LEVEL: "warn",
+      SHUTDOWN_TIMEOUT_MS: "500",
+      GRAPHQL_MAX_DEPTH: "8",
+      GRAPHQL_MAX_ALIASES: "5",
+      GRAPHQL_MAX_DIRECTIVES: "6",
+      GRAPHQL_MAX_TOKENS: "700",
+      GRAPHQL_MAX_DOCUMENT_BYTES: "2048",
+      GRAPHQL_MAX_BODY_BYTES: "4096",
+      GRAPHQL_ANONYMOUS_BODY_BYTES: "0",
+      GRAPHQL_MAX_COST: "900",
+      GRAPHQL_MAX_NODE_IDS: "9",
+      EXECUTION_TIMEOUT_MS: "1500",
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: "0.0.0.0",
+      publicUrl: "https://docs.example.com",
+      databaseUrl: "postgres://u:p@db:5432/app",
+      databaseConnectTimeoutMs: 2500,
+      dataDir: "/var/lib/dps",
+      seedDemo: false,
+      filesSecret: "x".repeat(32),
+      importAllowPrivateHosts: false,
+      corsOrigins: ["https://a.example.com", "http://localhost:3000"],
+      logLevel: "warn",
+      shutdownTimeoutMs: 500,
+      graphqlLimits: {
+        maxDepth: 8,
+        maxAliases: 5,
+        maxDirectives: 6,
+        maxTokens: 700,
+        maxDocumentBytes: 2048,
+        maxBodyBytes: 4096,
+        anonymousBodyBytes: 0,
+        maxCost: 900,
+        maxNodeIds: 9,
+        executionTimeoutMs: 1500,
+      },
+    });
+  });
+
+  it("takes 1/0 and yes/no for flags, and an empty optional variable as unset", () => {
+    expect(loadConfig({ SEED_DEMO: "0" }).seedDemo).toBe(false);
+    expect(loadConfig({ SEED_DEMO: "yes" }).seedDemo).toBe(true);
+    expect(loadConfig({ SEED_DEMO: "FALSE" }).seedDemo).toBe(false);
+    expect(loadConfig({ DATABASE_URL: "", SEED_DEMO: "" })).toMatchObject({ databaseUrl: undefined, seedDemo: true });
+  });
+
+  it("refuses an empty or out-of-range PORT instead of listening on a random port", () => {
+    expect(problemsOf({ PORT: "" })).toEqual(['PORT: expected a whole number from 0 to 65535 (got "")']);
+    expect(problemsOf({ PORT: "70000" })[0]).toMatch(/^PORT: /);
+    expect(problemsOf({ PORT: "80a" })[0]).toMatch(/^PORT: /);
+  });
+
+  it("refuses a flag it cannot read rather than guessing", () => {
+    expect(problemsOf({ SEED_DEMO: "off" })).toEqual(['SEED_DEMO: expected true or false (or 1/0, yes/no) (got "off")']);
+    expect(problemsOf({ IMPORT_ALLOW_PRIVATE_HOSTS: "nope" })[0]).toMatch(/^IMPORT_ALLOW_PRIVATE_HOSTS: expected true or false/);
+  });
+
+  it("refuses a DATABASE_URL that is not postgres(ql):// without echoing it (it holds a password)", () => {
+    const [problem] = problemsOf({ DATABASE_URL: "mysql://root:hunter2@db/app" });
+    expect(problem).toMatch(/^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(problem).not.toContain("hunter2");
+    expect(problemsOf({ FILES_SECRET: "short-secret" })).toEqual([
+      "FILES_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)",
+    ]);
+  });
+
+  it("names every wrong variable at once", () => {
+    const problems = problemsOf({ PORT: "x", PUBLIC_URL: "ftp://host", LOG_LEVEL: "loud", CORS_ORIGINS: "https://a.example.com/path", SHUTDOWN_TIMEOUT_MS: "-1" });
+    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual(["CORS_ORIGINS", "LOG_LEVEL", "PORT", "PUBLIC_URL", "SHUTDOWN_TIMEOUT_MS"]);
+    expect(() => loadConfig({ PORT: "x" })).toThrow(/^Invalid configuration:\n {2}PORT: /);
+  });
+});
+
+describe("README", () => {
+  it("documents exactly the variables the service reads", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const section = readme.split("## Configuration")[1].split("\n## ")[0];
+    const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect(documented.sort()).toEqual(Object.keys(variables).sort());
+  });
+});
