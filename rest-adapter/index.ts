@@ -123,7 +123,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (Symbol.asyncIterator in result) throw new Error("REST routes run queries and mutations only");
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
-    if (!route.body) return new Response(null, { status: route.status });
+    if (!route.body) return new Response(null, { status: route.statusOf?.(result.data) ?? route.status });
     return Response.json(route.body(result.data), { status: route.status });
   }
 

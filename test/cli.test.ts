@@ -197,8 +197,8 @@ function startMain(env: Record<string, string>) {
   let stderr = "";
   const waiters: (() => void)[] = [];
   const notify = () => waiters.splice(0).forEach((wake) => wake());
-  child.stdout!.on("data", (chunk) => ((stdout += chunk), notify()));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => ((stderr += chunk), notify()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     // "close": exited and its output fully read.
     child.on("close", (code, signal) => {
@@ -210,14 +210,19 @@ function startMain(env: Record<string, string>) {
   let done = false;
   void exited.then(() => (done = true));
   return {
+    /** JSON log lines. */
     get stdout() {
       return stdout;
     },
-    /** Resolves once stdout matches; rejects if the process ends first or after `ms`. */
+    /** The human banner: URLs, the demo token. */
+    get stderr() {
+      return stderr;
+    },
+    /** Resolves once stderr (the banner) matches; rejects if the process ends first or after `ms`. */
     async waitFor(pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
       const deadline = Date.now() + ms;
       for (;;) {
-        const match = stdout.match(pattern);
+        const match = stderr.match(pattern);
         if (match) return match;
         if (done) throw new Error(`main exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
         if (Date.now() > deadline) throw new Error(`main did not print ${pattern} in ${ms} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`);
@@ -250,8 +255,12 @@ describe(`npm start (${kind})`, () => {
       try {
         [, token] = await first.waitFor(/API token:\s*\n\s*(dps_\S+)\s*\n/);
         await first.waitFor(/Or open .*\n/);
-        expect(first.stdout).toContain(`http://localhost:${port}/graphql`);
-        expect(first.stdout).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
+        expect(first.stderr).toContain(`http://localhost:${port}/graphql`);
+        expect(first.stderr).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
+        // Logs are JSON lines, and the token is not in them.
+        const logs = first.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        expect(logs.find((entry) => entry.msg === "listening")).toMatchObject({ level: "info", port });
+        expect(first.stdout).not.toContain(token);
 
         const graphiql = await fetch(`${base}/graphql`, { headers: { accept: "text/html" } });
         expect(graphiql.status).toBe(200);
@@ -264,7 +273,7 @@ describe(`npm start (${kind})`, () => {
         expect(organizations.body.count).toBe(1);
         const [organization] = organizations.body.items;
         expect(organization).toMatchObject({ object: "organization", title: "Demo organization" });
-        expect(first.stdout).toContain(organization.id);
+        expect(first.stderr).toContain(organization.id);
         const spaces = await get(token, `/v1/orgs/${organization.id}/spaces`);
         expect(spaces.status).toBe(200);
         expect(validateResponse("GET", `/v1/orgs/${organization.id}/spaces`, 200, spaces.body)).toEqual([]);
@@ -292,8 +301,11 @@ describe(`npm start (${kind})`, () => {
         const exit = await second.stop();
         expect(exit).toEqual({ code: 0, signal: null });
       }
-      expect(second.stdout).toMatch(/Serving on http:\/\/localhost:\d+/);
-      expect(second.stdout).not.toMatch(/demo organization|API token|dps_/i);
+      expect(second.stderr).toMatch(/Serving on http:\/\/localhost:\d+/);
+      expect(second.stderr).not.toMatch(/demo organization|dps_/i);
+      // Every start says how to get a token.
+      expect(second.stderr).toMatch(/API token: npm run -s cli -- token --email/);
+      expect(second.stderr).toMatch(/createApiToken/);
       const database = await target.open();
       try {
         expect(await database.prisma.organization.count()).toBe(1);

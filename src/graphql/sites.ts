@@ -47,7 +47,7 @@ import {
 import { adaptiveSchemaOf, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
 import { siteLoaders } from "../core/sites/loaders.ts";
 import { mergeCustomization, siteCustomization, type Customization } from "../core/sites/customization.ts";
-import { pageInMemory } from "../core/links/index.ts";
+import { pageInMemory } from "../core/pagination.ts";
 import type { CoreContext } from "../core/context.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
