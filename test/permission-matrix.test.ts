@@ -312,6 +312,10 @@ const FIXTURES: Record<string, Fixture> = {
     path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
     body: { url: importSiteUrl, source: "website" },
   }),
+  "POST /v1/spaces/:spaceId/content/page/:pageId/import": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/import`, body: { url: importSiteUrl, source: "website" } };
+  },
   "GET /v1/spaces/:spaceId/content/pages": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/pages` }),
   "GET /v1/spaces/:spaceId/content/page/:pageId": async () => {
     const { spaceId, pageId } = await newContent();

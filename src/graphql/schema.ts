@@ -17,5 +17,6 @@ import "./change-requests.ts";
 import "./comments.ts";
 import "./pdf.ts";
 import "./sites.ts";
+import "./tokens.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
