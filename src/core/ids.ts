@@ -21,6 +21,11 @@ export const ID_PREFIXES = {
   CommentReply: "rpl",
   OpenAPISpec: "oas",
   OpenAPISpecVersion: "oasv",
+  Site: "site",
+  SiteSpace: "ssp",
+  SiteSection: "ssec",
+  SiteSectionGroup: "ssg",
+  SiteShareLink: "shl",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

@@ -17,6 +17,7 @@ import "./change-requests.ts";
 import "./comments.ts";
 import "./pdf.ts";
 import "./openapi.ts";
+import "./sites.ts";
 import "./tokens.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
