@@ -18,6 +18,36 @@ export async function issueToken(prisma: PrismaClient, userId: string, label?: s
 }
 
 /**
+ * Tokens found recently, per database client: a request of the same caller within TOKEN_CACHE_MS
+ * skips the token lookup (the first, sequential statement of every request). Bounded in size; a
+ * token deleted from the database (no operation revokes one yet) stops working within that time.
+ */
+export const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_SIZE = 10_000;
+interface CachedToken {
+  id: string;
+  userId: string;
+  lastUsedAt: Date | null;
+  until: number;
+}
+const tokenCaches = new WeakMap<PrismaClient, Map<string, CachedToken>>();
+
+async function findToken(prisma: PrismaClient, tokenHash: string): Promise<CachedToken | null> {
+  let cache = tokenCaches.get(prisma);
+  if (!cache) tokenCaches.set(prisma, (cache = new Map()));
+  const cached = cache.get(tokenHash);
+  if (cached && cached.until > performance.now()) return cached;
+  cache.delete(tokenHash);
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash }, select: { id: true, userId: true, lastUsedAt: true } });
+  if (!row) return null;
+  // Map order is insertion order: the first key is the oldest entry.
+  if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  const entry = { ...row, until: performance.now() + TOKEN_CACHE_MS };
+  cache.set(tokenHash, entry);
+  return entry;
+}
+
+/**
  * The viewer behind an `Authorization: Bearer <token>` header; 401 when missing or unknown.
  * Records the use (token `lastUsedAt`, the user's members' `lastSeenAt`) at most once a minute
  * per token, so reads do not write on every request.
@@ -25,13 +55,15 @@ export async function issueToken(prisma: PrismaClient, userId: string, label?: s
 export async function authenticate(prisma: PrismaClient, authorization: string | null, clock: Clock = systemClock): Promise<Viewer> {
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match) throw unauthenticated("Missing API token: send the header Authorization: Bearer <token>");
-  const token = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(match[1]) } });
+  const token = await findToken(prisma, hashToken(match[1]));
   if (!token) throw unauthenticated("Invalid API token");
   const now = clock.now();
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) {
-    // Conditional on the value read, so concurrent requests record the use once.
+    const lastUsedAt = token.lastUsedAt;
+    token.lastUsedAt = now; // other requests of this process need not try again
+    // Conditional on the value read, so concurrent requests (and instances) record the use once.
     const { count } = await prisma.apiToken.updateMany({
-      where: { id: token.id, lastUsedAt: token.lastUsedAt },
+      where: { id: token.id, lastUsedAt },
       data: { lastUsedAt: now },
     });
     if (count > 0) await prisma.member.updateMany({ where: { userId: token.userId }, data: { lastSeenAt: now } });
