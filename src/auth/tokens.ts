@@ -19,7 +19,8 @@ export async function issueToken(prisma: PrismaClient, userId: string, label?: s
 
 /**
  * Tokens found recently, per database client: a request of the same caller within TOKEN_CACHE_MS
- * skips the token lookup (the first, sequential statement of every request). Bounded in size; a
+ * (on the service's clock, which tests hold still) skips the token lookup, the first sequential
+ * statement of every request. Bounded in size; a
  * token deleted from the database (no operation revokes one yet) stops working within that time.
  */
 export const TOKEN_CACHE_MS = 5_000;
@@ -32,17 +33,17 @@ interface CachedToken {
 }
 const tokenCaches = new WeakMap<PrismaClient, Map<string, CachedToken>>();
 
-async function findToken(prisma: PrismaClient, tokenHash: string): Promise<CachedToken | null> {
+async function findToken(prisma: PrismaClient, tokenHash: string, now: number): Promise<CachedToken | null> {
   let cache = tokenCaches.get(prisma);
   if (!cache) tokenCaches.set(prisma, (cache = new Map()));
   const cached = cache.get(tokenHash);
-  if (cached && cached.until > performance.now()) return cached;
+  if (cached && cached.until > now) return cached;
   cache.delete(tokenHash);
   const row = await prisma.apiToken.findUnique({ where: { tokenHash }, select: { id: true, userId: true, lastUsedAt: true } });
   if (!row) return null;
   // Map order is insertion order: the first key is the oldest entry.
   if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  const entry = { ...row, until: performance.now() + TOKEN_CACHE_MS };
+  const entry = { ...row, until: now + TOKEN_CACHE_MS };
   cache.set(tokenHash, entry);
   return entry;
 }
@@ -55,9 +56,9 @@ async function findToken(prisma: PrismaClient, tokenHash: string): Promise<Cache
 export async function authenticate(prisma: PrismaClient, authorization: string | null, clock: Clock = systemClock): Promise<Viewer> {
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!match) throw unauthenticated("Missing API token: send the header Authorization: Bearer <token>");
-  const token = await findToken(prisma, hashToken(match[1]));
-  if (!token) throw unauthenticated("Invalid API token");
   const now = clock.now();
+  const token = await findToken(prisma, hashToken(match[1]), now.getTime());
+  if (!token) throw unauthenticated("Invalid API token");
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) {
     const lastUsedAt = token.lastUsedAt;
     token.lastUsedAt = now; // other requests of this process need not try again
