@@ -5,7 +5,9 @@ import { useGraphQlJit } from "@envelop/graphql-jit";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
-import { errorResponse, statusOf } from "./errors.ts";
+import { findInputProblem, unsafeTextReason } from "../src/core/input.ts";
+import { readTextUpTo } from "../src/http/body.ts";
+import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
 const PREFIX = "/v1";
@@ -41,11 +43,15 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   for (const [name, type] of Object.entries(declared)) {
     if (type === "string[]") {
       const values = url.searchParams.getAll(name).flatMap((value) => value.split(",")).filter((value) => value !== "");
+      const unsafe = values.map(unsafeTextReason).find(Boolean);
+      if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
       if (values.length) query[name] = values;
       continue;
     }
     const raw = url.searchParams.get(name);
     if (raw === null) continue;
+    const unsafe = unsafeTextReason(raw);
+    if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
     if (type === "limit") {
       const limit = Number(raw);
       if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIMIT) {
@@ -60,29 +66,6 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
     }
   }
   return query;
-}
-
-/**
- * The body as text, or null once it exceeds `limit` bytes. Counts bytes as they arrive, so a body
- * sent without Content-Length (chunked) is refused without being held in memory whole, and
- * multi-byte characters count for their UTF-8 size, not as one.
- */
-async function readTextUpTo(request: Request, limit: number): Promise<string | null> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.releaseLock();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks)); // like request.text(): UTF-8, BOM dropped
 }
 
 async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
@@ -102,6 +85,8 @@ async function readBody(request: Request): Promise<Record<string, unknown> | Res
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return errorResponse(400, "Request body must be a JSON object");
   }
+  const problem = findInputProblem(body, "");
+  if (problem) return errorResponse(400, problem.message);
   return body as Record<string, unknown>;
 }
 
@@ -110,6 +95,10 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
   const router = FindMyWay({ ignoreTrailingSlash: true });
 
   async function run(route: CompiledRoute, params: Record<string, string>, request: Request, url: URL): Promise<Response> {
+    for (const [name, value] of Object.entries(params)) {
+      const unsafe = unsafeTextReason(value);
+      if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
+    }
     const query = parseQuery(url, route.query);
     if (query instanceof Response) return query;
     const body = await readBody(request);
@@ -135,7 +124,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (Symbol.asyncIterator in result) throw new Error("REST routes run queries and mutations only");
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
-    if (!route.body) return new Response(null, { status: route.status });
+    if (!route.body) return new Response(null, { status: route.statusOf?.(result.data) ?? route.status });
     return Response.json(route.body(result.data), { status: route.status });
   }
 

@@ -26,6 +26,8 @@ export interface RestRoute {
   document: string;
   variables: (request: RestRequest) => Record<string, unknown>;
   status: 200 | 201 | 204 | 205;
+  /** When the status depends on what the operation did (removed something: 205, nothing to remove: 204). */
+  statusOf?: (data: any) => 204 | 205;
   /** The response body from `data`; routes answering 204/205 have none. */
   body?: (data: any) => unknown;
 }

@@ -40,6 +40,65 @@ const httpUrl = z
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
+/** Bounds of GraphQL requests (src/graphql/plugins/use-graphql-limits.ts, use-execution-deadline.ts). */
+export interface GraphQLLimits {
+  /** Deepest selection (fields within fields; introspection is not counted). */
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  /** Lexical tokens of a document: bounds the work of parsing it. */
+  maxTokens: number;
+  /** Largest document (`query` text), in bytes. */
+  maxDocumentBytes: number;
+  /** Largest JSON request body of /graphql (variables carry page markdown: 10 MiB per batch). */
+  maxBodyBytes: number;
+  /** Bodies above this are read only once their bearer token is known good. */
+  anonymousBodyBytes: number;
+  /** Estimated cost (each field 1, times `first` or the default page size for lists, times `ids`). */
+  maxCost: number;
+  /** Most ids in one `nodes(ids:)`. */
+  maxNodeIds: number;
+  /** Wall-clock deadline of one operation's execution, REST routes included. */
+  executionTimeoutMs: number;
+}
+
+export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
+  maxDepth: 15,
+  maxAliases: 30,
+  maxDirectives: 50,
+  maxTokens: 5000,
+  maxDocumentBytes: 64 * 1024,
+  maxBodyBytes: 24 * 1024 * 1024,
+  anonymousBodyBytes: 64 * 1024,
+  maxCost: 50_000,
+  maxNodeIds: 100,
+  executionTimeoutMs: 5000,
+};
+
+const GRAPHQL_LIMIT_VARIABLES = {
+  GRAPHQL_MAX_DEPTH: ["maxDepth", 1, 1000, "Deepest GraphQL selection, fields within fields; introspection not counted"],
+  GRAPHQL_MAX_ALIASES: ["maxAliases", 1, 10_000, "Most aliases in one GraphQL document"],
+  GRAPHQL_MAX_DIRECTIVES: ["maxDirectives", 1, 10_000, "Most directives in one GraphQL document"],
+  GRAPHQL_MAX_TOKENS: ["maxTokens", 10, 1_000_000, "Most lexical tokens in one GraphQL document (parsing stops there)"],
+  GRAPHQL_MAX_DOCUMENT_BYTES: ["maxDocumentBytes", 1024, 100 * 1024 * 1024, "Largest GraphQL document (`query`), in bytes (413 above)"],
+  GRAPHQL_MAX_BODY_BYTES: ["maxBodyBytes", 1024, 1024 * 1024 * 1024, "Largest JSON body of `/graphql`, in bytes (413 above; variables carry page markdown)"],
+  GRAPHQL_ANONYMOUS_BODY_BYTES: ["anonymousBodyBytes", 0, 1024 * 1024 * 1024, "Bodies of `/graphql` above this many bytes are read only after their token checks out (401 before)"],
+  GRAPHQL_MAX_COST: ["maxCost", 1, 1_000_000_000, "Largest estimated cost of a GraphQL operation: each field 1, lists multiply what they select by `first` (default 50) or the number of `ids`"],
+  GRAPHQL_MAX_NODE_IDS: ["maxNodeIds", 1, 100_000, "Most ids in one `nodes(ids:)`"],
+  EXECUTION_TIMEOUT_MS: ["executionTimeoutMs", 10, 600_000, "Deadline of one operation (GraphQL or REST): it is stopped and answered 408 `EXECUTION_TIMEOUT`"],
+} as const satisfies Record<string, [keyof GraphQLLimits, number, number, string]>;
+
+function graphqlLimitVariables() {
+  return Object.fromEntries(
+    Object.entries(GRAPHQL_LIMIT_VARIABLES).map(([name, [key, min, max, meaning]]) => [
+      name,
+      optional(integer(min, max))
+        .transform((value) => value ?? DEFAULT_GRAPHQL_LIMITS[key])
+        .describe(`${meaning} (default ${DEFAULT_GRAPHQL_LIMITS[key]}).`),
+    ]),
+  ) as unknown as Record<keyof typeof GRAPHQL_LIMIT_VARIABLES, z.ZodType<number>>;
+}
+
 /** Every environment variable the service reads, with its rule and meaning. */
 export const variables = {
   // An empty PORT is refused, not read as 0 (which would listen on a random port).
@@ -89,6 +148,7 @@ export const variables = {
   SHUTDOWN_TIMEOUT_MS: optional(integer(0, 600_000))
     .transform((value) => value ?? 10_000)
     .describe("On SIGTERM/SIGINT, how long requests under way may finish before the process exits anyway (default 10000)."),
+  ...graphqlLimitVariables(),
 } satisfies Record<string, z.ZodType>;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -116,6 +176,7 @@ export interface Config {
   corsOrigins: string[];
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
+  graphqlLimits: GraphQLLimits;
 }
 
 /** Every wrong variable at once, one per line, each naming the variable. */
@@ -158,5 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: value.CORS_ORIGINS,
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    graphqlLimits: Object.fromEntries(
+      Object.entries(GRAPHQL_LIMIT_VARIABLES).map(([name, [key]]) => [key, value[name as keyof typeof GRAPHQL_LIMIT_VARIABLES]]),
+    ) as unknown as GraphQLLimits,
   };
 }

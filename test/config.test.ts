@@ -2,7 +2,7 @@
 // secrets never echoed, and the README's table lists exactly the variables the service reads.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, variables } from "../src/config.ts";
+import { ConfigError, DEFAULT_GRAPHQL_LIMITS, loadConfig, variables } from "../src/config.ts";
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -29,6 +29,7 @@ describe("loadConfig", () => {
       corsOrigins: [],
       logLevel: "info",
       shutdownTimeoutMs: 10_000,
+      graphqlLimits: DEFAULT_GRAPHQL_LIMITS,
     });
   });
 
@@ -46,6 +47,16 @@ describe("loadConfig", () => {
       CORS_ORIGINS: "https://a.example.com, http://localhost:3000",
       LOG_LEVEL: "warn",
       SHUTDOWN_TIMEOUT_MS: "500",
+      GRAPHQL_MAX_DEPTH: "8",
+      GRAPHQL_MAX_ALIASES: "5",
+      GRAPHQL_MAX_DIRECTIVES: "6",
+      GRAPHQL_MAX_TOKENS: "700",
+      GRAPHQL_MAX_DOCUMENT_BYTES: "2048",
+      GRAPHQL_MAX_BODY_BYTES: "4096",
+      GRAPHQL_ANONYMOUS_BODY_BYTES: "0",
+      GRAPHQL_MAX_COST: "900",
+      GRAPHQL_MAX_NODE_IDS: "9",
+      EXECUTION_TIMEOUT_MS: "1500",
     });
     expect(config).toEqual({
       port: 8080,
@@ -60,6 +71,18 @@ describe("loadConfig", () => {
       corsOrigins: ["https://a.example.com", "http://localhost:3000"],
       logLevel: "warn",
       shutdownTimeoutMs: 500,
+      graphqlLimits: {
+        maxDepth: 8,
+        maxAliases: 5,
+        maxDirectives: 6,
+        maxTokens: 700,
+        maxDocumentBytes: 2048,
+        maxBodyBytes: 4096,
+        anonymousBodyBytes: 0,
+        maxCost: 900,
+        maxNodeIds: 9,
+        executionTimeoutMs: 1500,
+      },
     });
   });
 

@@ -197,7 +197,7 @@ describe("uploading files", () => {
     expect((await fetch(unsigned)).status).toBe(403);
 
     // Properly signed, but for bytes that were never uploaded.
-    const ghost = downloadUrlOf(server.app.services.urls, spaceId, "rev_x", {
+    const ghost = downloadUrlOf(server.app.services, {
       id: "file_x",
       name: "ghost.png",
       contentType: "image/png",

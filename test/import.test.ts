@@ -4,7 +4,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setImportLimits } from "../src/core/import/index.ts";
 import { graphqlData } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -37,7 +36,6 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
 let site: Server;
 let siteUrl: string;
 let server: TestServer;
-let restoreLimits: () => void;
 let A: { organizationId: string; userId: string; token: string };
 let B: { organizationId: string; userId: string; token: string };
 
@@ -54,14 +52,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  restoreLimits = setImportLimits({ requestTimeoutMs: 500, totalTimeoutMs: 5000, maxBytes: 32 * 1024, allowPrivateHosts: true });
-  server = await startTestServer();
+  server = await startTestServer({ importLimits: { requestTimeoutMs: 500, totalTimeoutMs: 5000, maxBytes: 32 * 1024, allowPrivateHosts: true } });
   A = await server.bootstrap("Import A");
   B = await server.bootstrap("Import B");
 });
 
 afterAll(async () => {
-  restoreLimits?.();
   site?.closeAllConnections();
   await new Promise((resolve) => site?.close(resolve));
   await server?.close();
@@ -199,15 +195,18 @@ describe("refused imports make no revision", () => {
   });
 
   it("refuses private hosts when they are not allowed", async () => {
-    const restore = setImportLimits({ allowPrivateHosts: false });
+    const strict = await startTestServer({ importLimits: { allowPrivateHosts: false } });
     try {
-      const space = await newSpace();
-      const response = await importRest(space, { url: `${siteUrl}/`, source: "website" });
+      const admin = await strict.bootstrap("Import strict");
+      const created = await strict.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Strict" });
+      const space = created.body.id as string;
+      const response = await strict.rest(admin.token, "POST", `/v1/spaces/${space}/content/import`, { url: `${siteUrl}/`, source: "website" });
       expect(response.status).toBe(400);
       expect(response.body.error.message).toMatch(/not a public host/);
-      expect(await revisionCount(space)).toBe(1);
+      const revisions = await strict.database.prisma.revision.count({ where: { spaceId: space } });
+      expect(revisions).toBe(1);
     } finally {
-      restore();
+      await strict.close();
     }
   });
 });

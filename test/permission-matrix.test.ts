@@ -136,6 +136,45 @@ function commentFixtures(routePrefix: string, base: "space" | "change request"):
 
 const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
 
+/** The fixtures of the permission routes of one kind of content; `newItem` makes a fresh one (its id). */
+function permissionFixtures(routePrefix: string, pathOf: (id: string) => string, newItem: () => Promise<string>): Record<string, Fixture> {
+  const column = routePrefix.includes("spaces") ? "spaceId" : "collectionId";
+  /** A fresh item with a read grant to a new member and to a new team. */
+  const granted = async () => {
+    const itemId = await newItem();
+    const [userId, teamId] = [await newMember(), await newTeam()];
+    for (const subject of [{ userId }, { teamId }]) {
+      await prisma().permissionGrant.create({ data: { id: newId("PermissionGrant"), organizationId, [column]: itemId, ...subject, role: "read" } });
+    }
+    return { path: pathOf(itemId), userId, teamId };
+  };
+  return {
+    [`POST ${routePrefix}/permissions`]: async () => ({
+      path: `${pathOf(await newItem())}/permissions`,
+      body: { role: "edit", users: [await newMember()], teams: [await newTeam()] },
+    }),
+    [`GET ${routePrefix}/permissions/users`]: async () => ({ path: `${(await granted()).path}/permissions/users` }),
+    [`GET ${routePrefix}/permissions/teams`]: async () => ({ path: `${(await granted()).path}/permissions/teams` }),
+    [`GET ${routePrefix}/permissions/aggregate`]: async () => ({ path: `${(await granted()).path}/permissions/aggregate` }),
+    [`PATCH ${routePrefix}/permissions/users/:userId`]: async () => {
+      const { path, userId } = await granted();
+      return { path: `${path}/permissions/users/${userId}`, body: { role: "edit" } };
+    },
+    [`DELETE ${routePrefix}/permissions/users/:userId`]: async () => {
+      const { path, userId } = await granted();
+      return { path: `${path}/permissions/users/${userId}` };
+    },
+    [`PATCH ${routePrefix}/permissions/teams/:teamId`]: async () => {
+      const { path, teamId } = await granted();
+      return { path: `${path}/permissions/teams/${teamId}`, body: { role: "edit" } };
+    },
+    [`DELETE ${routePrefix}/permissions/teams/:teamId`]: async () => {
+      const { path, teamId } = await granted();
+      return { path: `${path}/permissions/teams/${teamId}` };
+    },
+  };
+}
+
 /** One fixture per served route, keyed "METHOD path" as in the route table. */
 const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs": async () => ({ path: "/v1/orgs" }),
@@ -182,6 +221,10 @@ const FIXTURES: Record<string, Fixture> = {
     path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
     body: { url: importSiteUrl, source: "website" },
   }),
+  "POST /v1/spaces/:spaceId/content/page/:pageId/import": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/import`, body: { url: importSiteUrl, source: "website" } };
+  },
   "GET /v1/spaces/:spaceId/content/pages": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/pages` }),
   "GET /v1/spaces/:spaceId/content/page/:pageId": async () => {
     const { spaceId, pageId } = await newContent();
@@ -298,6 +341,10 @@ const FIXTURES: Record<string, Fixture> = {
   // Comments, on the space itself and on a change request
   ...commentFixtures("/v1/spaces/:spaceId", "space"),
   ...commentFixtures("/v1/spaces/:spaceId/change-requests/:changeRequestId", "change request"),
+
+  // Who can access a space or collection
+  ...permissionFixtures("/v1/spaces/:spaceId", (id) => `/v1/spaces/${id}`, () => newSpace()),
+  ...permissionFixtures("/v1/collections/:collectionId", (id) => `/v1/collections/${id}`, newCollection),
 };
 
 // A self-signed certificate (CN=matrix, made with openssl for this test), for SAML provider bodies.

@@ -388,7 +388,7 @@ describe("grants", () => {
     expect(await prisma().permissionGrant.count({ where: { spaceId: space.id } })).toBe(0);
   });
 
-  it("needs admin on the item (403), refuses bad subjects and roles (400) and others' items (404); nothing changes", async () => {
+  it("needs admin on the item (403), refuses bad subjects and roles (400), a non-member or another organization's team (404) and others' items (404); nothing changes", async () => {
     const editor = await server.addMember(alpha.organizationId, "edit");
     const space = await newSpace();
     const team = await newTeam();
@@ -408,12 +408,12 @@ describe("grants", () => {
       );
       expectGraphQLError(
         await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, team: foreignTeam.id, role: "READ" } }),
-        "BAD_REQUEST",
+        "NOT_FOUND",
         foreignTeam.id,
       );
       expectGraphQLError(
         await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, user: beta.userId, role: "READ" } }),
-        "BAD_REQUEST",
+        "NOT_FOUND",
         beta.userId,
       );
       expectGraphQLError(await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, user: reader.userId } }), "BAD_REQUEST", "role");

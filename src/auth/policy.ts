@@ -55,6 +55,7 @@ export const POLICY = {
   "collection.move": { scope: "collection", least: "admin", does: "move the collection" },
   "collection.transfer": { scope: "collection", least: "admin", does: "transfer the collection" },
   "collection.grant": { scope: "collection", least: "admin", does: "change who can access the collection" },
+  "collection.listPermissions": { scope: "collection", least: "read", does: "see who can access the collection and why" },
 
   "space.read": { scope: "space", least: "read", does: "read the space" },
   "space.rename": { scope: "space", least: "edit", does: "change the space's title or emoji" },
@@ -66,6 +67,7 @@ export const POLICY = {
   "space.move": { scope: "space", least: "admin", does: "move the space" },
   "space.transfer": { scope: "space", least: "admin", does: "transfer the space" },
   "space.grant": { scope: "space", least: "admin", does: "change who can access the space" },
+  "space.listPermissions": { scope: "space", least: "read", does: "see who can access the space and why" },
 
   "changeRequest.read": { scope: "space", least: "read", does: "read the space's change requests" },
   "changeRequest.create": { scope: "space", least: "edit", does: "open a change request in the space" },

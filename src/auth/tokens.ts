@@ -11,17 +11,22 @@ export const ACTIVITY_INTERVAL_MS = 60_000;
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export async function issueToken(prisma: PrismaClient, userId: string, label?: string): Promise<string> {
+export async function issueToken(prisma: PrismaClient, userId: string, label?: string, expiresAt?: Date): Promise<string> {
+  return (await issueTokenRow(prisma, userId, label, expiresAt)).token;
+}
+
+/** A new token (its secret, shown once) and its stored row (which holds only the hash). */
+export async function issueTokenRow(prisma: PrismaClient, userId: string, label?: string, expiresAt?: Date) {
   const token = `dps_${randomBytes(32).toString("base64url")}`;
-  await prisma.apiToken.create({ data: { id: newId("ApiToken"), userId, tokenHash: hashToken(token), label } });
-  return token;
+  const row = await prisma.apiToken.create({ data: { id: newId("ApiToken"), userId, tokenHash: hashToken(token), label, expiresAt } });
+  return { token, row };
 }
 
 /**
  * Tokens found recently, per database client: a request of the same caller within TOKEN_CACHE_MS
  * (on the service's clock, which tests hold still) skips the token lookup, the first sequential
- * statement of every request. Bounded in size; a
- * token deleted from the database (no operation revokes one yet) stops working within that time.
+ * statement of every request. Bounded in size. A revoke through this process forgets the token at
+ * once (forgetToken); another instance sharing the database refuses it within TOKEN_CACHE_MS.
  */
 export const TOKEN_CACHE_MS = 5_000;
 const TOKEN_CACHE_SIZE = 10_000;
@@ -29,6 +34,7 @@ interface CachedToken {
   id: string;
   userId: string;
   lastUsedAt: Date | null;
+  expiresAt: Date | null;
   until: number;
 }
 const tokenCaches = new WeakMap<PrismaClient, Map<string, CachedToken>>();
@@ -39,13 +45,19 @@ async function findToken(prisma: PrismaClient, tokenHash: string, now: number): 
   const cached = cache.get(tokenHash);
   if (cached && cached.until > now) return cached;
   cache.delete(tokenHash);
-  const row = await prisma.apiToken.findUnique({ where: { tokenHash }, select: { id: true, userId: true, lastUsedAt: true } });
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash }, select: { id: true, userId: true, lastUsedAt: true, expiresAt: true } });
   if (!row) return null;
   // Map order is insertion order: the first key is the oldest entry.
   if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   const entry = { ...row, until: now + TOKEN_CACHE_MS };
   cache.set(tokenHash, entry);
   return entry;
+}
+
+/** Drops a revoked token from the cache, so that this process refuses it from the next request. */
+export function forgetToken(prisma: PrismaClient, tokenId: string): void {
+  const cache = tokenCaches.get(prisma);
+  for (const [hash, entry] of cache ?? []) if (entry.id === tokenId) cache!.delete(hash);
 }
 
 /**
@@ -59,6 +71,9 @@ export async function authenticate(prisma: PrismaClient, authorization: string |
   const now = clock.now();
   const token = await findToken(prisma, hashToken(match[1]), now.getTime());
   if (!token) throw unauthenticated("Invalid API token");
+  if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) {
+    throw unauthenticated(`API token expired at ${token.expiresAt.toISOString()}: create a new one`);
+  }
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) {
     const lastUsedAt = token.lastUsedAt;
     token.lastUsedAt = now; // other requests of this process need not try again

@@ -1,21 +1,27 @@
-// What a domain rule needs to run for one caller: storage, the caller, their access, the clock
-// and URL building. Knows nothing of HTTP or GraphQL; built once per request.
+// What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
+// URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
+import type { ImportLimits } from "./import/limits.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
-import { Urls } from "./urls.ts";
+import type { Signer } from "./signer.ts";
+import type { Urls } from "./urls.ts";
 
 export interface Viewer {
   userId: string;
   tokenId: string;
 }
 
+/** What every request shares, built once by `createApp` from the configuration. */
 export interface Services {
   prisma: PrismaClient;
   clock: Clock;
   urls: Urls;
+  /** Signs and checks capability URLs (downloads, PDFs). */
+  signer: Signer;
+  importLimits: ImportLimits;
   jobs: JobQueue;
 }
 

@@ -1,6 +1,7 @@
 // Keyset pagination: a cursor is the sort key and id of the last row, so a page never skips or
 // repeats rows when others are inserted or deleted meanwhile.
 import { badInput } from "./errors.ts";
+import { INT4_MAX, unsafeTextReason } from "./input.ts";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
@@ -36,18 +37,30 @@ function encodeCursor(value: SortValue, id: string): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 
+// A cursor is opaque to clients but travels through them, so every part of it is checked before it
+// reaches a query: its shape, the kind of the list's sort column, and values the database holds
+// (an integer column's range, timestamps PostgreSQL stores, text it can store). A forged cursor is
+// a 400, never a failing statement.
+const CURSOR_MAX_LENGTH = 4096;
+const CURSOR_ID = /^[A-Za-z0-9_-]{1,200}$/;
+const DATE_MIN = Date.UTC(1970, 0, 1);
+const DATE_MAX = Date.UTC(9999, 11, 31);
+
 /** The cursor's sort value, checked against the kind of the list's sort column. */
 function decodeCursor(cursor: string, sortKind: SortKind): { value: SortValue; id: string } {
   try {
+    if (cursor.length > CURSOR_MAX_LENGTH) throw new Error();
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString()) as Cursor;
-    if (typeof parsed.v !== "string" || typeof parsed.id !== "string") throw new Error();
+    if (typeof parsed !== "object" || parsed === null) throw new Error();
+    if (typeof parsed.v !== "string" || typeof parsed.id !== "string" || !CURSOR_ID.test(parsed.id)) throw new Error();
     if ((sortKind === "date") !== (parsed.d === 1) || (sortKind === "number") !== (parsed.d === 2)) throw new Error();
     const value = sortKind === "date" ? new Date(parsed.v) : sortKind === "number" ? Number(parsed.v) : parsed.v;
-    if (value instanceof Date && Number.isNaN(value.getTime())) throw new Error();
-    if (typeof value === "number" && !Number.isSafeInteger(value)) throw new Error();
+    if (value instanceof Date && !(value.getTime() >= DATE_MIN && value.getTime() <= DATE_MAX)) throw new Error();
+    if (typeof value === "number" && !(Number.isInteger(value) && Math.abs(value) <= INT4_MAX)) throw new Error();
+    if (typeof value === "string" && unsafeTextReason(value)) throw new Error();
     return { value, id: parsed.id };
   } catch {
-    throw badInput(`page cursor "${cursor}" is not valid for this list: pass back the value of next.page`);
+    throw badInput(`page cursor "${[...cursor].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`);
   }
 }
 
@@ -101,5 +114,32 @@ export async function paginate<T extends object, W extends object>(
     hasNextPage: rows.length > take,
     hasPreviousPage: Boolean(args.after),
     cursorOf: (item) => encodeCursor(item[sortField] as SortValue, String(item[idField])),
+  };
+}
+
+/** A page of `items`, in memory, keyed by `keyOf` (the cursor). */
+export function pageInMemory<T>(items: T[], args: PageArgs, keyOf: (item: T) => string): Page<T> {
+  if (args.last != null || args.before != null) {
+    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
+  }
+  const take = checkPageSize(args.first);
+  let start = 0;
+  if (args.after) {
+    let key: unknown;
+    try {
+      key = JSON.parse(Buffer.from(args.after, "base64url").toString()).k;
+    } catch {
+      key = undefined;
+    }
+    const index = typeof key === "string" ? items.findIndex((item) => keyOf(item) === key) : -1;
+    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
+    start = index + 1;
+  }
+  return {
+    items: items.slice(start, start + take),
+    totalCount: items.length,
+    hasNextPage: start + take < items.length,
+    hasPreviousPage: start > 0,
+    cursorOf: (item) => Buffer.from(JSON.stringify({ k: keyOf(item) })).toString("base64url"),
   };
 }

@@ -1,16 +1,22 @@
-// Absolute URLs of the API (`urls.location`) and of the app (`urls.app`), from PUBLIC_URL.
+// Absolute URLs of the API (`urls.location`), the app (`urls.app`) and the other routes served
+// beside them (file downloads, PDFs, SAML), all from PUBLIC_URL (config.ts strips trailing slashes).
 export class Urls {
-  constructor(private readonly publicUrl: string) {}
+  constructor(readonly publicUrl: string) {}
+
+  /** PUBLIC_URL + `path` (a path from the root, starting with `/`). */
+  absolute(path: string): string {
+    return `${this.publicUrl}${path}`;
+  }
 
   api(path: string): string {
-    return `${this.publicUrl}/v1${path}`;
+    return this.absolute(`/v1${path}`);
   }
 
   app(path: string): string {
-    return `${this.publicUrl}/app${path}`;
+    return this.absolute(`/app${path}`);
   }
 
   graphiql(): string {
-    return `${this.publicUrl}/graphql`;
+    return this.absolute("/graphql");
   }
 }

@@ -1,11 +1,72 @@
-// Permission grants on spaces and collections: mutations. A grant gives a role on one item (and,
-// for a collection, everything beneath it) to one member or one team of its organization.
+// Permission grants on spaces and collections: who holds access (users, teams, everyone) and
+// where it comes from, and the mutations that give or remove a role. A grant gives a role on one
+// item (and, for a collection, everything beneath it) to one member or one team of its
+// organization. `grantFieldsOf` adds the same fields and mutations to any kind of content.
+import type { Collection, Space } from "../generated/prisma/client.ts";
 import { badInput } from "../core/errors.ts";
-import { setCollectionGrant, setSpaceGrant } from "../core/grants/index.ts";
+import {
+  ACCESS_SOURCE_KINDS,
+  inviteToContent,
+  listAccessAggregate,
+  listTeamPermissions,
+  listUserPermissions,
+  setContentGrant,
+  type AccessSource,
+  type ContentKind,
+  type TeamAccess,
+  type UserAccess,
+} from "../core/grants/index.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef } from "./collections.ts";
-import { MemberRole } from "./common.ts";
+import { enumName, MemberRole, toConnection } from "./common.ts";
+import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
+import { TeamRef } from "./teams.ts";
+
+const AccessSourceKind = builder.enumType("AccessSourceKind", {
+  description:
+    "ORGANIZATION: the organization role (an admin is admin everywhere); DEFAULT_LEVEL: a default level on the item or a collection above it, " +
+    "in place of the organization role; USER: a grant to the user; TEAM: a grant to a team the user is in",
+  values: Object.fromEntries(ACCESS_SOURCE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<string, { value: AccessSource["kind"] }>,
+});
+
+const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implement({
+  description: "One source of a role on a space or collection",
+  fields: (t) => ({
+    kind: t.field({ type: AccessSourceKind, resolve: (s) => s.kind }),
+    role: t.field({ type: MemberRole, resolve: (s) => s.role }),
+    space: t.field({ type: SpaceRef, nullable: true, description: "The space the default level or grant is on", resolve: (s) => (s.on?.kind === "space" ? s.on.id : null) }),
+    collection: t.field({
+      type: CollectionRef,
+      nullable: true,
+      description: "The collection the default level or grant is on (the item's or one above it)",
+      resolve: (s) => (s.on?.kind === "collection" ? s.on.id : null),
+    }),
+    // The team is shown to whoever may list the item's permissions, as the grant is on the item.
+    team: t.field({ type: TeamRef, nullable: true, resolve: (s, _args, { core }) => (s.teamId ? core.loaders.team.load(s.teamId) : null) }),
+  }),
+});
+
+const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implement({
+  description: "A user's effective role on a space or collection, and where it comes from",
+  fields: (t) => ({
+    user: t.field({ type: UserRef, resolve: (a) => a.userId }),
+    role: t.field({ type: MemberRole, description: "The effective role: the highest of the sources", resolve: (a) => a.role }),
+    sources: t.field({ type: [AccessSourceRef], description: "Every source of a role, highest first", resolve: (a) => a.sources }),
+  }),
+});
+
+const TeamPermissionRef = builder.objectRef<TeamAccess>("TeamPermission").implement({
+  description: "A team's role on a space or collection: the highest of its grants on it or on a collection above it",
+  fields: (t) => ({
+    team: t.field({ type: TeamRef, resolve: (a, _args, { core }) => core.loaders.team.load(a.teamId).then((team) => team!) }),
+    role: t.field({ type: MemberRole, resolve: (a) => a.role }),
+    sources: t.field({ type: [AccessSourceRef], resolve: (a) => a.sources }),
+  }),
+});
+
+const UserPermissionConnection = builder.connectionObject({ type: UserPermissionRef, name: "UserPermissionConnection" }, { name: "UserPermissionEdge" });
+const TeamPermissionConnection = builder.connectionObject({ type: TeamPermissionRef, name: "TeamPermissionConnection" }, { name: "TeamPermissionEdge" });
 
 /** `role` must be given: a role, or null to remove the grant (absence is refused, not taken as removal). */
 function grantInput(input: { user?: string | null; team?: string | null; role?: string | null }) {
@@ -13,41 +74,89 @@ function grantInput(input: { user?: string | null; team?: string | null; role?: 
   return { user: input.user, team: input.team, role: input.role };
 }
 
-const SetSpaceGrantInput = builder.inputType("SetSpaceGrantInput", {
-  description: "Exactly one of user and team",
-  fields: (f) => ({
-    space: f.id({ required: true }),
-    user: f.id({ description: "A member's user id" }),
-    team: f.id({ description: "A team of the space's organization" }),
-    role: f.field({ type: MemberRole, description: "The role to give; null removes the grant (required)" }),
-  }),
-});
+type ItemRef = typeof SpaceRef | typeof CollectionRef;
 
-const SetCollectionGrantInput = builder.inputType("SetCollectionGrantInput", {
-  description: "Exactly one of user and team",
-  fields: (f) => ({
-    collection: f.id({ required: true }),
-    user: f.id({ description: "A member's user id" }),
-    team: f.id({ description: "A team of the collection's organization" }),
-    role: f.field({ type: MemberRole, description: "The role to give on the collection and what is beneath it; null removes the grant (required)" }),
-  }),
-});
+/**
+ * The permission fields of one kind of content (`kind`, its node type and the name of its id
+ * field in inputs) and its mutations: `set<Type>Grant`, `inviteTo<Type>`.
+ */
+function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: ItemRef, typeName: "Space" | "Collection") {
+  const field = kind;
+  builder.objectFields(ref as never, (t: any) => ({
+    userPermissions: t.connection(
+      {
+        type: UserPermissionRef,
+        description: `Users granted a role on the ${kind} (or a collection above it), with their effective role; by user id`,
+        resolve: async (item: Item, args: any, { core }: any) => toConnection(await listUserPermissions(core, kind, item.id, args)),
+      },
+      UserPermissionConnection,
+    ),
+    teamPermissions: t.connection(
+      {
+        type: TeamPermissionRef,
+        description: `Teams granted a role on the ${kind} (or a collection above it); by team id`,
+        resolve: async (item: Item, args: any, { core }: any) => toConnection(await listTeamPermissions(core, kind, item.id, args)),
+      },
+      TeamPermissionConnection,
+    ),
+    usersWithAccess: t.connection(
+      {
+        type: UserPermissionRef,
+        description: `Every member who can access the ${kind}, with their effective role; by user id`,
+        args: { role: t.arg({ type: MemberRole, description: "Only those whose effective role is this one" }) },
+        resolve: async (item: Item, args: any, { core }: any) =>
+          toConnection(await listAccessAggregate(core, kind, item.id, { role: args.role }, args)),
+      },
+      UserPermissionConnection,
+    ),
+  }));
 
-builder.mutationFields((t) => ({
-  setSpaceGrant: t.field({
-    type: builder.simpleObject("SetSpaceGrantPayload", {
-      fields: (p) => ({ space: p.field({ type: SpaceRef }), role: p.field({ type: MemberRole, nullable: true }) }),
+  const SetGrantInput = builder.inputType(`Set${typeName}GrantInput`, {
+    description: "Exactly one of user and team",
+    fields: (f) => ({
+      [field]: f.id({ required: true }),
+      user: f.id({ description: "A member's user id" }),
+      team: f.id({ description: `A team of the ${kind}'s organization` }),
+      role: f.field({ type: MemberRole, description: `The role to give on the ${kind}${kind === "collection" ? " and what is beneath it" : ""}; null removes the grant (required)` }),
     }),
-    description: "Gives a member or a team a role on the space (replacing their grant there), or removes it (role null)",
-    args: { input: t.arg({ type: SetSpaceGrantInput, required: true }) },
-    resolve: (_root, { input }, { core }) => setSpaceGrant(core, input.space, grantInput(input)) as never,
-  }),
-  setCollectionGrant: t.field({
-    type: builder.simpleObject("SetCollectionGrantPayload", {
-      fields: (p) => ({ collection: p.field({ type: CollectionRef }), role: p.field({ type: MemberRole, nullable: true }) }),
+  });
+  const InviteInput = builder.inputType(`InviteTo${typeName}Input`, {
+    description: "At least one user or team, at most 100 in all",
+    fields: (f) => ({
+      [field]: f.id({ required: true }),
+      role: f.field({ type: MemberRole, description: "The role to give (required)" }),
+      users: f.stringList({ description: "Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest" }),
+      teams: f.idList({ description: `Teams of the ${kind}'s organization` }),
     }),
-    description: "Gives a member or a team a role on the collection and what is beneath it, or removes it (role null)",
-    args: { input: t.arg({ type: SetCollectionGrantInput, required: true }) },
-    resolve: (_root, { input }, { core }) => setCollectionGrant(core, input.collection, grantInput(input)) as never,
-  }),
-}));
+  });
+
+  builder.mutationFields((t) => ({
+    [`set${typeName}Grant`]: t.field({
+      type: builder.simpleObject(`Set${typeName}GrantPayload`, {
+        fields: (p) => ({
+          [field]: p.field({ type: ref as never }),
+          role: p.field({ type: MemberRole, nullable: true }),
+          previousRole: p.field({ type: MemberRole, nullable: true, description: "The role the grant gave before (null: there was none)" }),
+        }),
+      }),
+      description: `Gives a member or a team a role on the ${kind} (replacing their grant there), or removes it (role null)`,
+      args: { input: t.arg({ type: SetGrantInput, required: true }) },
+      resolve: async (_root, { input }: any, { core }) => {
+        const { item, role, previousRole } = await setContentGrant(core, kind, input[field], grantInput(input));
+        return { [field]: item.row, role, previousRole } as never;
+      },
+    }),
+    [`inviteTo${typeName}`]: t.field({
+      type: builder.simpleObject(`InviteTo${typeName}Payload`, { fields: (p) => ({ [field]: p.field({ type: ref as never }) }) }),
+      description: `Gives a role on the ${kind} to every user, e-mail and team listed, all or nothing`,
+      args: { input: t.arg({ type: InviteInput, required: true }) },
+      resolve: async (_root, { input }: any, { core }) => {
+        const item = await inviteToContent(core, kind, input[field], { role: input.role ?? null, users: input.users, teams: input.teams });
+        return { [field]: item.row } as never;
+      },
+    }),
+  }));
+}
+
+grantFieldsOf<Space>("space", SpaceRef, "Space");
+grantFieldsOf<Collection>("collection", CollectionRef, "Collection");

@@ -16,5 +16,6 @@ import "./links.ts";
 import "./change-requests.ts";
 import "./comments.ts";
 import "./pdf.ts";
+import "./tokens.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

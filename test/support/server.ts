@@ -2,7 +2,7 @@
 // PostgreSQL database when DATABASE_URL is set), with helpers to call both surfaces.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp, type App } from "../../src/app.ts";
+import { createApp, type App, type AppConfig } from "../../src/app.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
 import type { Database } from "../../src/db/client.ts";
@@ -35,14 +35,15 @@ export interface TestServer {
 
 let counter = 0;
 
-export async function startTestServer(): Promise<TestServer> {
+/** `config`: settings beside PUBLIC_URL (the server's own address), e.g. lower import limits. */
+export async function startTestServer(config: Omit<AppConfig, "publicUrl"> = {}): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
   const server: Server = createServer((req, res) => handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = createApp({ database, config: { publicUrl: url }, clock });
+  const app = createApp({ database, config: { ...config, publicUrl: url }, clock });
   handler = app.yoga;
 
   const bootstrap = (title = `Org ${++counter}`) =>

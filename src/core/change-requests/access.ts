@@ -5,6 +5,7 @@ import type { ChangeRequest, Space } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
 import { conflict, notFound } from "../errors.ts";
+import { INT4_MAX } from "../input.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 
 export const CHANGE_REQUEST_STATUSES = ["draft", "open", "archived", "merged"] as const;
@@ -12,7 +13,8 @@ export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 
 /** The change request `idOrNumber` of the space, without any permission check (404 when missing). */
 export async function findChangeRequest(ctx: CoreContext, spaceId: string, idOrNumber: string): Promise<ChangeRequest> {
-  const changeRequest = /^[1-9][0-9]{0,9}$/.test(idOrNumber)
+  // A number beyond the column's range names no change request (and must not reach the query).
+  const changeRequest = /^[1-9][0-9]{0,9}$/.test(idOrNumber) && Number(idOrNumber) <= INT4_MAX
     ? await ctx.loaders.changeRequestByNumber.load(`${spaceId}:${Number(idOrNumber)}`)
     : await ctx.loaders.changeRequest.load(idOrNumber);
   if (!changeRequest || changeRequest.spaceId !== spaceId) throw notFound("change request", idOrNumber);

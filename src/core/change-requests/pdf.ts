@@ -8,11 +8,10 @@ import PDFDocument from "pdfkit";
 import type { Clock } from "../clock.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { markdownToDocument, type DocumentBlock, type DocumentInline, type DocumentText } from "../content/document.ts";
-import { publicUrlOf, signFields, verifyFields } from "../content/files.ts";
 import { pageOf } from "../content/index.ts";
 import { findPage, flatten, type LocatedPage, type PageNode } from "../content/tree.ts";
 import { badInput } from "../errors.ts";
-import type { Urls } from "../urls.ts";
+import type { Signer } from "../signer.ts";
 import { readChangeRequest } from "./access.ts";
 
 export const PDF_URL_TTL_SECONDS = 60 * 60;
@@ -63,22 +62,22 @@ export async function pdfUrlOf(
     ...(page ? { page } : {}),
     ...(only ? { only: "true" } : {}),
     expires: String(expires),
-    sig: signFields(ctx.urls, fieldsOf(target, expires)),
+    sig: ctx.signer.sign(fieldsOf(target, expires)),
   });
-  return `${publicUrlOf(ctx.urls)}${PDF_PATH}/${target.changeRequestId}/${target.revisionId}?${query}`;
+  return ctx.urls.absolute(`${PDF_PATH}/${target.changeRequestId}/${target.revisionId}?${query}`);
 }
 
 export type PdfCheck = { ok: true; target: PdfTarget; expires: number } | { ok: false; status: 403 | 404 | 410; message: string };
 
 /** Checks a PDF URL's path, signature (403) and expiry (410, against `clock`). */
-export function checkPdfUrl(urls: Urls, clock: Clock, url: URL): PdfCheck {
+export function checkPdfUrl(signer: Signer, clock: Clock, url: URL): PdfCheck {
   const match = /^\/pdf\/([\w-]{1,100})\/([\w-]{1,100})$/.exec(url.pathname);
   if (!match) return { ok: false, status: 404, message: "No such PDF" };
   const expires = Number(url.searchParams.get("expires"));
   const sig = url.searchParams.get("sig");
   const only = url.searchParams.get("only");
   const target: PdfTarget = { changeRequestId: match[1], revisionId: match[2], page: url.searchParams.get("page") || null, only: only === "true" };
-  if (!sig || !Number.isSafeInteger(expires) || !verifyFields(urls, fieldsOf(target, expires), sig) || (only !== null && only !== "true")) {
+  if (!sig || !Number.isSafeInteger(expires) || !signer.verify(fieldsOf(target, expires), sig) || (only !== null && only !== "true")) {
     return { ok: false, status: 403, message: "The signature of this PDF URL does not match: get a new URL from the change request's pdf" };
   }
   if (expires * 1000 <= clock.now().getTime()) {

@@ -5,16 +5,14 @@
 // is an HMAC-SHA256 (key: FILES_SECRET) of the hash, name, content type and expiry. Whoever holds
 // the URL reads those bytes until it expires, as an <img src> in a published page must; a URL
 // can neither be forged for other bytes nor re-labelled with another name or type.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { imageSize } from "image-size";
 import type { Revision } from "../../generated/prisma/client.ts";
-import { systemClock, type Clock } from "../clock.ts";
-import type { CoreContext } from "../context.ts";
+import type { CoreContext, Services } from "../context.ts";
 import { DomainError, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireSpace } from "../spaces/index.ts";
-import type { Urls } from "../urls.ts";
-import { editContent, requireEditableChangeRequest, sha256 } from "./index.ts";
+import type { Signer } from "../signer.ts";
+import { editContent, sha256 } from "./index.ts";
+import { checkRevisionMessage, requireEditableTarget, type ContentTarget } from "./target.ts";
 import type { ContentEdit, FileEntry } from "./tree.ts";
 
 /** Largest file accepted (413 above, naming the file). */
@@ -144,13 +142,10 @@ function checkUploads(uploads: Upload[]) {
  */
 export async function uploadFiles(
   ctx: CoreContext,
-  spaceId: string,
-  uploads: Upload[],
-  message?: string,
-  changeRequestId?: string | null,
+  { target, uploads, message }: { target: ContentTarget; uploads: Upload[]; message?: string | null },
 ): Promise<{ revision: Revision; files: FileEntry[] }> {
-  if (changeRequestId != null) await requireEditableChangeRequest(ctx, spaceId, changeRequestId);
-  else await requireSpace(ctx, spaceId, "space.editContent");
+  checkRevisionMessage(message);
+  await requireEditableTarget(ctx, target);
   checkUploads(uploads);
   const files = uploads.map((upload): FileEntry => {
     const contentType = contentTypeOf(upload);
@@ -164,79 +159,37 @@ export async function uploadFiles(
     };
   });
   const edits: ContentEdit[] = files.map((file) => ({ op: "addFile", file }));
-  const revision = await editContent(ctx, spaceId, edits, { markdown: [], files: uploads.map((upload) => upload.bytes) }, message, changeRequestId);
+  const revision = await editContent(ctx, { target, edits, blobs: { markdown: [], files: uploads.map((upload) => upload.bytes) }, message });
   return { revision, files };
 }
 
 /** Removes a file from the content as one new revision; older revisions keep it (and its bytes). */
-export async function deleteFile(ctx: CoreContext, spaceId: string, fileId: string, message?: string, changeRequestId?: string | null): Promise<Revision> {
-  return editContent(ctx, spaceId, [{ op: "deleteFile", id: fileId }], undefined, message, changeRequestId);
+export async function deleteFile(ctx: CoreContext, { target, fileId, message }: { target: ContentTarget; fileId: string; message?: string | null }): Promise<Revision> {
+  return editContent(ctx, { target, edits: [{ op: "deleteFile", id: fileId }], message });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Signed download URLs
 // ---------------------------------------------------------------------------------------------
 
-interface Signing {
-  key: Buffer;
-  clock: Clock;
-}
+/** The fields a file download URL signs (no kind prefix: the first URLs were signed so). */
+const downloadFields = (blob: string, name: string, contentType: string, expires: number) => [blob, name, contentType, String(expires)];
 
 /**
- * The signing key and clock of each app, by its `Urls` (one per app): set by the download
- * plugin (`useFileDownloads`), which verifies with the same key. Without it (a core used outside
- * an app), a key made for this process.
- */
-const signings = new WeakMap<Urls, Signing>();
-const processSigning: Signing = { key: randomBytes(32), clock: systemClock };
-
-export function configureFileSigning(urls: Urls, secret: string | undefined, clock: Clock) {
-  signings.set(urls, { key: secret ? Buffer.from(secret, "utf8") : randomBytes(32), clock });
-}
-
-const signingOf = (urls: Urls) => signings.get(urls) ?? processSigning;
-
-/** HMAC-SHA256 (base64url) of the fields, one per line. */
-const hmac = (key: Buffer, fields: string[]) => createHmac("sha256", key).update(fields.join("\n")).digest("base64url");
-
-const sameSignature = (expected: string, given: string) => {
-  const [a, b] = [Buffer.from(expected), Buffer.from(given)];
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
-function signature(key: Buffer, blob: string, name: string, contentType: string, expires: number): string {
-  return hmac(key, [blob, name, contentType, String(expires)]);
-}
-
-/**
- * Signs other capability URLs (change request PDFs) with the same key. The first field names the
- * kind of URL, so that a signature made for one kind never verifies as another.
- */
-export const signFields = (urls: Urls, fields: string[]) => hmac(signingOf(urls).key, fields);
-
-/** Whether `given` is the signature of `fields` (constant-time comparison). */
-export const verifyFields = (urls: Urls, fields: string[], given: string) => sameSignature(signFields(urls, fields), given);
-
-/** PUBLIC_URL (Urls knows it; its GraphiQL URL is PUBLIC_URL + "/graphql"). */
-export const publicUrlOf = (urls: Urls) => urls.graphiql().slice(0, -"/graphql".length);
-
-/**
- * An absolute URL (`ctx.urls`, or the context itself) that serves the bytes of `file` to anyone holding it, a browser without a
- * token included, for at least DOWNLOAD_URL_TTL_SECONDS. `spaceId` and `revisionId` are not part
- * of it: bytes are content-addressed, and a URL handed out stays good when the file is deleted
+ * An absolute URL that serves the bytes of `file` to anyone holding it, a browser without a
+ * token included, for at least DOWNLOAD_URL_TTL_SECONDS. The space and revision are not part of
+ * it: bytes are content-addressed, and a URL handed out stays good when the file is deleted
  * from later revisions, as the earlier revisions still show it.
  */
-export function downloadUrlOf(urlsOrContext: Urls | Pick<CoreContext, "urls">, _spaceId: string, _revisionId: string, file: FileEntry): string {
-  const urls = "urls" in urlsOrContext ? urlsOrContext.urls : urlsOrContext;
-  const { key, clock } = signingOf(urls);
-  const now = Math.floor(clock.now().getTime() / 1000);
+export function downloadUrlOf({ urls, signer }: Pick<Services, "urls" | "signer">, file: FileEntry): string {
+  const now = signer.nowSeconds();
   const expires = Math.ceil((now + DOWNLOAD_URL_TTL_SECONDS) / EXPIRY_ROUNDING_SECONDS) * EXPIRY_ROUNDING_SECONDS;
   const query = new URLSearchParams({
     type: file.contentType,
     expires: String(expires),
-    sig: signature(key, file.blob, file.name, file.contentType, expires),
+    sig: signer.sign(downloadFields(file.blob, file.name, file.contentType, expires)),
   });
-  return `${publicUrlOf(urls)}${FILES_PATH}/${file.blob}/${encodeURIComponent(file.name)}?${query}`;
+  return urls.absolute(`${FILES_PATH}/${file.blob}/${encodeURIComponent(file.name)}?${query}`);
 }
 
 export const FILES_PATH = "/files";
@@ -246,7 +199,7 @@ export type DownloadCheck =
   | { ok: false; status: 403 | 404; message: string };
 
 /** Checks a download URL's path and signature (the plugin then serves the blob). */
-export function checkDownload(urls: Urls, url: URL): DownloadCheck {
+export function checkDownload(signer: Signer, url: URL): DownloadCheck {
   const match = /^\/files\/([0-9a-f]{64})\/([^/]+)$/.exec(url.pathname);
   if (!match) return { ok: false, status: 404, message: "No such file" };
   let name: string;
@@ -261,15 +214,11 @@ export function checkDownload(urls: Urls, url: URL): DownloadCheck {
   if (!contentType || !sig || !Number.isSafeInteger(expires)) {
     return { ok: false, status: 403, message: "This download URL is not signed: get a fresh one from the file's downloadURL" };
   }
-  const { key, clock } = signingOf(urls);
-  if (!sameSignature(signature(key, match[1], name, contentType, expires), sig)) {
+  if (!signer.verify(downloadFields(match[1], name, contentType, expires), sig)) {
     return { ok: false, status: 403, message: "The signature of this download URL does not match" };
   }
-  if (expires * 1000 <= clock.now().getTime()) {
+  if (expires <= signer.nowSeconds()) {
     return { ok: false, status: 403, message: "This download URL has expired: get a fresh one from the file's downloadURL" };
   }
   return { ok: true, blob: match[1], name, contentType, expires };
 }
-
-/** The clock download URLs are signed and checked against. */
-export const signingClockOf = (urls: Urls) => signingOf(urls).clock;

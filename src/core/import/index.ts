@@ -15,11 +15,11 @@
 // resource that fails is skipped and only counted in `totalResources`.
 //
 // Server-side request forgery: the server fetches URLs given by users. With
-// IMPORT_ALLOW_PRIVATE_HOSTS=false, hosts resolving to loopback, private, link-local or other
-// non-public addresses are refused, at every request and every redirect hop. It defaults to true
-// for now (tests and local installs import from 127.0.0.1); a public deployment must set it to
-// false. The check resolves names before the request, so DNS rebinding between the two is not
-// covered.
+// IMPORT_ALLOW_PRIVATE_HOSTS=false (`importLimits.allowPrivateHosts` in the app's config), hosts
+// resolving to loopback, private, link-local or other non-public addresses are refused, at every
+// request and every redirect hop. It defaults to true for now (tests and local installs import
+// from 127.0.0.1); a public deployment must set it to false. The check resolves names before the
+// request, so DNS rebinding between the two is not covered.
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { NodeHtmlMarkdown } from "node-html-markdown";
@@ -28,10 +28,11 @@ import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireSpace } from "../spaces/index.ts";
-import { contentOf, editContent, requireEditableChangeRequest, sha256 } from "../content/index.ts";
+import { contentOf, editContent, sha256 } from "../content/index.ts";
+import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../content/target.ts";
 import { imageSize } from "image-size";
 import { guessContentType, essenceOf } from "../content/files.ts";
+import type { ImportLimits } from "./limits.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
 
 /** The values of the published API's ContentImportSource `type`. */
@@ -39,42 +40,6 @@ export const IMPORT_SOURCES = ["website", "file"] as const;
 /** The sources this service can import from; the others answer 400. */
 export const BUILT_IMPORT_SOURCES = ["website"] as const;
 export const IMPORT_URL_MAX = 2048;
-
-export interface ImportLimits {
-  maxPages: number;
-  maxDepth: number;
-  /** Largest response read (pages and images); the root over it is 413, others are skipped. */
-  maxBytes: number;
-  maxFiles: number;
-  maxFileBytes: number;
-  requestTimeoutMs: number;
-  totalTimeoutMs: number;
-  maxRedirects: number;
-  /** False: refuse hosts that resolve to non-public addresses (SSRF). */
-  allowPrivateHosts: boolean;
-}
-
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
-  maxPages: 50,
-  maxDepth: 3,
-  maxBytes: 2 * 1024 * 1024,
-  maxFiles: 50,
-  maxFileBytes: 2 * 1024 * 1024,
-  requestTimeoutMs: 10_000,
-  totalTimeoutMs: 20_000,
-  maxRedirects: 5,
-  allowPrivateHosts: process.env.IMPORT_ALLOW_PRIVATE_HOSTS !== "false",
-};
-
-/** The limits imports run with (tests lower the timeouts); returns a function that restores them. */
-let currentLimits: ImportLimits = { ...DEFAULT_IMPORT_LIMITS };
-export function setImportLimits(limits: Partial<ImportLimits>): () => void {
-  const previous = currentLimits;
-  currentLimits = { ...currentLimits, ...limits };
-  return () => {
-    currentLimits = previous;
-  };
-}
 
 export interface ImportInput {
   url: unknown;
@@ -318,14 +283,13 @@ function relativePath(from: string, to: string): string {
  * Imports the website at `input.url` into the space as one new revision (needs `edit` on the
  * space). See the top of this file for the rules.
  */
-export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput, limits: ImportLimits = currentLimits): Promise<ImportResult> {
-  const headId =
-    input.changeRequest != null
-      ? (await requireEditableChangeRequest(ctx, spaceId, input.changeRequest)).revisionId
-      : (await requireSpace(ctx, spaceId, "space.editContent")).revisionId;
+export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput): Promise<ImportResult> {
+  const limits = ctx.importLimits;
+  const target = { spaceId, changeRequest: input.changeRequest };
+  const head = await requireEditableTarget(ctx, target);
   const { url: start } = checkInput(input);
   // The parent page is checked before the crawl: a wrong id should not cost a site's download.
-  const headBefore = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: headId } });
+  const headBefore = await headRevision(ctx, head);
   if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
@@ -467,7 +431,12 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   }
 
   // editContent checks the target again (a locked space, a change request merged meanwhile).
-  const revision = await editContent(ctx, spaceId, edits, { markdown, files: fileBytes }, `Import of ${start}`, input.changeRequest);
+  const revision = await editContent(ctx, {
+    target,
+    edits,
+    blobs: { markdown, files: fileBytes },
+    message: [...`Import of ${start}`].slice(0, REVISION_MESSAGE_MAX).join(""),
+  });
   return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
 }
 

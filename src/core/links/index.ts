@@ -21,7 +21,7 @@ import type { Nodes } from "mdast";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput } from "../errors.ts";
-import { checkPageSize, type Page, type PageArgs } from "../pagination.ts";
+import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import { contentOf, fileOf, markdownOf, pageOf } from "../content/index.ts";
 import { flatten, slugify } from "../content/tree.ts";
 
@@ -180,7 +180,7 @@ async function computeLinks(ctx: CoreContext, revision: Revision): Promise<Revis
     pagePaths: new Map(located.map(({ page, path }) => [page.id, path])),
     anchorsOf: new Map(),
     fileIds: new Set(contentOf(revision).files.map((file) => file.id)),
-    publicUrl: ctx.urls.app("").replace(/\/app$/, ""),
+    publicUrl: ctx.urls.publicUrl,
   };
   const raw: RawLink[] = [];
   documents.forEach(({ page }, index) => {
@@ -227,33 +227,6 @@ export function parseLinkStatus(status: string | null | undefined): LinkStatus |
   if (status == null) return null;
   if (!(LINK_STATUSES as readonly string[]).includes(status)) throw badInput(`status must be one of ${LINK_STATUSES.join(", ")} (got ${JSON.stringify(status)})`);
   return status as LinkStatus;
-}
-
-/** A page of `items`, in memory, keyed by `keyOf` (the cursor). */
-export function pageInMemory<T>(items: T[], args: PageArgs, keyOf: (item: T) => string): Page<T> {
-  if (args.last != null || args.before != null) {
-    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
-  }
-  const take = checkPageSize(args.first);
-  let start = 0;
-  if (args.after) {
-    let key: unknown;
-    try {
-      key = JSON.parse(Buffer.from(args.after, "base64url").toString()).k;
-    } catch {
-      key = undefined;
-    }
-    const index = typeof key === "string" ? items.findIndex((item) => keyOf(item) === key) : -1;
-    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
-    start = index + 1;
-  }
-  return {
-    items: items.slice(start, start + take),
-    totalCount: items.length,
-    hasNextPage: start + take < items.length,
-    hasPreviousPage: start > 0,
-    cursorOf: (item) => Buffer.from(JSON.stringify({ k: keyOf(item) })).toString("base64url"),
-  };
 }
 
 /**

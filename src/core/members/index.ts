@@ -227,34 +227,48 @@ export async function addMembersByEmail(
   prisma: PrismaClient,
   input: { organizationId: string; emails: string[]; role?: string | null },
 ): Promise<Member[]> {
-  if (input.emails.length === 0 || input.emails.length > INVITE_EMAILS_MAX) {
-    throw badInput(`emails must list between 1 and ${INVITE_EMAILS_MAX} e-mail addresses (got ${input.emails.length})`);
-  }
-  for (const email of input.emails) {
-    if (!EMAIL.test(email)) throw badInput(`emails: "${email}" is not an e-mail address`);
-  }
+  checkEmails("emails", input.emails);
   const explicitRole = input.role === undefined ? undefined : checkRole("role", input.role);
-  const emails = [...new Set(input.emails.map((email) => email.toLowerCase()))];
   return prisma.$transaction(async (tx) => {
     const organization = await tx.organization.findUnique({ where: { id: input.organizationId } });
     if (!organization) throw notFound("organization", input.organizationId);
     const role = explicitRole === undefined ? (isRole(organization.defaultRole) ? organization.defaultRole : null) : explicitRole;
-    const members: Member[] = [];
-    for (const email of emails) {
-      // E-mails compare case-insensitively (older rows may keep their original case).
-      const user =
-        (await tx.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } } })) ??
-        (await tx.user.create({ data: { id: newId("User"), email, displayName: email.split("@")[0] } }));
-      members.push(
-        await tx.member.upsert({
-          where: { organizationId_userId: { organizationId: organization.id, userId: user.id } },
-          update: {},
-          create: { organizationId: organization.id, userId: user.id, role },
-        }),
-      );
-    }
-    return members;
+    return addMembersByEmailIn(tx, organization.id, input.emails, role);
   });
+}
+
+/** Refuses (400 naming `field`) a list of e-mails that is empty, too long, or holds a non-address. */
+export function checkEmails(field: string, emails: string[]): void {
+  if (emails.length === 0 || emails.length > INVITE_EMAILS_MAX) {
+    throw badInput(`${field} must list between 1 and ${INVITE_EMAILS_MAX} e-mail addresses (got ${emails.length})`);
+  }
+  for (const email of emails) {
+    if (!isEmail(email)) throw badInput(`${field}: "${email}" is not an e-mail address`);
+  }
+}
+
+export const isEmail = (value: string) => EMAIL.test(value);
+
+/**
+ * The members for `emails` (checked by the caller), inside the caller's transaction: an unknown
+ * e-mail becomes a user and a member with `role`; an existing member keeps theirs.
+ */
+export async function addMembersByEmailIn(tx: Transaction, organizationId: string, emails: string[], role: Role | null): Promise<Member[]> {
+  const members: Member[] = [];
+  for (const email of [...new Set(emails.map((email) => email.toLowerCase()))]) {
+    // E-mails compare case-insensitively (older rows may keep their original case).
+    const user =
+      (await tx.user.findFirst({ where: { email: { equals: email, mode: "insensitive" } } })) ??
+      (await tx.user.create({ data: { id: newId("User"), email, displayName: email.split("@")[0] } }));
+    members.push(
+      await tx.member.upsert({
+        where: { organizationId_userId: { organizationId, userId: user.id } },
+        update: {},
+        create: { organizationId, userId: user.id, role },
+      }),
+    );
+  }
+  return members;
 }
 
 export async function inviteMembers(ctx: CoreContext, input: { organizationId: string; emails: string[]; role?: string | null }) {

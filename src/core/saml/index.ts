@@ -27,9 +27,7 @@ export const samlProviderStatus = (_provider: SamlProvider): SamlProviderStatus 
 
 /** The service provider's side of a SAML provider: what the identity provider is configured with. */
 export function samlService(ctx: CoreContext, provider: { id: string }) {
-  // PUBLIC_URL is the API's base without `/v1` (config.ts strips trailing slashes).
-  const publicUrl = ctx.urls.api("").slice(0, -"/v1".length);
-  const entityID = `${publicUrl}/sso/saml/${provider.id}`;
+  const entityID = ctx.urls.absolute(`/sso/saml/${provider.id}`);
   return { entityID, acsURL: `${entityID}/acs`, startURL: `${entityID}/start` };
 }
 

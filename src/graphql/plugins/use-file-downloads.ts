@@ -2,15 +2,14 @@
 // see src/core/content/files.ts) without a bearer token, and bounds multipart upload requests to
 // /graphql before Yoga reads them.
 import type { Plugin } from "graphql-yoga";
+import { errorResponse } from "../../http/errors.ts";
 import type { Services } from "../../core/context.ts";
 import {
   FILES_PATH,
   MAX_FILE_BYTES,
   MAX_UPLOAD_REQUEST_BYTES,
   checkDownload,
-  configureFileSigning,
   essenceOf,
-  signingClockOf,
 } from "../../core/content/files.ts";
 
 /** Shown in the page (`inline`); anything else is downloaded, so that HTML, SVG or XML uploaded
@@ -48,28 +47,27 @@ function jsonError(status: number, message: string, code: string, headers: Recor
   return Response.json({ errors: [{ message, extensions: { code, http: { status } } }] }, { status, headers });
 }
 
-export function useFileDownloads(services: Services, options: { filesSecret?: string } = {}): Plugin {
-  configureFileSigning(services.urls, options.filesSecret, services.clock);
+export function useFileDownloads(services: Services): Plugin {
   let graphqlEndpoint = "/graphql";
 
   async function download(request: Request, url: URL): Promise<Response> {
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response(`Method ${request.method} is not allowed on a file; use GET`, { status: 405, headers: { Allow: "GET, HEAD" } });
+      return errorResponse(405, `Method ${request.method} is not allowed on a file; use GET`, { Allow: "GET, HEAD" });
     }
-    const check = checkDownload(services.urls, url);
+    const check = checkDownload(services.signer, url);
     if (!check.ok) {
-      return new Response(check.message, { status: check.status, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+      return errorResponse(check.status, check.message);
     }
     const head = request.method === "HEAD";
     const blob = await services.prisma.blob.findUnique({
       where: { hash: check.blob },
       select: head ? { size: true } : { size: true, data: true },
     });
-    if (!blob) return new Response("No such file", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    if (!blob) return errorResponse(404, "No such file");
 
     const essence = essenceOf(check.contentType);
     const inline = INLINE_TYPES.has(essence);
-    const remaining = Math.max(0, check.expires - Math.floor(signingClockOf(services.urls).now().getTime() / 1000));
+    const remaining = Math.max(0, check.expires - services.signer.nowSeconds());
     const headers: Record<string, string> = {
       "Content-Type": check.contentType,
       "Content-Length": String(blob.size),

@@ -3,14 +3,14 @@
 // without a bearer token: the signature is the authorization, as for file downloads. Refusals
 // use the REST error envelope: 403 for a bad signature, 410 once expired, 404 for no such PDF.
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "../../../rest-adapter/errors.ts";
+import { errorResponse } from "../../http/errors.ts";
 import { PDF_PATH, checkPdfUrl, renderPdf } from "../../core/change-requests/pdf.ts";
 import type { Services } from "../../core/context.ts";
 
 export function usePdfDownloads(services: Services): Plugin {
   async function serve(request: Request, url: URL): Promise<Response> {
     if (request.method !== "GET") return errorResponse(405, `Method ${request.method} is not allowed on a PDF; use GET`, { Allow: "GET" });
-    const check = checkPdfUrl(services.urls, services.clock, url);
+    const check = checkPdfUrl(services.signer, services.clock, url);
     if (!check.ok) return errorResponse(check.status, check.message);
     const pdf = await renderPdf(services, check.target);
     if (!pdf) return errorResponse(404, "The content of this PDF no longer exists");

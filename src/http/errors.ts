@@ -1,5 +1,5 @@
 // The REST error envelope, `{ "error": { "code": <status>, "message": "…" } }`, as the published
-// API answers it.
+// API answers it: used by the REST adapter and by the download routes served beside GraphQL.
 import type { GraphQLError } from "graphql";
 
 export function errorResponse(status: number, message: string, headers: Record<string, string> = {}): Response {

@@ -1,0 +1,181 @@
+// Who holds access to a space or collection, and where it comes from: the users granted a role
+// on it (or on a collection above it), the teams granted one, and everyone who can access it.
+// Each user's role is `effectiveRole` (src/auth/permissions.ts), the same function that decides
+// the caller's own access, fed with the item's chain of default levels and the grants on it.
+//
+// One read costs a fixed number of statements: one per level of the collection chain (through
+// the loaders), the grants on the chain, the members of the granted teams, the members.
+import type { Member, PermissionGrant } from "../../generated/prisma/client.ts";
+import { effectiveRole, type AccessLevel } from "../../auth/permissions.ts";
+import { isRole, maxRole, ROLES, type Role } from "../../auth/roles.ts";
+import type { CoreContext } from "../context.ts";
+import { badInput } from "../errors.ts";
+import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
+import type { ContentKind, GrantItem } from "./index.ts";
+import { requireGrantItem } from "./index.ts";
+
+/**
+ * organization: the member's organization role (admin: admin everywhere); default-level: a
+ * default level on the item or a collection above it, replacing the organization role; user: a
+ * grant to the user; team: a grant to a team the user is in (or, in a team's list, to the team).
+ */
+export const ACCESS_SOURCE_KINDS = ["organization", "default-level", "user", "team"] as const;
+export type AccessSourceKind = (typeof ACCESS_SOURCE_KINDS)[number];
+
+export interface AccessSource {
+  kind: AccessSourceKind;
+  role: Role;
+  /** The space or collection the default level or grant is on; null for the organization role. */
+  on: { kind: ContentKind; id: string } | null;
+  teamId: string | null;
+}
+
+export interface UserAccess {
+  userId: string;
+  role: Role;
+  /** Every source of a role, highest first: the first one gives `role`. */
+  sources: AccessSource[];
+}
+
+export interface TeamAccess {
+  teamId: string;
+  role: Role;
+  sources: AccessSource[];
+}
+
+interface Level {
+  on: { kind: ContentKind; id: string };
+  defaultLevel: Role | null;
+  grants: PermissionGrant[];
+}
+
+const asRole = (value: string | null): Role | null => (isRole(value) ? value : null);
+const byRoleDesc = (a: AccessSource, b: AccessSource) => ROLES.indexOf(a.role) - ROLES.indexOf(b.role);
+
+/** The item and the collections above it, nearest first, each with its default level and the grants on it. */
+async function chainOf(ctx: CoreContext, item: GrantItem): Promise<Level[]> {
+  const nodes: { kind: ContentKind; id: string; defaultLevel: string | null }[] = [{ kind: item.kind, id: item.id, defaultLevel: item.row.defaultLevel }];
+  const seen = new Set([item.id]);
+  let parentId = item.parentId;
+  while (parentId && !seen.has(parentId)) {
+    seen.add(parentId);
+    const parent = await ctx.loaders.collection.load(parentId);
+    if (!parent) break;
+    nodes.push({ kind: "collection", id: parent.id, defaultLevel: parent.defaultLevel });
+    parentId = parent.parentId;
+  }
+  const ids = nodes.map((node) => node.id);
+  const grants = await ctx.prisma.permissionGrant.findMany({
+    where: { OR: [{ spaceId: { in: ids } }, { collectionId: { in: ids } }] },
+    orderBy: { id: "asc" },
+  });
+  return nodes.map((node) => ({
+    on: { kind: node.kind, id: node.id },
+    defaultLevel: asRole(node.defaultLevel),
+    grants: grants.filter((grant) => grant.spaceId === node.id || grant.collectionId === node.id),
+  }));
+}
+
+/** For each user, the teams of `chain`'s grants they are in. */
+async function teamsOfUsers(ctx: CoreContext, chain: Level[]): Promise<Map<string, Set<string>>> {
+  const teamIds = [...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.teamId)).filter((id): id is string => id !== null))];
+  const rows = teamIds.length ? await ctx.prisma.teamMember.findMany({ where: { teamId: { in: teamIds } } }) : [];
+  const teams = new Map<string, Set<string>>();
+  for (const row of rows) {
+    if (!teams.has(row.userId)) teams.set(row.userId, new Set());
+    teams.get(row.userId)!.add(row.teamId);
+  }
+  return teams;
+}
+
+/** A member's effective role on the chain's item and its sources; null when they cannot access it. */
+function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAccess | null {
+  const membership = { role: asRole(member.role) };
+  const reaching = chain.map((level) => ({
+    level,
+    grants: level.grants.filter((grant) => grant.userId === member.userId || (grant.teamId !== null && teams.has(grant.teamId))),
+  }));
+  const levels: AccessLevel[] = reaching.map(({ level, grants }) => ({
+    defaultLevel: level.defaultLevel,
+    grants: grants.map((grant) => asRole(grant.role)).filter(isRole),
+  }));
+  const role = effectiveRole(membership, levels);
+  if (role === null) return null;
+  if (membership.role === "admin") return { userId: member.userId, role, sources: [{ kind: "organization", role: "admin", on: null, teamId: null }] };
+  const sources: AccessSource[] = [];
+  if (membership.role !== null) {
+    const defaulting = chain.find((level) => level.defaultLevel !== null);
+    sources.push(
+      defaulting
+        ? { kind: "default-level", role: defaulting.defaultLevel!, on: defaulting.on, teamId: null }
+        : { kind: "organization", role: membership.role, on: null, teamId: null },
+    );
+  }
+  for (const { level, grants } of reaching) {
+    for (const grant of grants) {
+      const granted = asRole(grant.role);
+      if (granted) sources.push({ kind: grant.teamId ? "team" : "user", role: granted, on: level.on, teamId: grant.teamId });
+    }
+  }
+  return { userId: member.userId, role, sources: sources.sort(byRoleDesc) };
+}
+
+/** Users with a grant of their own on the item or a collection above it, with their effective role there; by user id. */
+export async function listUserPermissions(ctx: CoreContext, kind: ContentKind, id: string, page: PageArgs): Promise<Page<UserAccess>> {
+  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+  const chain = await chainOf(ctx, item);
+  const userIds = [...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.userId)).filter((userId): userId is string => userId !== null))];
+  const [members, teams] = await Promise.all([
+    userIds.length ? ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, userId: { in: userIds }, disabled: false } }) : [],
+    teamsOfUsers(ctx, chain),
+  ]);
+  const accesses = members
+    .map((member) => userAccess(member, chain, teams.get(member.userId) ?? new Set()))
+    .filter((access): access is UserAccess => access !== null)
+    .sort((a, b) => (a.userId < b.userId ? -1 : 1));
+  return pageInMemory(accesses, page, (access) => access.userId);
+}
+
+/** Teams with a grant on the item or a collection above it: the highest of those grants, and each of them; by team id. */
+export async function listTeamPermissions(ctx: CoreContext, kind: ContentKind, id: string, page: PageArgs): Promise<Page<TeamAccess>> {
+  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+  const chain = await chainOf(ctx, item);
+  const byTeam = new Map<string, AccessSource[]>();
+  for (const level of chain) {
+    for (const grant of level.grants) {
+      const role = asRole(grant.role);
+      if (!grant.teamId || !role) continue;
+      if (!byTeam.has(grant.teamId)) byTeam.set(grant.teamId, []);
+      byTeam.get(grant.teamId)!.push({ kind: "team", role, on: level.on, teamId: grant.teamId });
+    }
+  }
+  const accesses = [...byTeam.entries()]
+    .map(([teamId, sources]) => ({ teamId, role: maxRole(sources.map((source) => source.role))!, sources: sources.sort(byRoleDesc) }))
+    .sort((a, b) => (a.teamId < b.teamId ? -1 : 1));
+  return pageInMemory(accesses, page, (access) => access.teamId);
+}
+
+/**
+ * Every enabled member who can access the item (effective role at least read), with that role;
+ * `role` keeps those whose effective role is exactly it. By user id. Computed over the
+ * organization's members in memory: one row per member, no statement per member.
+ */
+export async function listAccessAggregate(
+  ctx: CoreContext,
+  kind: ContentKind,
+  id: string,
+  filter: { role?: string | null },
+  page: PageArgs,
+): Promise<Page<UserAccess>> {
+  if (filter.role != null && !isRole(filter.role)) throw badInput(`role must be one of ${ROLES.join(", ")} (got "${filter.role}")`);
+  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+  const chain = await chainOf(ctx, item);
+  const [members, teams] = await Promise.all([
+    ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, disabled: false }, orderBy: { userId: "asc" } }),
+    teamsOfUsers(ctx, chain),
+  ]);
+  const accesses = members
+    .map((member) => userAccess(member, chain, teams.get(member.userId) ?? new Set()))
+    .filter((access): access is UserAccess => access !== null && (filter.role == null || access.role === filter.role));
+  return pageInMemory(accesses, page, (access) => access.userId);
+}

@@ -1,0 +1,258 @@
+// Bounds on what one GraphQL request may ask of the server, checked before it runs:
+// - the JSON body of /graphql: at most `maxBodyBytes`, counted as it arrives; a body above
+//   `anonymousBodyBytes` (or of unknown length) is read only after its bearer token checks out,
+//   so an anonymous client cannot make the server read and parse megabytes;
+// - the document: at most `maxDocumentBytes` and `maxTokens` (parsing stops at the limit), then
+//   depth, aliases and directives (GraphQL Armor's validation rules);
+// - the estimated cost, computed with the variables: every field costs 1, and what a list field
+//   selects is multiplied by its `first` (the default page size when absent) or by the number of
+//   `ids` of `nodes(ids:)`, itself capped.
+// REST routes run trusted documents (rest-adapter/routes) and are exempt from the cost.
+// Refusals: 400 (413 for sizes) with `extensions.code` naming the limit.
+import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
+import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
+import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
+import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
+import {
+  GraphQLError,
+  Kind,
+  getNamedType,
+  isAbstractType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type GraphQLType,
+  type SelectionSetNode,
+  type ValueNode,
+} from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { authenticate } from "../../auth/tokens.ts";
+import type { GraphQLLimits } from "../../config.ts";
+import type { Services } from "../../core/context.ts";
+import { DomainError } from "../../core/errors.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../core/pagination.ts";
+import { readTextUpTo } from "../../http/body.ts";
+import { toGraphQLError } from "./use-error-masking.ts";
+
+/** A refusal of the request as a whole: no data, the status and the code of the limit. */
+export function limitError(message: string, code: string, status = 400): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, http: { status } } });
+}
+
+/**
+ * Armor's errors carry no code: give them one, and the status of a bad request. Yoga marks parse
+ * and validation errors as the spec's (`spec`, answered 200 to application/json clients); these
+ * are refusals of ours, a 400 for every client, so `spec` stays false whatever Yoga sets.
+ */
+const annotate = (code: string) => [
+  (_context: unknown, error: GraphQLError) => {
+    const http = { status: 400 };
+    Object.defineProperty(http, "spec", { get: () => false, set: () => {}, enumerable: true });
+    Object.assign(error.extensions as Record<string, unknown>, { code, http });
+  },
+];
+
+/** List multiplier of a plain list (not a connection): its size is the data's, not the client's. */
+const PLAIN_LIST_FACTOR = 10;
+/** Nesting of the document's text that the parser is given at all (the depth limit is far below). */
+const MAX_DOCUMENT_NESTING = 100;
+
+export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plugin {
+  let graphqlEndpoint = "/graphql";
+  const byteLength = (text: string) => Buffer.byteLength(text);
+
+  async function parseJsonBody(request: Request): Promise<Record<string, unknown>> {
+    const declared = request.headers.get("content-length");
+    if (declared !== null && Number(declared) > limits.maxBodyBytes) {
+      throw limitError(`Request body is ${declared} bytes: at most ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+    }
+    if (declared === null || Number(declared) > limits.anonymousBodyBytes) {
+      try {
+        await authenticate(services.prisma, request.headers.get("authorization"), services.clock);
+      } catch (error) {
+        if (error instanceof DomainError) {
+          const refusal = toGraphQLError(error);
+          refusal.message = `${error.message} (needed before a request body above ${limits.anonymousBodyBytes} bytes is read)`;
+          throw refusal;
+        }
+        throw error;
+      }
+    }
+    const text = await readTextUpTo(request, limits.maxBodyBytes);
+    if (text === null) throw limitError(`Request body is over ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw limitError("Request body is not valid JSON", "BAD_REQUEST");
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw limitError("Request body must be a JSON object with a query", "BAD_REQUEST");
+    }
+    return body as Record<string, unknown>;
+  }
+
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(maxTokensPlugin({ n: limits.maxTokens, onReject: annotate("TOKEN_LIMIT") }) as Plugin);
+      addPlugin(maxDepthPlugin({ n: limits.maxDepth, onReject: annotate("DEPTH_LIMIT") }) as Plugin);
+      addPlugin(maxAliasesPlugin({ n: limits.maxAliases, onReject: annotate("ALIAS_LIMIT") }) as Plugin);
+      addPlugin(maxDirectivesPlugin({ n: limits.maxDirectives, onReject: annotate("DIRECTIVE_LIMIT") }) as Plugin);
+    },
+    onYogaInit({ yoga }) {
+      graphqlEndpoint = yoga.graphqlEndpoint;
+    },
+    onRequestParse({ request, url, setRequestParser }) {
+      const type = (request.headers.get("content-type") ?? "").toLowerCase();
+      if (url.pathname === graphqlEndpoint && request.method === "POST" && /^application\/(graphql\+)?json/.test(type)) {
+        setRequestParser((request) => parseJsonBody(request) as never);
+      }
+    },
+    onParams({ params }) {
+      if (typeof params.query !== "string") return;
+      if (params.query.length > limits.maxDocumentBytes / 4 && byteLength(params.query) > limits.maxDocumentBytes) {
+        throw limitError(`The document is ${byteLength(params.query)} bytes: at most ${limits.maxDocumentBytes} bytes`, "DOCUMENT_TOO_LARGE", 413);
+      }
+      // The parser recurses once per level: a document nested thousands of levels would exhaust
+      // the stack before the token or depth limits could say no.
+      if (nestingOf(params.query) > MAX_DOCUMENT_NESTING) {
+        throw limitError(`The document is nested more than ${MAX_DOCUMENT_NESTING} levels deep (braces, brackets, parentheses)`, "DEPTH_LIMIT");
+      }
+    },
+    onExecute({ args, setResultAndStopExecution }) {
+      const request = (args.contextValue as { request?: Request }).request;
+      if (request && new URL(request.url).pathname !== graphqlEndpoint) return; // a REST route: trusted
+      const cost = estimateCost(args.schema, args.document, args.operationName ?? undefined, (args.variableValues ?? {}) as Record<string, unknown>, limits);
+      if (typeof cost === "string") {
+        setResultAndStopExecution({ errors: [limitError(cost, "NODE_IDS_LIMIT")] });
+      } else if (cost > limits.maxCost) {
+        setResultAndStopExecution({
+          errors: [
+            limitError(
+              `Query cost ${cost} is over the limit of ${limits.maxCost}: each field costs 1, and lists multiply what they select by first (default ${DEFAULT_PAGE_SIZE}) or by the number of ids; ask for fewer items or fewer nested lists`,
+              "COST_LIMIT",
+            ),
+          ],
+        });
+      }
+    },
+  };
+}
+
+/** Deepest nesting of {, [ and ( in a document, outside strings and comments. */
+export function nestingOf(document: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < document.length; i++) {
+    const c = document[i];
+    if (c === "#") {
+      while (i < document.length && document[i] !== "\n" && document[i] !== "\r") i++;
+    } else if (c === '"') {
+      if (document.startsWith('"""', i)) {
+        const end = document.indexOf('"""', i + 3);
+        i = end < 0 ? document.length : end + 2;
+      } else {
+        for (i++; i < document.length && document[i] !== '"' && document[i] !== "\n"; i++) if (document[i] === "\\") i++;
+      }
+    } else if (c === "{" || c === "[" || c === "(") {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === "}" || c === "]" || c === ")") {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
+  if (!node) return undefined;
+  switch (node.kind) {
+    case Kind.VARIABLE:
+      return variables[node.name.value];
+    case Kind.INT:
+      return Number(node.value);
+    case Kind.LIST:
+      return node.values;
+    default:
+      return undefined;
+  }
+}
+
+function unwrapToList(type: GraphQLType): boolean {
+  return isListType(isNonNullType(type) ? type.ofType : type);
+}
+
+/**
+ * The cost of the operation (see the top of the file), or a message when `nodes(ids:)` asks for
+ * too many ids. Fragments are costed once each, so repeating them cannot make this slow.
+ */
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+  variables: Record<string, unknown>,
+  limits: Pick<GraphQLLimits, "maxNodeIds">,
+): number | string {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  const operations = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    else if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
+  }
+  const operation = operationName ? operations.find((op) => op.name?.value === operationName) : operations[0];
+  if (!operation) return 0;
+  const root = operation.operation === "mutation" ? schema.getMutationType() : operation.operation === "subscription" ? schema.getSubscriptionType() : schema.getQueryType();
+  if (!root) return 0;
+  const fragmentCosts = new Map<string, number>();
+  let refusal: string | undefined;
+
+  const costOf = (selectionSet: SelectionSetNode | undefined, type: GraphQLNamedType): number => {
+    if (!selectionSet) return 0;
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        if (!fragmentCosts.has(name)) {
+          fragmentCosts.set(name, 0); // a cycle (refused by validation anyway) costs nothing more
+          const fragment = fragments.get(name);
+          const on = fragment && schema.getType(fragment.typeCondition.name.value);
+          fragmentCosts.set(name, fragment && on ? costOf(fragment.selectionSet, on) : 0);
+        }
+        total += fragmentCosts.get(name)!;
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        total += costOf(selection.selectionSet, on ?? type);
+      } else {
+        const name = selection.name.value;
+        if (name.startsWith("__")) continue; // introspection and __typename
+        // On an interface or union, the field is found on any of its object types.
+        const candidates = isAbstractType(type) ? schema.getPossibleTypes(type) : isObjectType(type) ? [type] : [];
+        const field: GraphQLField<unknown, unknown> | undefined = candidates.map((t) => t.getFields()[name]).find(Boolean) ?? (type as { getFields?: () => Record<string, GraphQLField<unknown, unknown>> }).getFields?.()[name];
+        if (!field) continue;
+        let factor = 1;
+        const args = new Map((selection.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
+        if (field.args.some((arg) => arg.name === "first")) {
+          const first = valueOf(args.get("first"), variables);
+          // Above the page size limit the list refuses itself (400 naming first): count it as that limit.
+          factor = typeof first === "number" && Number.isFinite(first) && first >= 1 ? Math.min(first, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+        } else if (field.args.some((arg) => arg.name === "ids")) {
+          const ids = valueOf(args.get("ids"), variables);
+          const count = Array.isArray(ids) ? ids.length : 1;
+          if (count > limits.maxNodeIds) refusal ??= `nodes(ids:) takes at most ${limits.maxNodeIds} ids (got ${count})`;
+          factor = count;
+        } else if (unwrapToList(field.type) && !type.name.endsWith("Connection")) {
+          // A connection's nodes and edges are the page `first` already counted.
+          factor = PLAIN_LIST_FACTOR;
+        }
+        total += 1 + factor * costOf(selection.selectionSet, getNamedType(field.type));
+      }
+    }
+    return total;
+  };
+  const cost = costOf(operation.selectionSet, root);
+  return refusal ?? cost;
+}

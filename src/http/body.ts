@@ -1,0 +1,24 @@
+// Reading request bodies within a bound, for the REST adapter and GraphQL alike.
+
+/**
+ * The body as text, or null once it exceeds `limit` bytes. Counts bytes as they arrive, so a body
+ * sent without Content-Length (chunked) is refused without being held in memory whole, and
+ * multi-byte characters count for their UTF-8 size, not as one.
+ */
+export async function readTextUpTo(request: Request, limit: number): Promise<string | null> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.releaseLock();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks)); // like request.text(): UTF-8, BOM dropped
+}

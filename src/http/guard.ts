@@ -1,0 +1,28 @@
+// No exception escapes to the client as text: Yoga's server adapter answers an error thrown by a
+// request hook with its stack trace as a plain-text 500. Each plugin's onRequest is wrapped so
+// that such an error is logged and answered as the error envelope of the surface asked.
+import type { Plugin } from "graphql-yoga";
+import { errorResponse } from "./errors.ts";
+
+export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Response {
+  if (url.pathname === graphqlEndpoint) {
+    return Response.json({ errors: [{ message: "Unexpected error", extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } } }] }, { status: 500 });
+  }
+  return errorResponse(500, "Unexpected error");
+}
+
+export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpoint = "/graphql"): T {
+  const onRequest = plugin.onRequest;
+  if (!onRequest) return plugin;
+  return {
+    ...plugin,
+    async onRequest(payload) {
+      try {
+        await onRequest.call(plugin, payload);
+      } catch (error) {
+        console.error("Unexpected error:", error);
+        payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
+      }
+    },
+  };
+}

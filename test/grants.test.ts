@@ -1,0 +1,281 @@
+// Who can access a space or collection, through the published permission routes (official
+// client, every response validated against the published schemas) and GraphQL: invitations of
+// users, e-mails and teams, updates and removals, the lists with the effective role and where it
+// comes from, and refusals that change nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MemberRole } from "@gitbook/api";
+import { issueToken } from "../src/auth/tokens.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+import { expectGraphQLError, expectRawRestError, expectRestError, graphqlData } from "./support/expect.ts";
+
+let server: TestServer;
+let admin: { organizationId: string; userId: string; token: string };
+let other: { organizationId: string; userId: string; token: string };
+
+const api = (token: string) => server.client(token);
+const prisma = () => server.database.prisma;
+const role = (value: string) => value as MemberRole;
+let counter = 0;
+
+async function newSpace(parent?: string) {
+  const { data } = await api(admin.token).orgs.createSpace(admin.organizationId, { title: `Space ${++counter}`, ...(parent ? { parent } : {}) });
+  return data;
+}
+
+async function newCollection() {
+  const { data } = await api(admin.token).orgs.createCollection(admin.organizationId, { title: `Folder ${++counter}` });
+  return data;
+}
+
+async function newTeam(members: string[] = [], owner = admin) {
+  const { data } = await api(owner.token).orgs.createOrganizationTeam(owner.organizationId, { title: `Team ${++counter}`, members });
+  return data;
+}
+
+/** Every member, user and grant row (activity times aside): a refused request must leave them as they were. */
+async function snapshot() {
+  const [users, members, grants] = await Promise.all([
+    prisma().user.findMany({ orderBy: { id: "asc" } }),
+    prisma().member.findMany({ orderBy: [{ organizationId: "asc" }, { userId: "asc" }], omit: { lastSeenAt: true } }),
+    prisma().permissionGrant.findMany({ orderBy: { id: "asc" } }),
+  ]);
+  return { users, members, grants };
+}
+
+async function expectNothingChanged(attempt: () => Promise<void>) {
+  const before = await snapshot();
+  await attempt();
+  expect(await snapshot()).toEqual(before);
+}
+
+const RENAME = /* GraphQL */ `mutation($id: ID!, $title: String!) { updateSpace(input: { id: $id, title: $title }) { space { title } } }`;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.bootstrap("Grants");
+  other = await server.bootstrap("Other");
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("team grants", () => {
+  it("a team granted edit on a space through REST: its member edits, leaves the team, and is refused at once on both surfaces", async () => {
+    const member = await server.addMember(admin.organizationId, "read");
+    const space = await newSpace();
+    const team = await newTeam([member.userId]);
+    await expectRestError(api(member.token).spaces.updateSpaceById(space.id, { title: "Before" }), 403);
+
+    const invited = await api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), teams: [team.id] });
+    expect(invited.status).toBe(204);
+    const { data: edited } = await api(member.token).spaces.updateSpaceById(space.id, { title: "Edited by the team" });
+    expect(edited.permissions.edit).toBe(true);
+    await graphqlData(server, member.token, RENAME, { id: space.id, title: "Edited through GraphQL" });
+
+    const { data: teams } = await api(admin.token).spaces.listTeamPermissionsInSpace(space.id);
+    expect(teams.items.map((item) => [item.team.id, item.permission])).toEqual([[team.id, "edit"]]);
+    expect(teams.items[0].team).toMatchObject({ object: "team", title: team.title, members: 1 });
+
+    await api(admin.token).orgs.deleteMemberFromOrganizationTeamById(admin.organizationId, team.id, member.userId);
+    await expectRestError(api(member.token).spaces.updateSpaceById(space.id, { title: "After" }), 403);
+    expectGraphQLError(await server.graphql(member.token, RENAME, { id: space.id, title: "After" }), "FORBIDDEN");
+    expect((await api(member.token).spaces.getSpaceById(space.id)).data).toMatchObject({ title: "Edited through GraphQL", permissions: { edit: false } });
+  });
+
+  it("PATCH changes a team's role, DELETE removes it (205), and a second DELETE finds nothing to remove (204)", async () => {
+    const member = await server.addMember(admin.organizationId, "read");
+    const space = await newSpace();
+    const team = await newTeam([member.userId]);
+    await api(admin.token).spaces.inviteToSpace(space.id, { role: role("read"), teams: [team.id] });
+    expect((await api(admin.token).spaces.updateTeamPermissionInSpace(space.id, team.id, { role: role("admin") })).status).toBe(204);
+    expect((await api(member.token).spaces.getSpaceById(space.id)).data.permissions.admin).toBe(true);
+    expect((await api(admin.token).spaces.removeTeamFromSpace(space.id, team.id)).status).toBe(205);
+    expect((await api(member.token).spaces.getSpaceById(space.id)).data.permissions.admin).toBe(false);
+    expect((await api(admin.token).spaces.removeTeamFromSpace(space.id, team.id)).status).toBe(204);
+    expect(await prisma().permissionGrant.count({ where: { spaceId: space.id } })).toBe(0);
+  });
+});
+
+describe("invitations by e-mail", () => {
+  it("an e-mail invited on a collection becomes a guest who reaches the spaces beneath it and nothing else", async () => {
+    const collection = await newCollection();
+    const inside = await newSpace(collection.id);
+    const outside = await newSpace();
+    const email = `Guest-${++counter}@Example.com`;
+    await api(admin.token).collections.inviteToCollection(collection.id, { role: role("comment"), users: [email] });
+
+    const user = await prisma().user.findFirstOrThrow({ where: { email: email.toLowerCase() } });
+    expect(await prisma().member.findUnique({ where: { organizationId_userId: { organizationId: admin.organizationId, userId: user.id } } })).toMatchObject({
+      role: null,
+    });
+    const token = await issueToken(prisma(), user.id);
+    const { data: space } = await api(token).spaces.getSpaceById(inside.id);
+    expect(space.permissions).toMatchObject({ view: true, comment: true, edit: false });
+    await expectRestError(api(token).spaces.getSpaceById(outside.id), 404);
+
+    const { data: users } = await api(admin.token).collections.listUserPermissionsInCollection(collection.id);
+    expect(users.items.map((item) => [item.user.id, item.permission])).toEqual([[user.id, "comment"]]);
+    const { data: onSpace } = await api(admin.token).spaces.listUserPermissionsInSpace(inside.id);
+    expect(onSpace.items.map((item) => [item.user.id, item.permission])).toEqual([[user.id, "comment"]]);
+
+    // Inviting the same address again (any case) names the same user.
+    await api(admin.token).collections.inviteToCollection(collection.id, { role: role("edit"), users: [email.toUpperCase()] });
+    expect(await prisma().user.count({ where: { email: { equals: email, mode: "insensitive" } } })).toBe(1);
+    expect((await api(token).spaces.getSpaceById(inside.id)).data.permissions.edit).toBe(true);
+
+    // Removing the last grant that gives access takes effect at once: the space is gone for them.
+    expect((await api(admin.token).collections.removeUserFromCollection(collection.id, user.id)).status).toBe(205);
+    await expectRestError(api(token).spaces.getSpaceById(inside.id), 404);
+    expectGraphQLError(await server.graphql(token, `query($id: ID!) { space(id: $id) { id } }`, { id: inside.id }), "NOT_FOUND");
+  });
+});
+
+describe("the lists", () => {
+  it("users: the effective role on the item and where it comes from; aggregate: everyone with access, filtered by role", async () => {
+    const collection = await newCollection();
+    const space = await newSpace(collection.id);
+    const reader = await server.addMember(admin.organizationId, "read");
+    const guest = await server.addMember(admin.organizationId, null);
+    const teamMember = await server.addMember(admin.organizationId, "comment");
+    const team = await newTeam([reader.userId, teamMember.userId]);
+    await api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [reader.userId] });
+    await api(admin.token).collections.inviteToCollection(collection.id, { role: role("review"), teams: [team.id] });
+    await api(admin.token).collections.inviteToCollection(collection.id, { role: role("read"), users: [guest.userId] });
+
+    const { data: users } = await api(admin.token).spaces.listUserPermissionsInSpace(space.id);
+    const byUser = Object.fromEntries(users.items.map((item) => [item.user.id, item.permission]));
+    // The reader's own edit grant is below the team's review grant on the collection above.
+    expect(byUser).toEqual({ [reader.userId]: "review", [guest.userId]: "read" });
+
+    const SOURCES = /* GraphQL */ `
+      query($id: ID!) {
+        space(id: $id) {
+          userPermissions { nodes { user { id } role sources { kind role space { id } collection { id } team { id } } } }
+          teamPermissions { nodes { team { id } role sources { kind collection { id } } } }
+        }
+      }`;
+    const data = await graphqlData(server, reader.token, SOURCES, { id: space.id });
+    const readerRow = data.space.userPermissions.nodes.find((node: any) => node.user.id === reader.userId);
+    expect(readerRow).toEqual({
+      user: { id: reader.userId },
+      role: "REVIEW",
+      sources: [
+        { kind: "TEAM", role: "REVIEW", space: null, collection: { id: collection.id }, team: { id: team.id } },
+        { kind: "USER", role: "EDIT", space: { id: space.id }, collection: null, team: null },
+        { kind: "ORGANIZATION", role: "READ", space: null, collection: null, team: null },
+      ],
+    });
+    expect(data.space.teamPermissions.nodes).toEqual([{ team: { id: team.id }, role: "REVIEW", sources: [{ kind: "TEAM", collection: { id: collection.id } }] }]);
+
+    const { data: everyone } = await api(admin.token).spaces.listPermissionsAggregateInSpace(space.id);
+    const all = Object.fromEntries(everyone.items.map((item) => [item.user.id, item.permission]));
+    expect(all).toMatchObject({ [admin.userId]: "admin", [reader.userId]: "review", [teamMember.userId]: "review", [guest.userId]: "read" });
+    expect(everyone.count).toBe(everyone.items.length);
+    const { data: reviewers } = await api(admin.token).spaces.listPermissionsAggregateInSpace(space.id, { role: role("review") });
+    expect(reviewers.items.map((item) => item.user.id).sort()).toEqual([reader.userId, teamMember.userId].sort());
+
+    // A default level replaces the organization role and says so.
+    await prisma().space.update({ where: { id: space.id }, data: { defaultLevel: "comment" } });
+    const withDefault = await graphqlData(server, admin.token, `query($id: ID!) { space(id: $id) { usersWithAccess(role: COMMENT) { nodes { user { id } sources { kind space { id } } } } } }`, {
+      id: space.id,
+    });
+    const rows = withDefault.space.usersWithAccess.nodes;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.sources[0]).toEqual({ kind: "DEFAULT_LEVEL", space: { id: space.id } });
+  });
+
+  it("pages with page and limit; reading them needs read on the item", async () => {
+    const space = await newSpace();
+    const members = await Promise.all(Array.from({ length: 3 }, () => server.addMember(admin.organizationId, null)));
+    await api(admin.token).spaces.inviteToSpace(space.id, { role: role("read"), users: members.map((m) => m.userId) });
+    const first = await api(admin.token).spaces.listUserPermissionsInSpace(space.id, { limit: 2 });
+    expect(first.data.items).toHaveLength(2);
+    expect(first.data.count).toBe(3);
+    const second = await api(admin.token).spaces.listUserPermissionsInSpace(space.id, { limit: 2, page: first.data.next!.page });
+    expect([...first.data.items, ...second.data.items].map((item) => item.user.id)).toEqual(members.map((m) => m.userId).sort());
+    expect(second.data.next).toBeUndefined();
+    const outsider = await server.addMember(admin.organizationId, null);
+    await expectRestError(api(outsider.token).spaces.listUserPermissionsInSpace(space.id), 404);
+    const { data } = await api(members[0].token).spaces.listUserPermissionsInSpace(space.id);
+    expect(data.count).toBe(3);
+  });
+
+  it("lists 25 members with access in as many SQL statements as 5", async () => {
+    const { organizationId, token } = await server.bootstrap("Counting");
+    const { data: space } = await api(token).orgs.createSpace(organizationId, { title: "Counted" });
+    const { data: team } = await api(token).orgs.createOrganizationTeam(organizationId, { title: "Counted team" });
+    const QUERY = /* GraphQL */ `
+      query($id: ID!) {
+        space(id: $id) {
+          usersWithAccess(first: 100) { nodes { role user { id displayName } sources { kind team { id title } } } }
+          userPermissions(first: 100) { nodes { role user { id } } }
+        }
+      }`;
+    const add = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const member = await server.addMember(organizationId, "read");
+        await prisma().teamMember.create({ data: { teamId: team.id, userId: member.userId } });
+        await api(token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [member.userId] });
+      }
+      await api(token).spaces.inviteToSpace(space.id, { role: role("comment"), teams: [team.id] });
+    };
+    const measure = async () => {
+      const before = server.database.statementCount;
+      const data = await graphqlData(server, token, QUERY, { id: space.id });
+      return { statements: server.database.statementCount - before, data };
+    };
+    await add(5);
+    await measure();
+    const small = await measure();
+    await add(20);
+    const large = await measure();
+    expect(small.data.space.usersWithAccess.nodes).toHaveLength(6);
+    expect(large.data.space.usersWithAccess.nodes).toHaveLength(26);
+    expect(large.statements).toBe(small.statements);
+  });
+});
+
+describe("refusals", () => {
+  it("an unknown user or team, another organization's team, a role the lattice lacks, a missing role: a 4xx naming it, nothing changed", async () => {
+    const space = await newSpace();
+    const collection = await newCollection();
+    const member = await server.addMember(admin.organizationId, "read");
+    const foreignTeam = await newTeam([], other);
+    await expectNothingChanged(async () => {
+      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [member.userId, "usr_unknown"] }), 404, "usr_unknown");
+      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [other.userId] }), 404, other.userId);
+      await expectRestError(api(admin.token).collections.inviteToCollection(collection.id, { role: role("edit"), teams: [foreignTeam.id] }), 404, foreignTeam.id);
+      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("owner"), users: [member.userId] }), 400, "role");
+      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: null, users: [member.userId] }), 400, "role");
+      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { users: [member.userId] }, 400, "role");
+      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read" }, 400, "users or teams");
+      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read", users: "x" }, 400, "users");
+      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read", users: ["not an e-mail@"] }, 404);
+      await expectRestError(api(admin.token).spaces.updateUserPermissionInSpace(space.id, "usr_unknown", { role: role("read") }), 404, "usr_unknown");
+      await expectRestError(api(admin.token).spaces.updateTeamPermissionInSpace(space.id, foreignTeam.id, { role: role("read") }), 404, foreignTeam.id);
+      await expectRestError(api(admin.token).spaces.updateUserPermissionInSpace(space.id, member.userId, {}), 400, "role");
+      await expectRestError(api(admin.token).spaces.removeUserFromSpace(space.id, "usr_unknown"), 404);
+      await expectRestError(api(admin.token).spaces.listPermissionsAggregateInSpace(space.id, { role: role("owner") }), 400, "role");
+      // Not an admin of the space: 403; another organization's admin: 404.
+      await expectRestError(api(member.token).spaces.inviteToSpace(space.id, { role: role("admin"), users: [member.userId] }), 403);
+      await expectRestError(api(other.token).spaces.inviteToSpace(space.id, { role: role("admin"), users: [other.userId] }), 404);
+      await expectRestError(api(other.token).spaces.listUserPermissionsInSpace(space.id), 404);
+      expectGraphQLError(
+        await server.graphql(admin.token, `mutation($input: InviteToSpaceInput!) { inviteToSpace(input: $input) { space { id } } }`, {
+          input: { space: space.id, role: "EDIT", teams: [foreignTeam.id] },
+        }),
+        "NOT_FOUND",
+        foreignTeam.id,
+      );
+    });
+  });
+
+  it("removing a user with no grant there answers 204 and changes nothing", async () => {
+    const space = await newSpace();
+    const member = await server.addMember(admin.organizationId, "read");
+    await expectNothingChanged(async () => {
+      expect((await api(admin.token).spaces.removeUserFromSpace(space.id, member.userId)).status).toBe(204);
+    });
+  });
+});

@@ -1,0 +1,117 @@
+// Bounded GraphQL (src/graphql/plugins/use-graphql-limits.ts): depth, aliases, tokens, cost with
+// first and nodes(ids:), document and body sizes, authentication before a large body is read.
+// Each refusal names its limit in extensions.code; REST routes are not affected.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
+import { DEFAULT_GRAPHQL_LIMITS } from "../src/config.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+let server: TestServer;
+let admin: BootstrapResult;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.bootstrap("Limits org");
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+async function expectRefused(query: string, variables: Record<string, unknown> | undefined, status: number, code: string, message: RegExp) {
+  const response = await server.graphql(admin.token, query, variables);
+  expect(response.status).toBe(status);
+  expect(response.data ?? null).toBeNull();
+  expect(response.errors?.[0]).toMatchObject({ extensions: { code } });
+  expect(response.errors?.[0].message).toMatch(message);
+}
+
+const nest = (levels: number) => {
+  let selection = "id";
+  for (let i = 0; i < levels; i++) selection = `organization { spaces(first: 1) { nodes { ${selection} } } }`;
+  return `query($id: ID!) { space(id: $id) { ${selection} } }`;
+};
+
+describe("limits", () => {
+  it("refuses a query deeper than the limit", async () => {
+    await expectRefused(nest(6), { id: "spc_x" }, 400, "DEPTH_LIMIT", /depth limit of 15/);
+  });
+
+  it("refuses a document nested 3,000 levels with 400, not a stack overflow", async () => {
+    const query = `{ ${"viewer { organizations { nodes { ".repeat(1000)} id ${"} } }".repeat(1000)} }`;
+    const response = await server.graphql(admin.token, query);
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0].extensions?.code).toBe("DEPTH_LIMIT");
+    expect(response.errors?.[0].message).toMatch(/nested more than 100 levels/);
+  });
+
+  it("refuses more aliases than the limit", async () => {
+    const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: viewer { id }`).join(" ");
+    await expectRefused(`{ ${aliases} }`, undefined, 400, "ALIAS_LIMIT", /Aliases limit of 30/i);
+  });
+
+  it("refuses more tokens than the limit", async () => {
+    const fields = Array.from({ length: 6000 }, () => "id").join(" ");
+    await expectRefused(`{ viewer { ${fields} } }`, undefined, 400, "TOKEN_LIMIT", /Token limit of 5000/);
+  });
+
+  it("refuses organization→spaces→organization… by its cost, counting first and the default page size", async () => {
+    const query = `query($id: ID!) { organization(id: $id) { spaces { nodes { organization { spaces { nodes { organization { spaces { nodes { id title } } } } } } } } } }`;
+    await expectRefused(query, { id: admin.organizationId }, 400, "COST_LIMIT", /cost \d+ is over the limit of 50000/);
+    // The same shape with small pages is allowed.
+    const small = query.replaceAll("spaces {", "spaces(first: 3) {");
+    const response = await server.graphql(admin.token, small, { id: admin.organizationId });
+    expect(response.status).toBe(200);
+    expect(response.errors).toBeUndefined();
+  });
+
+  it("counts first given in variables", async () => {
+    const query = `query($id: ID!, $n: Int) { organization(id: $id) { spaces(first: $n) { nodes { organization { spaces(first: $n) { nodes { id title emoji } } } } } } }`;
+    await expectRefused(query, { id: admin.organizationId, n: 1000 }, 400, "COST_LIMIT", /cost/);
+    expect((await server.graphql(admin.token, query, { id: admin.organizationId, n: 10 })).status).toBe(200);
+  });
+
+  it("caps nodes(ids:)", async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => `spc_${i}`);
+    await expectRefused(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids }, 400, "NODE_IDS_LIMIT", /at most 100 ids/);
+  });
+
+  it("refuses a document over the size limit with 413", async () => {
+    const query = `{ viewer { id } } # ${"x".repeat(DEFAULT_GRAPHQL_LIMITS.maxDocumentBytes)}`;
+    await expectRefused(query, undefined, 413, "DOCUMENT_TOO_LARGE", /at most 65536 bytes/);
+  });
+});
+
+describe("request bodies", () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+
+  it("reads a large body only once its token is known good", async () => {
+    const body = JSON.stringify({ query: "{ viewer { id } }", variables: { pad: "x".repeat(200_000) } });
+    const anonymous = await post(body);
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as any).errors[0].message).toMatch(/before a request body above 65536 bytes/);
+    const bad = await post(body, { authorization: "Bearer nope" });
+    expect(bad.status).toBe(401);
+    const good = await post(body, { authorization: `Bearer ${admin.token}` });
+    expect(good.status).toBe(200);
+    // A small body without a token reaches the usual 401 of the operation.
+    expect((await post(JSON.stringify({ query: "{ viewer { id } }" }))).status).toBe(401);
+  });
+
+  it("refuses a body above the limit with 413 before reading it", async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1), authorization: `Bearer ${admin.token}` },
+      body: "{}".padEnd(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1, " "),
+    });
+    expect(response.status).toBe(413);
+    // Yoga's own body limit or ours, whichever looks first.
+    expect(((await response.json()) as any).errors[0].extensions.code).toMatch(/^(BODY|REQUEST_ENTITY)_TOO_LARGE$/);
+  });
+
+  it("leaves REST routes alone: a list of 1000 costs no more than its own limit", async () => {
+    const response = await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}/spaces?limit=1000`);
+    expect(response.status).toBe(200);
+  });
+});
