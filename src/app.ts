@@ -7,6 +7,7 @@ import { Registry } from "prom-client";
 import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { Signer } from "./core/signer.ts";
@@ -20,6 +21,9 @@ import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
 import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
 import { useHealth } from "./graphql/plugins/use-health.ts";
 import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
+import { useIntrospectionToggle } from "./graphql/plugins/use-introspection-toggle.ts";
+import { DEFAULT_RATE_LIMITS, useRateLimit } from "./graphql/plugins/use-rate-limit.ts";
+import { useSecurityHeaders } from "./graphql/plugins/use-security-headers.ts";
 import { usePages } from "./graphql/plugins/use-pages.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./graphql/plugins/use-request-log.ts";
@@ -35,7 +39,7 @@ const TITLE = "Documentation publishing API";
 
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
-  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts" | "graphiqlEnabled" | "introspectionEnabled" | "rateLimits">> & {
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
@@ -86,9 +90,12 @@ export function createApp({
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
-    graphiql: () => graphiqlOptions(starterToken()),
+    graphiql: (config.graphiqlEnabled ?? true) && (() => graphiqlOptions(starterToken())),
     renderGraphiQL: cachedGraphiQL(),
     landingPage: false,
+    // Yoga's own bound (25 MB by default) would refuse uploads the README allows: the multipart
+    // bound is the upload's (checked first, with 411/413, by useFileDownloads); JSON bodies have theirs.
+    maxRequestBodySize: Math.max(MAX_UPLOAD_REQUEST_BYTES, graphqlLimits.maxBodyBytes),
     // Yoga's health check answers any URL that merely ends with its endpoint (`/v1/x/health`
     // too) with an empty 200; no URL ends with a NUL, so it never answers: `useHealth` does.
     healthCheckEndpoint: "\0",
@@ -98,6 +105,8 @@ export function createApp({
     plugins: [
       useRequestLog({ logger, registry, restRoutes: routes }),
       useHealth({ database, registry, isDraining }),
+      useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" }),
+      useSecurityHeaders(),
       usePages({ title: TITLE, openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }), starterToken }),
       usePrometheus({
         registry,
@@ -109,6 +118,7 @@ export function createApp({
           graphql_yoga_http_duration: false,
         },
       }),
+      useIntrospectionToggle(config.introspectionEnabled ?? true),
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),

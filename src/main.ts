@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { seedDemo } from "./core/bootstrap/index.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { serverOptions } from "./http/server-options.ts";
 import { createLogger } from "./logger.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -37,7 +38,7 @@ async function main() {
     isDraining: () => draining,
   });
 
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = createServer(serverOptions(config), (request: IncomingMessage, response: ServerResponse) => {
     if (draining) {
       // A request on a kept-alive connection after shutdown began: refuse it and close.
       response.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "5" });

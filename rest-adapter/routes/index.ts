@@ -13,6 +13,7 @@ import { contentLinkRoutes, linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
+import { siteRoutes } from "./sites.ts";
 import { grantRoutes } from "./grants.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes];

@@ -19,6 +19,11 @@ export const ID_PREFIXES = {
   ChangeRequest: "cr",
   Comment: "cmt",
   CommentReply: "rpl",
+  Site: "site",
+  SiteSpace: "ssp",
+  SiteSection: "ssec",
+  SiteSectionGroup: "ssg",
+  SiteShareLink: "shl",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

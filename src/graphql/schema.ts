@@ -16,6 +16,7 @@ import "./links.ts";
 import "./change-requests.ts";
 import "./comments.ts";
 import "./pdf.ts";
+import "./sites.ts";
 import "./tokens.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
