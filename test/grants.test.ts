@@ -279,3 +279,28 @@ describe("refusals", () => {
     });
   });
 });
+
+describe("grant uniqueness", () => {
+  it("stores at most one grant per subject and item, even when written at the same moment", async () => {
+    const space = await newSpace();
+    const collection = await newCollection();
+    const { userId } = await server.addMember(admin.organizationId, null);
+    const SET = `mutation($input: SetSpaceGrantInput!) { setSpaceGrant(input: $input) { __typename } }`;
+    const answers = await Promise.all(
+      ["read", "comment", "edit", "read", "comment", "edit"].map((role) =>
+        server.graphql(admin.token, SET, { input: { space: space.id, user: userId, role: role.toUpperCase() } }),
+      ),
+    );
+    expect(answers.map((answer) => answer.errors)).toEqual(answers.map(() => undefined));
+    expect(await prisma().permissionGrant.count({ where: { spaceId: space.id, userId } })).toBe(1);
+
+    // The database itself refuses a second row for the same subject and item.
+    const row = { organizationId: admin.organizationId, userId, role: "read" };
+    await expect(prisma().permissionGrant.create({ data: { id: `grt_dup_${++counter}`, spaceId: space.id, ...row } })).rejects.toThrow();
+    await prisma().permissionGrant.create({ data: { id: `grt_col_${++counter}`, collectionId: collection.id, ...row } });
+    await expect(prisma().permissionGrant.create({ data: { id: `grt_dup_${++counter}`, collectionId: collection.id, ...row } })).rejects.toThrow();
+    // A grant on a collection does not collide with one on another collection (their spaceId is NULL).
+    const second = await newCollection();
+    await prisma().permissionGrant.create({ data: { id: `grt_col_${++counter}`, collectionId: second.id, ...row } });
+  });
+});

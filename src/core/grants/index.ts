@@ -113,6 +113,9 @@ async function grantee(ctx: CoreContext, organizationId: string, input: GrantInp
 
 /** Writes (or, role null, removes) the subject's grant on the item; answers the role it had there before. */
 async function writeGrant(tx: Transaction, item: GrantItem, subject: Subject, role: Role | null): Promise<Role | null> {
+  // Grants of one item are written one transaction at a time, so two writers for the same subject
+  // cannot both find no grant and both insert one (the unique indexes would refuse the second).
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`grants:${item.id}`}))::text`;
   const where = { [CONTENT_KINDS[item.kind].column]: item.id, userId: subject.userId, teamId: subject.teamId };
   const previous = await tx.permissionGrant.findFirst({ where });
   if (previous) await tx.permissionGrant.delete({ where: { id: previous.id } });
