@@ -19,7 +19,7 @@ const POSTED_FIELDS = /* GraphQL */ `
   permissions { view edit reply delete }
   urls { location }`;
 
-const COMMENT_FIELDS = /* GraphQL */ `
+export const COMMENT_FIELDS = /* GraphQL */ `
   fragment CommentFields on Comment {
     ${POSTED_FIELDS}
     status resolvedAt
@@ -57,7 +57,7 @@ function restPosted(c: any) {
   };
 }
 
-function restComment(c: any) {
+export function restComment(c: any) {
   const { node, page, changeRequest, space, revision } = c.target;
   return {
     object: "comment",
@@ -83,7 +83,7 @@ const restReply = (r: any) => ({ object: "comment-reply", ...restPosted(r) });
 const FORMATS = ["markdown", "document"];
 
 /** `format` as the operation's two include flags. */
-function formatVariables({ query }: RestRequest) {
+export function formatVariables({ query }: RestRequest) {
   const format = query.format ?? "markdown";
   if (typeof format !== "string" || !FORMATS.includes(format)) {
     throw new RestInputError(`format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
@@ -91,10 +91,10 @@ function formatVariables({ query }: RestRequest) {
   return { markdown: format === "markdown", document: format === "document" };
 }
 
-/** A body field: `{ markdown }`. A document tree is not converted (400). */
-function markdownIn(value: unknown): string {
+/** A body field (`field`): `{ markdown }`. A document tree is not converted (400). */
+export function markdownIn(value: unknown, field = "body"): string {
   const markdown = typeof value === "object" && value !== null ? (value as { markdown?: unknown }).markdown : undefined;
-  if (typeof markdown !== "string") throw new RestInputError(`body must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
+  if (typeof markdown !== "string") throw new RestInputError(`${field} must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
   return markdown;
 }
 

@@ -14,5 +14,6 @@ import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
 import { grantRoutes } from "./grants.ts";
+import { reviewRoutes } from "./reviews.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...reviewRoutes];

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   ChangeRequest: "cr",
   Comment: "cmt",
   CommentReply: "rpl",
+  ChangeRequestReview: "rvw",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;
