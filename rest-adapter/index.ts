@@ -68,7 +68,7 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
 }
 
 async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
-  if (request.method === "GET" || request.method === "DELETE") return {};
+  if (request.method === "GET" || request.method === "HEAD" || request.method === "DELETE") return {};
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
   const text = await readTextUpTo(request, MAX_BODY_BYTES);
@@ -136,13 +136,17 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     },
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) return;
-      const match = router.find(request.method as HTTPMethod, url.pathname);
+      // HEAD is the GET route's answer without its body (same status and headers).
+      const head = request.method === "HEAD";
+      const match = router.find((head ? "GET" : request.method) as HTTPMethod, url.pathname);
       if (match) {
         const { route } = match.store as { route: CompiledRoute };
-        endResponse(await run(route, match.params as Record<string, string>, request, url));
+        const response = await run(route, match.params as Record<string, string>, request, url);
+        endResponse(head ? new Response(null, { status: response.status, headers: response.headers }) : response);
         return;
       }
       const allowed = METHODS.filter((method) => router.find(method, url.pathname));
+      if (allowed.includes("GET")) allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
       endResponse(
         allowed.length
           ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, { Allow: allowed.join(", ") })

@@ -1,12 +1,16 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
-// adapter plugged into the same pipeline for /v1.
-import { createYoga } from "graphql-yoga";
+// adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import { createYoga, type GraphiQLOptions } from "graphql-yoga";
+import { Registry } from "prom-client";
 import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
+import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
-import { Signer } from "./core/signer.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
+import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
@@ -15,16 +19,27 @@ import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
 import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
+import { useHealth } from "./graphql/plugins/use-health.ts";
 import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
+import { useIntrospectionToggle } from "./graphql/plugins/use-introspection-toggle.ts";
+import { DEFAULT_RATE_LIMITS, useRateLimit } from "./graphql/plugins/use-rate-limit.ts";
+import { useSecurityHeaders } from "./graphql/plugins/use-security-headers.ts";
+import { usePages } from "./graphql/plugins/use-pages.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
+import { useRequestLog } from "./graphql/plugins/use-request-log.ts";
 import { schema } from "./graphql/schema.ts";
 import { guardRequestHooks } from "./http/guard.ts";
+import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
+import { openApiDocument, useNotImplemented } from "../rest-adapter/openapi.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
+import packageJson from "../package.json" with { type: "json" };
+
+const TITLE = "Documentation publishing API";
 
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
-  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts">> & {
+  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts" | "graphiqlEnabled" | "introspectionEnabled" | "rateLimits">> & {
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
@@ -38,10 +53,24 @@ export interface AppOptions {
   jobs?: Partial<Omit<JobQueueOptions, "clock">>;
   /** Start the job worker (default true); `close()` stops it. */
   startJobs?: boolean;
+  logger?: Logger;
+  /** The token GraphiQL and the REST reference are prefilled with (the fresh demo's), if any. */
+  starterToken?: () => string | undefined;
+  /** True while the server shuts down: /ready answers 503 so load balancers stop sending. */
+  isDraining?: () => boolean;
 }
 
 /** The composition root: every setting reaches the rest of the code from here. */
-export function createApp({ database, config, clock = systemClock, jobs: jobOptions, startJobs = true }: AppOptions) {
+export function createApp({
+  database,
+  config,
+  clock = systemClock,
+  jobs: jobOptions,
+  startJobs = true,
+  logger = silentLogger,
+  starterToken = () => undefined,
+  isDraining = () => false,
+}: AppOptions) {
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
   const services: Services = {
     prisma: database.prisma,
@@ -56,27 +85,54 @@ export function createApp({ database, config, clock = systemClock, jobs: jobOpti
     jobs,
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
+  // One registry per app (not prom-client's global one), so apps in one process do not collide.
+  const registry = new Registry();
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
-    graphiql: { title: "Documentation publishing API", defaultQuery: DEFAULT_QUERY },
+    graphiql: (config.graphiqlEnabled ?? true) && (() => graphiqlOptions(starterToken())),
+    renderGraphiQL: cachedGraphiQL(),
     landingPage: false,
+    // Yoga's own bound (25 MB by default) would refuse uploads the README allows: the multipart
+    // bound is the upload's (checked first, with 411/413, by useFileDownloads); JSON bodies have theirs.
+    maxRequestBodySize: Math.max(MAX_UPLOAD_REQUEST_BYTES, graphqlLimits.maxBodyBytes),
+    // Yoga's health check answers any URL that merely ends with its endpoint (`/v1/x/health`
+    // too) with an empty 200; no URL ends with a NUL, so it never answers: `useHealth` does.
+    healthCheckEndpoint: "\0",
+    logging: yogaLogger(logger),
     cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
     plugins: [
+      useRequestLog({ logger, registry, restRoutes: routes }),
+      useHealth({ database, registry, isDraining }),
+      useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" }),
+      useSecurityHeaders(),
+      usePages({ title: TITLE, openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }), starterToken }),
+      usePrometheus({
+        registry,
+        endpoint: false,
+        metrics: {
+          graphql_envelop_request: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_error_result: true,
+          graphql_yoga_http_duration: false,
+        },
+      }),
+      useIntrospectionToggle(config.introspectionEnabled ?? true),
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),
+      useNotImplemented(routes),
       useRestAdapter(routes),
     ].map((plugin) => guardRequestHooks(plugin)),
   });
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start); the database stays open. */
   const close = () => jobs.stop();
-  return { yoga, services, jobs, close };
+  return { yoga, services, jobs, close, registry };
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -91,14 +147,49 @@ function corsOptions(origins: string[]) {
   return { origin: origins, credentials: true };
 }
 
-const DEFAULT_QUERY = /* GraphQL */ `# Add the header {"Authorization": "Bearer <token>"} below, then run:
-query {
+export const STARTER_QUERY = /* GraphQL */ `# Your organizations, their spaces and the pages in each.
+# Press the run button (or Ctrl-Enter). The token is in the Headers tab below.
+query Start {
   viewer {
     displayName
     organizations(first: 10) {
-      totalCount
-      nodes { id title spaces(first: 10) { nodes { id title emoji } } }
+      nodes {
+        id
+        title
+        spaces(first: 10) {
+          nodes {
+            id
+            title
+            content {
+              pages { title path }
+            }
+          }
+        }
+      }
     }
   }
 }
 `;
+
+function graphiqlOptions(token: string | undefined): GraphiQLOptions {
+  const headers = JSON.stringify({ Authorization: `Bearer ${token ?? "<your token: npm run -s cli -- token --email you@example.com>"}` }, null, 2);
+  // GraphiQL opens its default tab (a welcome comment) unless tabs are given: the starter query
+  // goes in as the one default tab, with its headers.
+  return { title: TITLE, defaultQuery: STARTER_QUERY, headers, defaultTabs: [{ query: STARTER_QUERY, headers }], shouldPersistHeaders: false };
+}
+
+/** GraphiQL's page inlines its ~9 MB of assets (no CDN); rendered once per distinct options. */
+function cachedGraphiQL() {
+  const cache = new Map<string, string>();
+  return (options: GraphiQLOptions) => {
+    const key = JSON.stringify(options);
+    let page = cache.get(key);
+    if (page === undefined) {
+      // trimmed: the doctype must come first, or browsers render in quirks mode.
+      page = renderGraphiQL(options).trim();
+      if (cache.size > 4) cache.clear();
+      cache.set(key, page);
+    }
+    return page;
+  };
+}

@@ -1,59 +1,98 @@
-// Admin command line: `npm run cli -- <command> [options]`. Results go to stdout as one line of
-// JSON; messages go to stderr.
+// Admin command line: `npm run -s cli -- <command> [options]` (`-s` keeps npm's own banner off
+// stdout). Results go to stdout as one line of JSON; messages go to stderr. Arguments, e-mail
+// included, are checked before the database is opened, so a refused command creates nothing.
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.ts";
 import { bootstrapOrganization } from "./core/bootstrap/index.ts";
-import { inviteByOperator } from "./core/members/index.ts";
+import { systemClock } from "./core/clock.ts";
+import { inviteByOperator, isEmail } from "./core/members/index.ts";
+import { issueTokenForEmail } from "./core/tokens/index.ts";
 import { openDatabase } from "./db/client.ts";
 
-const USAGE = `Usage:
-  npm run cli -- bootstrap --org "<title>" --email <email> [--name "<display name>"]
+const USAGE = `Usage: (npm run -s keeps npm's banner off stdout, so it holds the JSON line only)
+  npm run -s cli -- bootstrap --org "<title>" --email <email> [--name "<display name>"]
       Creates the user (or reuses it by e-mail), an organization with that user as admin,
       and an API token. Prints {"organizationId","userId","token"}.
-  npm run cli -- invite --org <organizationId> --email <email> --role <role|guest>
+  npm run -s cli -- invite --org <organizationId> --email <email> --role <role|guest>
       Adds the member to the organization (creating the user if new; an existing member keeps
-      their role) and issues a new API token for that user. Prints {"userId","token"}.`;
+      their role) and issues a new API token for that user. Prints {"userId","token"}.
+  npm run -s cli -- token --email <email> [--label "<what it is for>"] [--expires-in-days <n>]
+      Issues a new API token for an existing user. Prints {"userId","token","expiresAt"}.
+      On PostgreSQL it works while the server runs; the embedded database allows one process:
+      stop the server first, or use the createApiToken mutation with a token you have.
+  npm run -s cli -- --help`;
 
 const COMMANDS = {
   bootstrap: { options: ["org", "email", "name"], required: ["org", "email"] },
   invite: { options: ["org", "email", "role"], required: ["org", "email", "role"] },
+  token: { options: ["email", "label", "expires-in-days"], required: ["email"] },
 } as const;
+type Command = keyof typeof COMMANDS;
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
-  if (command !== "bootstrap" && command !== "invite") {
+  if (command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!command || !(command in COMMANDS)) {
     console.error(command ? `Unknown command "${command}".\n${USAGE}` : USAGE);
     return 2;
   }
-  const spec = COMMANDS[command];
-  let values: { org?: string; email?: string; name?: string; role?: string };
+  const spec = COMMANDS[command as Command];
+  let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: Object.fromEntries(spec.options.map((name) => [name, { type: "string" as const }])),
+      options: { ...Object.fromEntries(spec.options.map((name) => [name, { type: "string" as const }])), help: { type: "boolean", short: "h" } },
       strict: true,
-    }) as { values: typeof values });
+    }));
   } catch (error) {
     // An unknown option, a missing value or a stray argument: say so, with the usage.
     console.error(`${(error as Error).message.replace(/\.?$/, ".")}\n${USAGE}`);
     return 2;
   }
-  const missing = spec.required.filter((name) => !values[name]);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const text = (name: string) => values[name] as string | undefined;
+  const missing = spec.required.filter((name) => !text(name));
   if (missing.length > 0) {
     console.error(`${command} needs ${spec.required.map((name) => `--${name}`).join(", ").replace(/, ([^,]*)$/, " and $1")}.\n${USAGE}`);
     return 2;
   }
+  if (!isEmail(text("email")!)) {
+    console.error(`--email "${text("email")}" is not an e-mail address.`);
+    return 2;
+  }
+  const days = text("expires-in-days");
+  if (days !== undefined && !/^\d+$/.test(days)) {
+    console.error(`--expires-in-days must be a whole number of days (got "${days}").`);
+    return 2;
+  }
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.databaseConnectTimeoutMs });
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/is in use/.test(message)) {
+      throw new Error(`${message} The server holds the embedded database: stop it, or create a token with the createApiToken mutation (GraphiQL) using a token you have.`);
+    }
+    throw error;
+  }
   try {
     const result =
       command === "invite"
-        ? await inviteByOperator(database.prisma, { organizationId: values.org!, email: values.email!, role: values.role! })
-        : await bootstrapOrganization(database.prisma, {
-            organizationTitle: values.org!,
-            email: values.email!,
-            displayName: values.name,
-          });
+        ? await inviteByOperator(database.prisma, { organizationId: text("org")!, email: text("email")!, role: text("role")! })
+        : command === "token"
+          ? await issueTokenForEmail(database.prisma, systemClock, {
+              email: text("email")!,
+              label: text("label"),
+              expiresInDays: days === undefined ? undefined : Number(days),
+            })
+          : await bootstrapOrganization(database.prisma, { organizationTitle: text("org")!, email: text("email")!, displayName: text("name") });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

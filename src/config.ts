@@ -10,8 +10,8 @@ import { z } from "zod";
 const optional = <T extends z.ZodType>(type: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), type.optional());
 
-/** `true`/`false`, also `1`/`0` and `yes`/`no`; anything else is refused rather than guessed. */
-const flag = (fallback: boolean) =>
+/** `true`/`false` (also 1/0, yes/no), or undefined when unset, for defaults that depend on others. */
+const optionalFlag = () =>
   optional(
     z
       .string()
@@ -21,7 +21,10 @@ const flag = (fallback: boolean) =>
         message: "expected true or false (or 1/0, yes/no)",
       })
       .transform((value) => value === "true" || value === "1" || value === "yes"),
-  ).transform((value) => value ?? fallback);
+  );
+
+/** `true`/`false`, also `1`/`0` and `yes`/`no`; anything else is refused rather than guessed. */
+const flag = (fallback: boolean) => optionalFlag().transform((value) => value ?? fallback);
 
 const integer = (min: number, max: number) =>
   z
@@ -149,6 +152,26 @@ export const variables = {
     .transform((value) => value ?? 10_000)
     .describe("On SIGTERM/SIGINT, how long requests under way may finish before the process exits anyway (default 10000)."),
   ...graphqlLimitVariables(),
+  NODE_ENV: optional(z.string().trim())
+    .transform((value) => value ?? "development")
+    .describe("`production` turns GraphiQL and introspection off unless `GRAPHIQL_ENABLED` / `INTROSPECTION_ENABLED` say otherwise."),
+  GRAPHIQL_ENABLED: optionalFlag().describe("GraphiQL at `/graphql` in a browser (default: on, off when `NODE_ENV=production`)."),
+  INTROSPECTION_ENABLED: optionalFlag().describe("GraphQL introspection (`__schema`, `__type`) (default: on, off when `NODE_ENV=production`)."),
+  RATE_LIMIT_PER_TOKEN: optional(integer(1, 10_000_000))
+    .transform((value) => value ?? 1200)
+    .describe("Requests per window for one API token (default 1200); 429 with `Retry-After` above."),
+  RATE_LIMIT_PER_ADDRESS: optional(integer(1, 10_000_000))
+    .transform((value) => value ?? 300)
+    .describe("Requests per window from one client address without a token (default 300)."),
+  RATE_LIMIT_WINDOW_SECONDS: optional(integer(1, 86_400))
+    .transform((value) => value ?? 60)
+    .describe("Length of the rate-limit window in seconds (default 60)."),
+  HEADERS_TIMEOUT_MS: optional(integer(100, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("A client must send its request headers within this (default 10000); 408 and closed otherwise."),
+  REQUEST_TIMEOUT_MS: optional(integer(100, 3_600_000))
+    .transform((value) => value ?? 60_000)
+    .describe("A client must send its whole request, body included, within this (default 60000); 408 and closed otherwise."),
 } satisfies Record<string, z.ZodType>;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -177,6 +200,11 @@ export interface Config {
   logLevel: LogLevel;
   shutdownTimeoutMs: number;
   graphqlLimits: GraphQLLimits;
+  graphiqlEnabled: boolean;
+  introspectionEnabled: boolean;
+  rateLimits: { perToken: number; perAddress: number; windowSeconds: number };
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 /** Every wrong variable at once, one per line, each naming the variable. */
@@ -222,5 +250,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlLimits: Object.fromEntries(
       Object.entries(GRAPHQL_LIMIT_VARIABLES).map(([name, [key]]) => [key, value[name as keyof typeof GRAPHQL_LIMIT_VARIABLES]]),
     ) as unknown as GraphQLLimits,
+    graphiqlEnabled: value.GRAPHIQL_ENABLED ?? value.NODE_ENV !== "production",
+    introspectionEnabled: value.INTROSPECTION_ENABLED ?? value.NODE_ENV !== "production",
+    rateLimits: { perToken: value.RATE_LIMIT_PER_TOKEN, perAddress: value.RATE_LIMIT_PER_ADDRESS, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },
+    headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
   };
 }

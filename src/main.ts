@@ -1,51 +1,142 @@
-// `npm start`: opens the database (embedded PGlite unless DATABASE_URL is set), applies
-// migrations, seeds a demo organization on first start, and serves GraphQL and REST.
-import { createServer } from "node:http";
+// `npm start`: validates the configuration, opens the database (embedded PGlite unless
+// DATABASE_URL is set; migrations applied), binds the port, then seeds the demo organization on
+// first start, and serves GraphQL, REST and the operating endpoints until SIGTERM/SIGINT, when it
+// drains the requests under way (bounded by SHUTDOWN_TIMEOUT_MS) and releases the database.
+//
+// Output: JSON log lines on stdout (pino); the human start-up banner (URLs, the demo token) on
+// stderr, so a log collector reading stdout gets JSON only and the token stays out of the logs.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createApp } from "./app.ts";
-import { loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { seedDemo } from "./core/bootstrap/index.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { serverOptions } from "./http/server-options.ts";
+import { createLogger } from "./logger.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
+const say = (line = "") => process.stderr.write(`${line}\n`);
+
 async function main() {
   const config = loadConfig();
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const { yoga, services, close: stopJobs } = createApp({ database, config });
+  const logger = createLogger(config.logLevel);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  });
+
+  let starterToken: string | undefined;
+  let draining = false;
+  let inFlight = 0;
+  const { yoga, services, close: stopJobs } = createApp({
+    database,
+    config,
+    logger,
+    starterToken: () => starterToken,
+    isDraining: () => draining,
+  });
+
+  const server = createServer(serverOptions(config), (request: IncomingMessage, response: ServerResponse) => {
+    if (draining) {
+      // A request on a kept-alive connection after shutdown began: refuse it and close.
+      response.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "5" });
+      response.end(JSON.stringify({ error: { code: 503, message: "The server is shutting down; retry on another instance" } }));
+      return;
+    }
+    inFlight++;
+    response.once("close", () => inFlight--);
+    void yoga(request, response);
+  });
+
+  try {
+    await listen(server, config);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
+  logger.info({ host: config.host, port: config.port, publicUrl: config.publicUrl, database: database.kind }, "listening");
+  say(`Serving on ${config.publicUrl} (${where}), listening on ${config.host}:${config.port}`);
+  say(`  GraphQL + GraphiQL: ${config.publicUrl}/graphql`);
+  say(`  REST:               ${config.publicUrl}/v1 (reference: ${config.publicUrl}/reference)`);
+  say(`  Health:             ${config.publicUrl}/health, ${config.publicUrl}/ready, ${config.publicUrl}/metrics`);
+
+  // After the port is bound: a start that fails on a busy port has created nothing.
   const demo = config.seedDemo ? await seedDemo(database.prisma) : null;
+  if (demo) {
+    starterToken = demo.token;
+    logger.info({ organizationId: demo.organizationId, userId: demo.userId }, "demo organization created");
+    say(`Created a demo organization (${demo.organizationId}) with a sample space. API token:`);
+    say(`  ${demo.token}`);
+    say(`Try: curl -H "Authorization: Bearer ${demo.token}" ${config.publicUrl}/v1/orgs`);
+    say(`Or open ${config.publicUrl}/graphql (the token is already in its headers)`);
+  } else {
+    const cli = "npm run -s cli -- token --email <e-mail of a user>";
+    say(`API token: ${cli}${database.kind === "pglite" ? " (with the server stopped: the embedded database allows one process)" : ""},`);
+    say("  or the createApiToken mutation with a token you already have.");
+  }
 
   const sweep = () =>
     sweepDeletedSpaces(services).then(
-      (count) => count && console.log(`Removed ${count} space(s) deleted more than 7 days ago`),
-      (error) => console.error("Sweep of deleted spaces failed:", error),
+      (count) => count && logger.info({ count }, "removed spaces deleted more than 7 days ago"),
+      (error) => logger.error({ err: error }, "sweep of deleted spaces failed"),
     );
   await sweep();
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 
-  const server = createServer(yoga);
-  server.listen(config.port, config.host, () => {
-    const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
-    console.log(`Serving on ${config.publicUrl} (${where})`);
-    console.log(`  GraphQL + GraphiQL: ${config.publicUrl}/graphql`);
-    console.log(`  REST:               ${config.publicUrl}/v1`);
-    if (demo) {
-      console.log(`Created a demo organization (${demo.organizationId}) with a sample space. API token:`);
-      console.log(`  ${demo.token}`);
-      console.log(`Try: curl -H "Authorization: Bearer ${demo.token}" ${config.publicUrl}/v1/orgs`);
-      console.log(`Or open ${config.publicUrl}/graphql with the header {"Authorization": "Bearer ${demo.token}"}`);
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting without waiting");
+      process.exit(1);
     }
-  });
-
-  const shutdown = () => {
+    stopping = true;
+    draining = true;
     clearInterval(sweeper);
-    server.close(() => void stopJobs().then(() => database.close()).then(() => process.exit(0)));
+    const startedAt = Date.now();
+    logger.info({ signal, inFlight, timeoutMs: config.shutdownTimeoutMs }, "shutting down: draining requests under way");
+    const deadline = setTimeout(() => {
+      logger.warn({ inFlight }, "drain timeout: closing the connections still open");
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    server.close(async () => {
+      clearTimeout(deadline);
+      try {
+        await stopJobs();
+        await database.close();
+        logger.info({ ms: Date.now() - startedAt }, "stopped");
+        process.exit(0);
+      } catch (error) {
+        logger.error({ err: error }, "closing the database failed");
+        process.exit(1);
+      }
+    });
+    // Idle kept-alive connections would hold server.close() until they time out.
+    server.closeIdleConnections();
   };
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+}
+
+/** Resolves once listening; a busy port becomes one line naming PORT. */
+function listen(server: ReturnType<typeof createServer>, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") {
+        reject(new Error(`PORT ${config.port} is already in use on ${config.host}: stop the other server or set PORT to a free port`));
+      } else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND") {
+        reject(new Error(`HOST ${config.host} is not an address of this machine: set HOST (e.g. 127.0.0.1 or 0.0.0.0)`));
+      } else if (error.code === "EACCES") {
+        reject(new Error(`PORT ${config.port} needs privileges on ${config.host}: set PORT to 1024 or above`));
+      } else reject(error);
+    });
+    server.listen(config.port, config.host, () => resolve());
+  });
 }
 
 main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  process.stderr.write(`${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(error instanceof ConfigError ? 2 : 1);
 });

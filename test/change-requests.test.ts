@@ -207,6 +207,26 @@ describe("editing inside a change request", () => {
     expect((await api().getRevisionOfChangeRequestById(space, changeRequest.id)).data.id).toBe(revision.id);
   });
 
+  it("answers a page made in a change request with the change request's app URL, as reading it does", async () => {
+    const space = await newSpace();
+    const { data: changeRequest } = await api().createChangeRequest(space, { subject: "URLs" });
+    const created = await gql(
+      A.token,
+      `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id urls { app } } } }`,
+      { input: { space, changeRequest: changeRequest.id, title: "Proposed", markdown: "New" } },
+    );
+    const expected = `${server.url}/app/s/${space}/~/changes/${changeRequest.number}/proposed`;
+    expect(created.createPage.page.urls.app).toBe(expected);
+    const read = await api().getPageInChangeRequestById(space, changeRequest.id, created.createPage.page.id, { format: "markdown" });
+    expect((read.data as { urls: { app: string } }).urls.app).toBe(expected);
+    const { contentTarget } = await gql(
+      A.token,
+      `query($space: ID!, $changeRequest: ID) { contentTarget(space: $space, changeRequest: $changeRequest) { page(path: "proposed") { urls { app } } } }`,
+      { space, changeRequest: String(changeRequest.number) },
+    );
+    expect(contentTarget.page.urls.app).toBe(expected);
+  });
+
   it("lets a locked space change through change requests only", async () => {
     const { space, intro } = await spaceWithPages();
     await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: space, editMode: "LOCKED" } });

@@ -197,8 +197,8 @@ function startMain(env: Record<string, string>) {
   let stderr = "";
   const waiters: (() => void)[] = [];
   const notify = () => waiters.splice(0).forEach((wake) => wake());
-  child.stdout!.on("data", (chunk) => ((stdout += chunk), notify()));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => ((stderr += chunk), notify()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     // "close": exited and its output fully read.
     child.on("close", (code, signal) => {
@@ -210,14 +210,19 @@ function startMain(env: Record<string, string>) {
   let done = false;
   void exited.then(() => (done = true));
   return {
+    /** JSON log lines. */
     get stdout() {
       return stdout;
     },
-    /** Resolves once stdout matches; rejects if the process ends first or after `ms`. */
+    /** The human banner: URLs, the demo token. */
+    get stderr() {
+      return stderr;
+    },
+    /** Resolves once stderr (the banner) matches; rejects if the process ends first or after `ms`. */
     async waitFor(pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
       const deadline = Date.now() + ms;
       for (;;) {
-        const match = stdout.match(pattern);
+        const match = stderr.match(pattern);
         if (match) return match;
         if (done) throw new Error(`main exited before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
         if (Date.now() > deadline) throw new Error(`main did not print ${pattern} in ${ms} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`);
@@ -250,8 +255,12 @@ describe(`npm start (${kind})`, () => {
       try {
         [, token] = await first.waitFor(/API token:\s*\n\s*(dps_\S+)\s*\n/);
         await first.waitFor(/Or open .*\n/);
-        expect(first.stdout).toContain(`http://localhost:${port}/graphql`);
-        expect(first.stdout).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
+        expect(first.stderr).toContain(`http://localhost:${port}/graphql`);
+        expect(first.stderr).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
+        // Logs are JSON lines, and the token is not in them.
+        const logs = first.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        expect(logs.find((entry) => entry.msg === "listening")).toMatchObject({ level: "info", port });
+        expect(first.stdout).not.toContain(token);
 
         const graphiql = await fetch(`${base}/graphql`, { headers: { accept: "text/html" } });
         expect(graphiql.status).toBe(200);
@@ -264,7 +273,7 @@ describe(`npm start (${kind})`, () => {
         expect(organizations.body.count).toBe(1);
         const [organization] = organizations.body.items;
         expect(organization).toMatchObject({ object: "organization", title: "Demo organization" });
-        expect(first.stdout).toContain(organization.id);
+        expect(first.stderr).toContain(organization.id);
         const spaces = await get(token, `/v1/orgs/${organization.id}/spaces`);
         expect(spaces.status).toBe(200);
         expect(validateResponse("GET", `/v1/orgs/${organization.id}/spaces`, 200, spaces.body)).toEqual([]);
@@ -292,8 +301,11 @@ describe(`npm start (${kind})`, () => {
         const exit = await second.stop();
         expect(exit).toEqual({ code: 0, signal: null });
       }
-      expect(second.stdout).toMatch(/Serving on http:\/\/localhost:\d+/);
-      expect(second.stdout).not.toMatch(/demo organization|API token|dps_/i);
+      expect(second.stderr).toMatch(/Serving on http:\/\/localhost:\d+/);
+      expect(second.stderr).not.toMatch(/demo organization|dps_/i);
+      // Every start says how to get a token.
+      expect(second.stderr).toMatch(/API token: npm run -s cli -- token --email/);
+      expect(second.stderr).toMatch(/createApiToken/);
       const database = await target.open();
       try {
         expect(await database.prisma.organization.count()).toBe(1);
@@ -302,6 +314,95 @@ describe(`npm start (${kind})`, () => {
         await database.close();
       }
     } finally {
+      await target.dispose();
+    }
+  });
+});
+
+/** `npm run -s cli -- …` itself, as the README tells users to run it. */
+function runNpmCli(args: string[], env: Record<string, string>): Promise<RunResult> {
+  const child = spawn("npm", ["run", "-s", "cli", "--", ...args], { cwd: ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe(`cli token and help (${kind})`, () => {
+  it("--help and -h print the usage on stdout and exit 0", { timeout: 60_000 }, async ({ expect }) => {
+    for (const args of [["--help"], ["-h"], ["token", "--help"]]) {
+      const result = await runCli(args, {});
+      expect({ args, code: result.code }).toEqual({ args, code: 0 });
+      expect(result.stdout).toMatch(USAGE);
+      expect(result.stdout).toMatch(/token --email/);
+    }
+  });
+
+  it("refuses a bad --email before anything is created", { timeout: 60_000 }, async ({ expect }) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "cli-test-"));
+    try {
+      for (const args of [
+        ["bootstrap", "--org", "Acme", "--email", "nope"],
+        ["token", "--email", "nope@"],
+        ["token", "--email", "a@b.co", "--expires-in-days", "soon"],
+      ]) {
+        const result = await runCli(args, { DATA_DIR: dataDir });
+        expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: "" });
+        expect(result.stderr).toMatch(/--email|--expires-in-days/);
+      }
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("token issues a working token for a user by e-mail; through npm run -s the output is one JSON line", { timeout: 180_000 }, async ({ expect }) => {
+    const target = await freshTarget();
+    let database: Database | undefined;
+    try {
+      const boot = await runNpmCli(["bootstrap", "--org", "Token org", "--email", "owner@token.test"], target.env);
+      expect(boot.code, boot.stderr).toBe(0);
+      expect(boot.stdout).toMatch(/^\{[^\n]+\}\n$/);
+      const { organizationId } = JSON.parse(boot.stdout);
+
+      const unknown = await runCli(["token", "--email", "nobody@token.test"], target.env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/No user has the e-mail "nobody@token.test"/);
+
+      const issued = await runCli(["token", "--email", "Owner@token.test", "--label", "ci", "--expires-in-days", "3"], target.env);
+      expect(issued.code, issued.stderr).toBe(0);
+      expect(issued.stdout).toMatch(/^[^\n]+\n$/);
+      const printed = JSON.parse(issued.stdout);
+      expect(Object.keys(printed).sort()).toEqual(["expiresAt", "token", "userId"]);
+      const days = (Date.parse(printed.expiresAt) - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(2.9);
+      expect(days).toBeLessThanOrEqual(3);
+
+      // While another process (the server) has the database open.
+      database = await target.open();
+      const organization = await call(database, printed.token, `/v1/orgs/${organizationId}`);
+      expect(organization.status).toBe(200);
+      const whileOpen = await runCli(["token", "--email", "owner@token.test"], target.env);
+      if (serverUrl) {
+        // PostgreSQL: many processes share it.
+        expect(whileOpen.code, whileOpen.stderr).toBe(0);
+        expect((await call(database, JSON.parse(whileOpen.stdout).token, "/v1/orgs")).status).toBe(200);
+      } else {
+        // The embedded database allows one process: the message says what to do instead.
+        expect(whileOpen.code).toBe(1);
+        expect(whileOpen.stderr).toMatch(/in use/);
+        expect(whileOpen.stderr).toMatch(/stop it, or create a token with the createApiToken mutation/);
+      }
+    } finally {
+      await database?.close();
       await target.dispose();
     }
   });

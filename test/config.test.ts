@@ -30,6 +30,11 @@ describe("loadConfig", () => {
       logLevel: "info",
       shutdownTimeoutMs: 10_000,
       graphqlLimits: DEFAULT_GRAPHQL_LIMITS,
+      graphiqlEnabled: true,
+      introspectionEnabled: true,
+      rateLimits: { perToken: 1200, perAddress: 300, windowSeconds: 60 },
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
     });
   });
 
@@ -57,6 +62,13 @@ describe("loadConfig", () => {
       GRAPHQL_MAX_COST: "900",
       GRAPHQL_MAX_NODE_IDS: "9",
       EXECUTION_TIMEOUT_MS: "1500",
+      NODE_ENV: "production",
+      GRAPHIQL_ENABLED: "yes",
+      RATE_LIMIT_PER_TOKEN: "10",
+      RATE_LIMIT_PER_ADDRESS: "5",
+      RATE_LIMIT_WINDOW_SECONDS: "2",
+      HEADERS_TIMEOUT_MS: "3000",
+      REQUEST_TIMEOUT_MS: "4000",
     });
     expect(config).toEqual({
       port: 8080,
@@ -83,6 +95,12 @@ describe("loadConfig", () => {
         maxNodeIds: 9,
         executionTimeoutMs: 1500,
       },
+      // Production turns introspection off; GraphiQL was asked for explicitly.
+      graphiqlEnabled: true,
+      introspectionEnabled: false,
+      rateLimits: { perToken: 10, perAddress: 5, windowSeconds: 2 },
+      headersTimeoutMs: 3000,
+      requestTimeoutMs: 4000,
     });
   });
 

@@ -39,10 +39,9 @@ beforeAll(async () => {
   await deleteSpace(ctx, deletedSpaceId);
   const bytes = Buffer.from("a picture");
   const url = server.url;
-  await editContent(
-    ctx,
-    spaceId,
-    [
+  await editContent(ctx, {
+    target: { spaceId },
+    edits: [
       { op: "addFile", file: { id: fileId, name: "pic.png", contentType: "image/png", size: bytes.length, blob: sha(bytes) } },
       doc(ids.guide, "Guide", "guide", [
         "# Guide",
@@ -57,8 +56,8 @@ beforeAll(async () => {
       doc(ids.setup, "Setup", "setup", "# Setup\n\n## First step\n\n[ext](https://example.com/x)", ids.guide),
       doc(ids.about, "About", "about", `Nothing links here. ![pic](files/${fileId})`),
     ],
-    { markdown: [], files: [bytes] },
-  );
+    blobs: { markdown: [], files: [bytes] },
+  });
 });
 
 afterAll(async () => {
@@ -189,9 +188,7 @@ describe("links follow the head revision", () => {
   it("an edit that fixes a broken link updates the list; other revisions keep theirs", async () => {
     const before = (await server.rest(A.token, "GET", linksPath())).body;
     const old = await graphqlData(server, A.token, `query ($id: ID!) { space(id: $id) { content { id } } }`, { id: spaceId });
-    await editContent(ctxOf(), spaceId, [
-      doc(newId("Page"), "Missing", "missing-page", "Now it [exists](guide)."),
-    ]);
+    await editContent(ctxOf(), { target: { spaceId }, edits: [doc(newId("Page"), "Missing", "missing-page", "Now it [exists](guide).")] });
     const after = (await server.rest(A.token, "GET", linksPath())).body;
     expect(after.stats.broken.total).toBe(before.stats.broken.total - 1);
     expect(after.items.find((item: any) => item.targetReference.kind === "page" && item.targetReference.page === "missing-page")).toBeUndefined();
@@ -213,7 +210,7 @@ describe("statements", () => {
     const count = async (pages: number) => {
       const id = (await createSpace(ctxOf(), { organizationId: A.organizationId, title: `S${pages}` })).id;
       const edits = Array.from({ length: pages }, (_, n) => doc(newId("Page"), `P${n}`, `p${n}`, `[next](p${n + 1}) [ext](https://e.com/${n})`));
-      await editContent(ctxOf(), id, edits);
+      await editContent(ctxOf(), { target: { spaceId: id }, edits });
       const before = server.database.statementCount;
       const { status } = await server.rest(A.token, "GET", `/v1/spaces/${id}/links?limit=1000`);
       expect(status).toBe(200);

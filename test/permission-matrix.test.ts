@@ -152,6 +152,97 @@ function commentFixtures(routePrefix: string, base: "space" | "change request"):
 
 const org = (suffix = "") => `/v1/orgs/${organizationId}${suffix}`;
 
+/** A new site showing a new space: its REST path, and its site space. */
+async function newSite() {
+  const spaceId = await newSpace();
+  const response = await server.rest(ownerToken, "POST", org("/sites"), { title: "Matrix site", spaces: [spaceId] });
+  const path = org(`/sites/${response.body.id}`);
+  const siteSpaces = await server.rest(ownerToken, "GET", `${path}/site-spaces`);
+  return { path, siteSpaceId: siteSpaces.body.items[0].id as string };
+}
+
+/** A new site with two sections, the second in a group: their ids and the site's path. */
+async function newSiteWithSections() {
+  const { path } = await newSite();
+  const first = await server.rest(ownerToken, "POST", `${path}/sections`, { spaceId: await newSpace(), title: "First" });
+  const second = await server.rest(ownerToken, "POST", `${path}/sections`, { spaceId: await newSpace(), title: "Second" });
+  const group = await server.rest(ownerToken, "POST", `${path}/section-groups`, { title: "Group", sections: [second.body.id] });
+  return { path, sectionId: first.body.id as string, groupedSectionId: second.body.id as string, groupId: group.body.id as string };
+}
+
+const SITE = "/v1/orgs/:organizationId/sites/:siteId";
+const SITE_FIXTURES: Record<string, Fixture> = {
+  "GET /v1/orgs/:organizationId/sites": async () => ({ path: org("/sites") }),
+  "POST /v1/orgs/:organizationId/sites": async () => ({ path: org("/sites"), body: { title: "Created site" } }),
+  [`GET ${SITE}`]: async () => ({ path: (await newSite()).path }),
+  [`PATCH ${SITE}`]: async () => ({ path: (await newSite()).path, body: { title: "Renamed site" } }),
+  [`DELETE ${SITE}`]: async () => ({ path: (await newSite()).path }),
+  [`POST ${SITE}/publish`]: async () => ({ path: `${(await newSite()).path}/publish` }),
+  [`POST ${SITE}/unpublish`]: async () => ({ path: `${(await newSite()).path}/unpublish` }),
+  [`GET ${SITE}/published`]: async () => ({ path: `${(await newSite()).path}/published` }),
+  [`GET ${SITE}/adaptive-schema`]: async () => ({ path: `${(await newSite()).path}/adaptive-schema` }),
+  [`PUT ${SITE}/adaptive-schema`]: async () => ({
+    path: `${(await newSite()).path}/adaptive-schema`,
+    body: { jsonSchema: { type: "object", properties: {}, additionalProperties: false } },
+  }),
+  [`GET ${SITE}/adaptive-schema/template-conditions`]: async () => ({ path: `${(await newSite()).path}/adaptive-schema/template-conditions` }),
+  [`GET ${SITE}/structure`]: async () => ({ path: `${(await newSite()).path}/structure` }),
+  [`PATCH ${SITE}/structure/sort`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/structure/sort`, body: { item: { type: "site-space", id: siteSpaceId }, position: {} } };
+  },
+  [`GET ${SITE}/site-spaces`]: async () => ({ path: `${(await newSite()).path}/site-spaces` }),
+  [`POST ${SITE}/site-spaces`]: async () => ({ path: `${(await newSite()).path}/site-spaces`, body: { spaceId: await newSpace() } }),
+  [`PATCH ${SITE}/site-spaces/:siteSpaceId`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}`, body: { path: "renamed" } };
+  },
+  [`DELETE ${SITE}/site-spaces/:siteSpaceId`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}` };
+  },
+  [`POST ${SITE}/site-spaces/:siteSpaceId/move`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}/move`, body: {} };
+  },
+  [`GET ${SITE}/sections`]: async () => ({ path: `${(await newSiteWithSections()).path}/sections` }),
+  [`POST ${SITE}/sections`]: async () => ({ path: `${(await newSite()).path}/sections`, body: { spaceId: await newSpace(), title: "Section" } }),
+  [`PATCH ${SITE}/sections/:siteSectionId`]: async () => {
+    const { path, sectionId } = await newSiteWithSections();
+    return { path: `${path}/sections/${sectionId}`, body: { title: "Renamed section" } };
+  },
+  [`DELETE ${SITE}/sections/:siteSectionId`]: async () => {
+    const { path, sectionId } = await newSiteWithSections();
+    return { path: `${path}/sections/${sectionId}` };
+  },
+  [`POST ${SITE}/sections/:siteSectionId/move`]: async () => {
+    const { path, sectionId } = await newSiteWithSections();
+    return { path: `${path}/sections/${sectionId}/move`, body: {} };
+  },
+  [`GET ${SITE}/section-groups`]: async () => ({ path: `${(await newSiteWithSections()).path}/section-groups` }),
+  [`POST ${SITE}/section-groups`]: async () => ({ path: `${(await newSiteWithSections()).path}/section-groups`, body: { title: "New group" } }),
+  [`PATCH ${SITE}/section-groups/:siteSectionGroupId`]: async () => {
+    const { path, groupId } = await newSiteWithSections();
+    return { path: `${path}/section-groups/${groupId}`, body: { title: "Renamed group" } };
+  },
+  [`DELETE ${SITE}/section-groups/:siteSectionGroupId`]: async () => {
+    const { path, groupId } = await newSiteWithSections();
+    return { path: `${path}/section-groups/${groupId}` };
+  },
+  [`POST ${SITE}/section-groups/:siteSectionGroupId/sections`]: async () => {
+    const { path, groupId, sectionId } = await newSiteWithSections();
+    return { path: `${path}/section-groups/${groupId}/sections`, body: { sectionId } };
+  },
+  [`DELETE ${SITE}/section-groups/:siteSectionGroupId/sections/:siteSectionId`]: async () => {
+    const { path, groupId, groupedSectionId } = await newSiteWithSections();
+    return { path: `${path}/section-groups/${groupId}/sections/${groupedSectionId}` };
+  },
+  [`POST ${SITE}/section-groups/:siteSectionGroupId/move`]: async () => {
+    const { path, groupId } = await newSiteWithSections();
+    return { path: `${path}/section-groups/${groupId}/move`, body: {} };
+  },
+};
+
 /** The fixtures of the permission routes of one kind of content; `newItem` makes a fresh one (its id). */
 function permissionFixtures(routePrefix: string, pathOf: (id: string) => string, newItem: () => Promise<string>): Record<string, Fixture> {
   const column = routePrefix.includes("spaces") ? "spaceId" : "collectionId";
@@ -237,6 +328,10 @@ const FIXTURES: Record<string, Fixture> = {
     path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
     body: { url: importSiteUrl, source: "website" },
   }),
+  "POST /v1/spaces/:spaceId/content/page/:pageId/import": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/import`, body: { url: importSiteUrl, source: "website" } };
+  },
   "GET /v1/spaces/:spaceId/content/pages": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content/pages` }),
   "GET /v1/spaces/:spaceId/content/page/:pageId": async () => {
     const { spaceId, pageId } = await newContent();
@@ -376,6 +471,7 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/contributors": async () => ({ path: `${(await newReview()).path}/contributors` }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/changes": async () => ({ path: `${(await newChangeRequest()).path}/changes` }),
 
+  ...SITE_FIXTURES,
   // Who can access a space or collection
   ...permissionFixtures("/v1/spaces/:spaceId", (id) => `/v1/spaces/${id}`, () => newSpace()),
   ...permissionFixtures("/v1/collections/:collectionId", (id) => `/v1/collections/${id}`, newCollection),

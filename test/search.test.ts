@@ -23,7 +23,7 @@ async function createSpace(title: string): Promise<string> {
 /** Applies edits as the admin, through the core (one revision). */
 async function edit(spaceId: string, edits: ContentEdit[], markdown: string[]) {
   const ctx = createCoreContext(server.app.services, { userId: admin.userId, tokenId: "test" });
-  return editContent(ctx, spaceId, edits, { markdown, files: [] });
+  return editContent(ctx, { target: { spaceId }, edits, blobs: { markdown, files: [] } });
 }
 
 function createPage(title: string, body: string, parent: string | null = null): { edit: ContentEdit; id: string } {

@@ -1,5 +1,7 @@
 // /v1/spaces/:spaceId/content…: the current revision, its pages (by id, by path, as a tree) and
-// its files. Read-only: content is edited through GraphQL.
+// its files. Read-only: content is edited through GraphQL. Every row here, in links.ts and in
+// import.ts runs on a content target, so change-requests.ts makes the same rows on a change
+// request's content with `onChangeRequest`.
 //
 // Flags: `metadata=false` leaves out the revision's `git` metadata (there is none until git sync
 // exists). `computed` is accepted and changes nothing: no page is computed content. `evaluated`
@@ -141,6 +143,24 @@ export function singlePage(page: any) {
   return restPage(page, childIndex(page.descendants));
 }
 
+/** The variables naming a content target: the space, and the change request on its routes. */
+export const targetVariables = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId ?? null });
+
+// The operations of content rows read `contentTarget`, so one row serves both kinds of head.
+const SPACE_PREFIX = "/v1/spaces/:spaceId";
+const CHANGE_REQUEST_PREFIX = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
+const ON_CHANGE_REQUEST: Partial<Record<RestRoute["action"], RestRoute["action"]>> = {
+  "space.read": "changeRequest.read",
+  "space.editContent": "changeRequest.editContent",
+};
+
+/** The row of a space content route on a change request's content: its path and permission. */
+export function onChangeRequest(route: RestRoute): RestRoute {
+  const action = ON_CHANGE_REQUEST[route.action];
+  if (!route.path.startsWith(`${SPACE_PREFIX}/`) || !action) throw new Error(`${route.method} ${route.path} is not a space content route`);
+  return { ...route, path: CHANGE_REQUEST_PREFIX + route.path.slice(SPACE_PREFIX.length), action };
+}
+
 export const contentRoutes: RestRoute[] = [
   {
     method: "GET",
@@ -148,13 +168,13 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: FLAGS,
     document: /* GraphQL */ `
-      query GetSpaceContent($id: ID!, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
-        space(id: $id) { content { ...ContentRevisionFields } }
+      query GetContent($space: ID!, $changeRequest: ID, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { content { ...ContentRevisionFields } }
       }
       ${REVISION_FIELDS}`,
-    variables: ({ params, query }) => ({ id: params.spaceId, metadata: query.metadata !== false, markdown: true, document: false }),
+    variables: (request) => ({ ...targetVariables(request), metadata: request.query.metadata !== false, markdown: true, document: false }),
     status: 200,
-    body: (data) => restRevision(data.space.content),
+    body: (data) => restRevision(data.contentTarget.content),
   },
   {
     method: "GET",
@@ -162,13 +182,13 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: FLAGS,
     document: /* GraphQL */ `
-      query ListSpacePages($id: ID!, $markdown: Boolean!, $document: Boolean!) {
-        space(id: $id) { content { allPages { ...ContentPageFields } } }
+      query ListPages($space: ID!, $changeRequest: ID, $markdown: Boolean!, $document: Boolean!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { content { allPages { ...ContentPageFields } } }
       }
       ${PAGE_FIELDS}`,
-    variables: ({ params }) => ({ id: params.spaceId, markdown: true, document: false }),
+    variables: (request) => ({ ...targetVariables(request), markdown: true, document: false }),
     status: 200,
-    body: (data) => ({ pages: restPageTree(data.space.content.allPages) }),
+    body: (data) => ({ pages: restPageTree(data.contentTarget.content.allPages) }),
   },
   {
     method: "GET",
@@ -176,28 +196,28 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: PAGE_QUERY,
     document: /* GraphQL */ `
-      query GetSpacePage($id: ID!, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
-        space(id: $id) { page(id: $page) { ...ContentPageFields descendants { ...ContentPageFields } } }
+      query GetPage($space: ID!, $changeRequest: ID, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { page(id: $page) { ...ContentPageFields descendants { ...ContentPageFields } } }
       }
       ${PAGE_FIELDS}`,
-    variables: (request) => ({ id: request.params.spaceId, page: request.params.pageId, ...formatVariables(request) }),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...formatVariables(request) }),
     status: 200,
-    body: (data) => singlePage(data.space.page),
+    body: (data) => singlePage(data.contentTarget.page),
   },
   {
-    // Beyond the contract, as the published API has it (getPageByPath): documents by path.
+    // Beyond the contract, as the published API has it (getPageByPath, getPageInChangeRequestByPath).
     method: "GET",
     path: "/v1/spaces/:spaceId/content/path/*",
     action: "space.read",
     query: { ...PAGE_QUERY, cachedMetadata: "boolean" },
     document: /* GraphQL */ `
-      query GetSpacePageByPath($id: ID!, $path: String!, $markdown: Boolean!, $document: Boolean!) {
-        space(id: $id) { page(path: $path) { ...ContentPageFields descendants { ...ContentPageFields } } }
+      query GetPageByPath($space: ID!, $changeRequest: ID, $path: String!, $markdown: Boolean!, $document: Boolean!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { page(path: $path) { ...ContentPageFields descendants { ...ContentPageFields } } }
       }
       ${PAGE_FIELDS}`,
-    variables: (request) => ({ id: request.params.spaceId, path: request.params["*"] ?? "", ...formatVariables(request) }),
+    variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...formatVariables(request) }),
     status: 200,
-    body: (data) => singlePage(data.space.page),
+    body: (data) => singlePage(data.contentTarget.page),
   },
   {
     method: "GET",
@@ -205,8 +225,8 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: { page: "string", limit: "limit", ...FLAGS },
     document: /* GraphQL */ `
-      query ListSpaceFiles($id: ID!, $first: Int, $after: String) {
-        space(id: $id) {
+      query ListFiles($space: ID!, $changeRequest: ID, $first: Int, $after: String) {
+        contentTarget(space: $space, changeRequest: $changeRequest) {
           files(first: $first, after: $after) {
             totalCount
             pageInfo { hasNextPage endCursor }
@@ -215,9 +235,9 @@ export const contentRoutes: RestRoute[] = [
         }
       }
       ${FILE_FIELDS}`,
-    variables: ({ params, query }) => ({ id: params.spaceId, ...pageVariables(query) }),
+    variables: (request) => ({ ...targetVariables(request), ...pageVariables(request.query) }),
     status: 200,
-    body: (data) => listBody(data.space.files, restFile),
+    body: (data) => listBody(data.contentTarget.files, restFile),
   },
   {
     method: "GET",
@@ -225,10 +245,12 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: FLAGS,
     document: /* GraphQL */ `
-      query GetSpaceFile($id: ID!, $file: ID!) { space(id: $id) { file(id: $file) { ...ContentFileFields } } }
+      query GetFile($space: ID!, $changeRequest: ID, $file: ID!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { file(id: $file) { ...ContentFileFields } }
+      }
       ${FILE_FIELDS}`,
-    variables: ({ params }) => ({ id: params.spaceId, file: params.fileId }),
+    variables: (request) => ({ ...targetVariables(request), file: request.params.fileId }),
     status: 200,
-    body: (data) => restFile(data.space.file),
+    body: (data) => restFile(data.contentTarget.file),
   },
 ];

@@ -1,30 +1,48 @@
-// POST /v1/spaces/:spaceId/content/import: a website into the space's content, as one revision.
-// `url` and `source` go to the operation as they came (strings checked by the core), so both
-// surfaces give the same 400 for a bad value.
-import { stringOf, type RestRoute } from "../route.ts";
+// POST …/content/import: a website into a content target (the space's content, or a change
+// request's through change-requests.ts), as one revision; under a page, the site's top pages
+// become its children. `url` and `source` go to the operation as they came (strings checked by
+// the core), so both surfaces give the same 400 for a bad value.
+import { stringOf, type RestRequest, type RestRoute } from "../route.ts";
+
+const IMPORT_DOCUMENT = /* GraphQL */ `
+  mutation ImportContent($input: ImportContentInput!) {
+    importContent(input: $input) { revision { id } importedResources totalResources }
+  }`;
+
+const importInput = ({ params, body }: RestRequest) => ({
+  input: {
+    space: params.spaceId,
+    changeRequest: params.changeRequestId,
+    // Non-strings are left for the core to refuse with its message (not a GraphQL type error).
+    url: stringOf(body.url) ?? "",
+    source: stringOf(body.source) ?? "",
+    parent: params.pageId,
+  },
+});
+
+const importBody = (data: any) => ({
+  revision: data.importContent.revision.id,
+  importedResources: data.importContent.importedResources,
+  totalResources: data.importContent.totalResources,
+});
 
 export const importRoutes: RestRoute[] = [
   {
     method: "POST",
     path: "/v1/spaces/:spaceId/content/import",
     action: "space.editContent",
-    document: /* GraphQL */ `
-      mutation ImportSpaceContent($input: ImportContentInput!) {
-        importContent(input: $input) { revision { id } importedResources totalResources }
-      }`,
-    variables: ({ params, body }) => ({
-      input: {
-        space: params.spaceId,
-        // Non-strings are left for the core to refuse with its message (not a GraphQL type error).
-        url: stringOf(body.url) ?? "",
-        source: stringOf(body.source) ?? "",
-      },
-    }),
+    document: IMPORT_DOCUMENT,
+    variables: importInput,
     status: 201,
-    body: (data) => ({
-      revision: data.importContent.revision.id,
-      importedResources: data.importContent.importedResources,
-      totalResources: data.importContent.totalResources,
-    }),
+    body: importBody,
+  },
+  {
+    method: "POST",
+    path: "/v1/spaces/:spaceId/content/page/:pageId/import",
+    action: "space.editContent",
+    document: IMPORT_DOCUMENT,
+    variables: importInput,
+    status: 201,
+    body: importBody,
   },
 ];

@@ -9,11 +9,12 @@ import { samlRoutes } from "./saml.ts";
 import { searchRoutes } from "./search.ts";
 import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
-import { linkRoutes } from "./links.ts";
+import { contentLinkRoutes, linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
+import { siteRoutes } from "./sites.ts";
 import { grantRoutes } from "./grants.ts";
 import { reviewRoutes } from "./reviews.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...reviewRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...reviewRoutes];

@@ -8,7 +8,7 @@
 // repeat the whole revision in every item; it is optional in the published schema).
 import { LINK_STATUSES } from "../../src/core/links/index.ts";
 import { compact, graphqlEnum, listBody, pageVariables, type RestRoute } from "../route.ts";
-import { restPage } from "./content.ts";
+import { restPage, targetVariables } from "./content.ts";
 import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
 import { SPACE_FIELDS, restSpace } from "./spaces.ts";
 
@@ -80,19 +80,25 @@ export const linkRoutes: RestRoute[] = [
     status: 200,
     body: (data) => restLinkList(data.space.links),
   },
+];
+
+/** Link rows of a content target (change-requests.ts makes them on change requests too). */
+export const contentLinkRoutes: RestRoute[] = [
   {
     method: "GET",
     path: "/v1/spaces/:spaceId/content/page/:pageId/links",
     action: "space.read",
     query: { ...LIST_QUERY, status: "string" },
     document: /* GraphQL */ `
-      query ListSpacePageLinks($id: ID!, $page: ID!, $first: Int, $after: String, $status: LinkStatus) {
-        space(id: $id) { page(id: $page) { links(first: $first, after: $after, status: $status) { ...LinkListFields } } }
+      query ListPageLinks($space: ID!, $changeRequest: ID, $page: ID!, $first: Int, $after: String, $status: LinkStatus) {
+        contentTarget(space: $space, changeRequest: $changeRequest) {
+          page(id: $page) { links(first: $first, after: $after, status: $status) { ...LinkListFields } }
+        }
       }
       ${LINK_FIELDS}`,
-    variables: ({ params, query }) => ({ id: params.spaceId, page: params.pageId, ...linkVariables(query) }),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...linkVariables(request.query) }),
     status: 200,
-    body: (data) => restLinkList(data.space.page.links),
+    body: (data) => restLinkList(data.contentTarget.page.links),
   },
   {
     method: "GET",
@@ -100,19 +106,18 @@ export const linkRoutes: RestRoute[] = [
     action: "space.read",
     query: LIST_QUERY,
     document: /* GraphQL */ `
-      query ListSpaceFileBacklinks($id: ID!, $file: ID!, $first: Int, $after: String) {
-        space(id: $id) {
-          ...SpaceFields
-          organization { ...OrganizationFields }
+      query ListFileBacklinks($space: ID!, $changeRequest: ID, $file: ID!, $first: Int, $after: String) {
+        contentTarget(space: $space, changeRequest: $changeRequest) {
+          space { ...SpaceFields organization { ...OrganizationFields } }
           file(id: $file) { backlinks(first: $first, after: $after) { ...BacklinkListFields } }
         }
       }
       ${SPACE_FIELDS}
       ${ORGANIZATION_FIELDS}
       ${BACKLINK_FIELDS}`,
-    variables: ({ params, query }) => ({ id: params.spaceId, file: params.fileId, ...pageVariables(query) }),
+    variables: (request) => ({ ...targetVariables(request), file: request.params.fileId, ...pageVariables(request.query) }),
     status: 200,
-    body: (data) => restBacklinks(data.space, data.space.file.backlinks),
+    body: (data) => restBacklinks(data.contentTarget.space, data.contentTarget.file.backlinks),
   },
   {
     // The contract lists page backlinks under change-request content; the space has them too.
@@ -121,18 +126,17 @@ export const linkRoutes: RestRoute[] = [
     action: "space.read",
     query: LIST_QUERY,
     document: /* GraphQL */ `
-      query ListSpacePageBacklinks($id: ID!, $page: ID!, $first: Int, $after: String) {
-        space(id: $id) {
-          ...SpaceFields
-          organization { ...OrganizationFields }
+      query ListPageBacklinks($space: ID!, $changeRequest: ID, $page: ID!, $first: Int, $after: String) {
+        contentTarget(space: $space, changeRequest: $changeRequest) {
+          space { ...SpaceFields organization { ...OrganizationFields } }
           page(id: $page) { backlinks(first: $first, after: $after) { ...BacklinkListFields } }
         }
       }
       ${SPACE_FIELDS}
       ${ORGANIZATION_FIELDS}
       ${BACKLINK_FIELDS}`,
-    variables: ({ params, query }) => ({ id: params.spaceId, page: params.pageId, ...pageVariables(query) }),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...pageVariables(request.query) }),
     status: 200,
-    body: (data) => restBacklinks(data.space, data.space.page.backlinks),
+    body: (data) => restBacklinks(data.contentTarget.space, data.contentTarget.page.backlinks),
   },
 ];

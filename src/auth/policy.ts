@@ -84,6 +84,14 @@ export const POLICY = {
   "comment.resolve": { scope: "space", least: "comment", does: "resolve or reopen a comment" },
   "comment.editOwn": { scope: "space", least: "comment", does: "edit a comment or reply (your own; admins: any)" },
   "comment.deleteOwn": { scope: "space", least: "comment", does: "delete a comment or reply (your own; admins: any)" },
+
+  "site.read": { scope: "organization", least: "read", does: "read the organization's sites" },
+  "site.create": { scope: "organization", least: "create", does: "create a site" },
+  "site.editStructure": { scope: "organization", least: "create", does: "change a site's spaces, sections and section groups" },
+  "site.configure": { scope: "organization", least: "admin", does: "change a site's settings, customization and adaptive schema" },
+  "site.publish": { scope: "organization", least: "admin", does: "publish or unpublish a site" },
+  "site.manageAccess": { scope: "organization", least: "admin", does: "manage a site's share links and publishing auth" },
+  "site.delete": { scope: "organization", least: "admin", does: "delete a site" },
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;

@@ -11,10 +11,15 @@ export const ACTIVITY_INTERVAL_MS = 60_000;
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
-export async function issueToken(prisma: PrismaClient, userId: string, label?: string): Promise<string> {
+export async function issueToken(prisma: PrismaClient, userId: string, label?: string, expiresAt?: Date): Promise<string> {
+  return (await issueTokenRow(prisma, userId, label, expiresAt)).token;
+}
+
+/** A new token (its secret, shown once) and its stored row (which holds only the hash). */
+export async function issueTokenRow(prisma: PrismaClient, userId: string, label?: string, expiresAt?: Date) {
   const token = `dps_${randomBytes(32).toString("base64url")}`;
-  await prisma.apiToken.create({ data: { id: newId("ApiToken"), userId, tokenHash: hashToken(token), label } });
-  return token;
+  const row = await prisma.apiToken.create({ data: { id: newId("ApiToken"), userId, tokenHash: hashToken(token), label, expiresAt } });
+  return { token, row };
 }
 
 /**
@@ -28,6 +33,9 @@ export async function authenticate(prisma: PrismaClient, authorization: string |
   const token = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(match[1]) } });
   if (!token) throw unauthenticated("Invalid API token");
   const now = clock.now();
+  if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) {
+    throw unauthenticated(`API token expired at ${token.expiresAt.toISOString()}: create a new one`);
+  }
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) {
     // Conditional on the value read, so concurrent requests record the use once.
     const { count } = await prisma.apiToken.updateMany({

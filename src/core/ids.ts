@@ -20,6 +20,11 @@ export const ID_PREFIXES = {
   Comment: "cmt",
   CommentReply: "rpl",
   ChangeRequestReview: "rvw",
+  Site: "site",
+  SiteSpace: "ssp",
+  SiteSection: "ssec",
+  SiteSectionGroup: "ssg",
+  SiteShareLink: "shl",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

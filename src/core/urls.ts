@@ -16,6 +16,11 @@ export class Urls {
     return this.absolute(`/app${path}`);
   }
 
+  /** Where published sites are read: `/sites/{siteId}/…`. */
+  site(path: string): string {
+    return `${this.publicUrl}/sites${path}`;
+  }
+
   graphiql(): string {
     return this.absolute("/graphql");
   }

@@ -7,7 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
-import { runMigrations } from "./migrate.ts";
+import { runMigrations, unreachable } from "./migrate.ts";
 
 export interface Database {
   prisma: PrismaClient;
@@ -16,6 +16,8 @@ export interface Database {
   exec(sql: string): Promise<void>;
   /** Count of SQL statements sent by Prisma since open (tests use deltas to catch N+1). */
   readonly statementCount: number;
+  /** Connections of the PostgreSQL pool (for metrics); undefined on the embedded database. */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -26,19 +28,29 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /** PostgreSQL: how long a connection may take to open before it fails (default 10 s). */
+  connectTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const migrate = options.migrate !== false;
   if (options.databaseUrl) {
     const connectionString = options.databaseUrl;
-    if (migrate) await runMigrations({ kind: "postgres", connectionString });
-    const pool = new pg.Pool({ connectionString });
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    if (migrate) {
+      await runMigrations({ kind: "postgres", connectionString }, { connectTimeoutMs });
+    } else {
+      // Still fail fast, and by name, when the server cannot be reached.
+      const probe = new pg.Client({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
+      probe.on("error", () => {});
+      await probe.connect().catch((error) => Promise.reject(unreachable(connectionString, error)));
+      await probe.end();
+    }
+    const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
-    return wrap("postgres", new PrismaPg(pool), async (sql) => void (await pool.query(sql)), () =>
-      pool.end(),
-    );
+    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return wrap("postgres", new PrismaPg(pool), async (sql) => void (await pool.query(sql)), () => pool.end(), stats);
   }
 
   const dataDir = options.dataDir ?? "./data";
@@ -58,13 +70,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   const db = pglite;
   const adapter = withBytesArguments(new PrismaPGlite(db)) as unknown as Adapter;
-  return wrap("pglite", adapter, async (sql) => void (await db.exec(sql)), async () => {
-    try {
-      await db.close();
-    } finally {
-      unlock();
-    }
-  });
+  return wrap(
+    "pglite",
+    adapter,
+    async (sql) => void (await db.exec(sql)),
+    async () => {
+      try {
+        await db.close();
+      } finally {
+        unlock();
+      }
+    },
+    () => undefined,
+  );
 }
 
 interface SqlQuery {
@@ -118,6 +136,7 @@ function wrap(
   adapter: Adapter,
   exec: (sql: string) => Promise<void>,
   closeDriver: () => Promise<void>,
+  poolStats: Database["poolStats"],
 ): Database {
   const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
   // With driver adapters Prisma emits one query event per statement it sends (each query of an
@@ -133,6 +152,7 @@ function wrap(
     get statementCount() {
       return statementCount;
     },
+    poolStats,
     close() {
       closing ??= (async () => {
         try {

@@ -53,7 +53,7 @@ export function readMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 /** Applies pending migrations; returns the names applied (empty when up to date). */
 export async function runMigrations(
   target: MigrationTarget,
-  options: { migrationsDir?: string } = {},
+  options: { migrationsDir?: string; connectTimeoutMs?: number } = {},
 ): Promise<string[]> {
   const migrations = readMigrations(options.migrationsDir);
   if (target.kind === "pglite") {
@@ -62,10 +62,14 @@ export async function runMigrations(
   }
   // Several gateways may start at once: one dedicated connection holds the advisory lock for the
   // whole run and does the work, so the lock and the migrations share a session.
-  const client = new pg.Client({ connectionString: target.connectionString });
+  const client = new pg.Client({ connectionString: target.connectionString, connectionTimeoutMillis: options.connectTimeoutMs });
   // A dropped connection also rejects the pending query; without a listener it would crash.
   client.on("error", () => {});
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw unreachable(target.connectionString, error);
+  }
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     try {
@@ -76,6 +80,22 @@ export async function runMigrations(
   } finally {
     await client.end();
   }
+}
+
+/** Names the setting and the server (never the password), so a wrong URL is found at once. */
+export function unreachable(connectionString: string, error: unknown): Error {
+  const url = new URL(connectionString);
+  const where = `${url.hostname || "localhost"}:${url.port || 5432}`;
+  const cause = (error as Error).message || (error as { code?: string }).code || String(error);
+  return new Error(`Cannot connect to PostgreSQL at ${where} (DATABASE_URL): ${cause}`, { cause: error });
+}
+
+/** The migrations of this build that the database has not applied (empty: up to date). */
+export async function pendingMigrations(query: (sql: string) => Promise<{ name: string }[]>): Promise<string[]> {
+  const applied = new Set((await query(`SELECT name FROM "_migrations"`)).map((row) => row.name));
+  return readMigrations()
+    .map((migration) => migration.name)
+    .filter((name) => !applied.has(name));
 }
 
 async function applyPending(conn: Conn, migrations: Migration[]): Promise<string[]> {

@@ -16,7 +16,8 @@ import {
 import { notFound } from "../core/errors.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
-import { headContentFields, headOf, RevisionRef } from "./content.ts";
+import { ContentTargetRef, headContentFields, RevisionRef } from "./content.ts";
+import { revisionAt } from "../core/content/target.ts";
 import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -83,7 +84,11 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
   }),
 });
 
-builder.objectFields(ChangeRequestRef, (t) => headContentFields(t, (changeRequest, core) => headOf(core, changeRequest), "change request's"));
+builder.objectFields(ChangeRequestRef, (t) => headContentFields(t, (changeRequest, core) => revisionAt(core, changeRequest), "change request's"));
+
+builder.objectField(ContentTargetRef, "changeRequest", (t) =>
+  t.field({ type: ChangeRequestRef, nullable: true, description: "Null for the space's own content", resolve: (head) => head.changeRequest }),
+);
 
 // A merge revision names the change request it merged.
 builder.objectField(RevisionRef, "mergedFrom", (t) =>

@@ -4,6 +4,7 @@
 import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { contentOf, editContent, pageOf } from "../core/content/index.ts";
+import { REVISION_MESSAGE_MAX, revisionAppPath, type ContentTarget } from "../core/content/target.ts";
 import { PAGE_KINDS, type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
 import { DomainError, badInput } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -97,6 +98,12 @@ const moveFields = (f: Fields) => ({
 export const targetFields = (f: Fields) => ({
   space: f.id({ required: true }),
   changeRequest: f.id({ description: "Edit this change request's content (its id or number) instead of the space's own; its head moves, the space's does not" }),
+});
+
+/** The core's content target of an input made with `targetFields`. */
+export const targetOf = (input: { space: string; changeRequest?: string | null }): ContentTarget => ({
+  spaceId: input.space,
+  changeRequest: input.changeRequest,
 });
 
 const CreatePageEditInput = builder.inputType("CreatePageEditInput", { fields: (f) => createFields(f) });
@@ -239,9 +246,7 @@ function dropUndefined<T extends object>(value: T): T {
 
 /** A page of a revision as the Page type of content.ts shows it. */
 async function pageItem(core: CoreContext, revision: Revision, pageId: string): Promise<PageItem> {
-  const space = await core.loaders.space.load(revision.spaceId);
-  const appBase = space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
-  return { ...pageOf(revision, pageId), revision, appBase };
+  return { ...pageOf(revision, pageId), revision, appBase: await revisionAppPath(core, revision) };
 }
 
 /** A reusable content as it stands in `revision`. */
@@ -283,7 +288,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
       const edit = createEdit(input);
-      const revision = await editContent(core, space, [edit], undefined, undefined, changeRequest);
+      const revision = await editContent(core, { target: { spaceId: space, changeRequest }, edits: [edit] });
       return { revision, page: await pageItem(core, revision, edit.id), space };
     },
   }),
@@ -297,7 +302,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [updateEdit(input)], undefined, undefined, changeRequest);
+      const revision = await editContent(core, { target: { spaceId: space, changeRequest }, edits: [updateEdit(input)] });
       return { revision, page: await pageItem(core, revision, input.page), space };
     },
   }),
@@ -311,7 +316,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [moveEdit(input)], undefined, undefined, changeRequest);
+      const revision = await editContent(core, { target: { spaceId: space, changeRequest }, edits: [moveEdit(input)] });
       return { revision, page: await pageItem(core, revision, input.page), space };
     },
   }),
@@ -331,7 +336,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [{ op: "deletePage", id: input.page }], undefined, undefined, input.changeRequest);
+      const revision = await editContent(core, { target: targetOf(input), edits: [{ op: "deletePage", id: input.page }] });
       return { revision, deletedPageId: input.page, space: input.space };
     },
   }),
@@ -346,7 +351,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
       const edit = createReusableEdit(input);
-      const revision = await editContent(core, space, [edit], undefined, undefined, changeRequest);
+      const revision = await editContent(core, { target: { spaceId: space, changeRequest }, edits: [edit] });
       return { revision, reusableContent: reusableContentIn(revision, edit.id), space };
     },
   }),
@@ -360,7 +365,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
-      const revision = await editContent(core, space, [updateReusableEdit(input)], undefined, undefined, changeRequest);
+      const revision = await editContent(core, { target: { spaceId: space, changeRequest }, edits: [updateReusableEdit(input)] });
       return { revision, reusableContent: reusableContentIn(revision, input.reusableContent), space };
     },
   }),
@@ -382,7 +387,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [{ op: "deleteReusableContent", id: input.reusableContent }], undefined, undefined, input.changeRequest);
+      const revision = await editContent(core, { target: targetOf(input), edits: [{ op: "deleteReusableContent", id: input.reusableContent }] });
       return { revision, deletedReusableContentId: input.reusableContent, space: input.space };
     },
   }),
@@ -401,7 +406,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, input.space, [setVariablesEdit(input)], undefined, undefined, input.changeRequest);
+      const revision = await editContent(core, { target: targetOf(input), edits: [setVariablesEdit(input)] });
       return { revision, space: input.space };
     },
   }),
@@ -426,7 +431,7 @@ builder.mutationFields((t) => ({
         type: builder.inputType("EditContentInput", {
           fields: (f) => ({
             ...targetFields(f),
-            message: f.string({ description: "Describes the revision, at most 1000 characters" }),
+            message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
             edits: f.field({ type: [ContentEditInput], required: true, description: "1 to 1000 edits" }),
           }),
         }),
@@ -450,8 +455,7 @@ builder.mutationFields((t) => ({
           throw error instanceof DomainError ? new DomainError(error.code, `edits[${index}]: ${error.message}`) : error;
         }
       });
-      if (input.message != null && [...input.message].length > 1000) throw badInput("message must be at most 1000 characters");
-      const revision = await editContent(core, input.space, edits, undefined, input.message ?? undefined, input.changeRequest);
+      const revision = await editContent(core, { target: targetOf(input), edits, message: input.message });
       const created = edits.flatMap((edit) => (edit.op === "createPage" ? [edit.id] : []));
       const createdReusable = edits.flatMap((edit) => (edit.op === "createReusableContent" ? [reusableContentIn(revision, edit.id)] : []));
       return {

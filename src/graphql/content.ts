@@ -6,10 +6,11 @@ import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
-import { contentOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
+import { contentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
+import { childPath, headRevision, publishedUrls, readTarget, revisionAppPath, revisionAt, type ContentHead } from "../core/content/target.ts";
 import type { FileEntry, PageLayout, PageNode, ReusableContentEntry } from "../core/content/tree.ts";
 import { badInput, notFound } from "../core/errors.ts";
-import { checkPageSize, type Page as ListPage, type PageArgs } from "../core/pagination.ts";
+import { pageInMemory } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
 import { toConnection } from "./common.ts";
 import { PageKind } from "./content-editing.ts";
@@ -29,9 +30,6 @@ export interface FileItem {
   revision: Revision;
 }
 
-const childPath = (parentPath: string, page: PageNode) =>
-  page.kind === "group" ? parentPath : parentPath ? `${parentPath}/${page.slug}` : page.slug;
-
 function childrenOf(item: Pick<PageItem, "revision" | "appBase" | "path">, pages: PageNode[], parentId: string | null): PageItem[] {
   return pages.map((page) => ({ page, path: childPath(item.path, page), parentId, revision: item.revision, appBase: item.appBase }));
 }
@@ -44,54 +42,13 @@ function descendantsOf(items: PageItem[]): PageItem[] {
   });
 }
 
-/**
- * The app URL prefix of a revision's pages: the head revision's pages are the live pages of the
- * space (`/s/<space>`), a change request's head's are under `/s/<space>/~/changes/<number>`, and
- * any other's are under `/s/<space>/~/revisions/<revision>`.
- */
-async function appBaseOf(core: CoreContext, revision: Revision): Promise<string> {
-  if (revision.changeRequestId) {
-    const changeRequest = await core.loaders.changeRequest.load(revision.changeRequestId);
-    if (changeRequest?.revisionId === revision.id) return `/s/${revision.spaceId}/~/changes/${changeRequest.number}`;
-  }
-  const space = await core.loaders.space.load(revision.spaceId);
-  return space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
-}
-
 async function topPages(core: CoreContext, revision: Revision): Promise<PageItem[]> {
-  const appBase = await appBaseOf(core, revision);
+  const appBase = await revisionAppPath(core, revision);
   return childrenOf({ revision, appBase, path: "" }, contentOf(revision).pages, null);
 }
 
 async function locatedItem(core: CoreContext, revision: Revision, located: { page: PageNode; path: string; parentId: string | null }) {
-  return { ...located, revision, appBase: await appBaseOf(core, revision) };
-}
-
-/** Files of a list, paged in memory (a revision's file list is one JSON value); the cursor is the file id. */
-function pageOfFiles(files: FileItem[], args: PageArgs): ListPage<FileItem> {
-  if (args.last != null || args.before != null) {
-    throw badInput("Lists page forward only: use first and after (last and before are not supported)");
-  }
-  const take = checkPageSize(args.first);
-  let start = 0;
-  if (args.after) {
-    let id: unknown;
-    try {
-      id = JSON.parse(Buffer.from(args.after, "base64url").toString()).id;
-    } catch {
-      id = undefined;
-    }
-    const index = typeof id === "string" ? files.findIndex((item) => item.file.id === id) : -1;
-    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
-    start = index + 1;
-  }
-  return {
-    items: files.slice(start, start + take),
-    totalCount: files.length,
-    hasNextPage: start + take < files.length,
-    hasPreviousPage: start > 0,
-    cursorOf: (item) => Buffer.from(JSON.stringify({ id: item.file.id })).toString("base64url"),
-  };
+  return { ...located, revision, appBase: await revisionAppPath(core, revision) };
 }
 
 const filesOf = (revision: Revision): FileItem[] => contentOf(revision).files.map((file) => ({ file, revision }));
@@ -336,11 +293,9 @@ export const RevisionRef = builder.loadableNode("Revision", {
       type: RevisionUrls,
       resolve: async (r, _args, { core }) => {
         const space = await core.loaders.space.load(r.spaceId);
-        const published = space && space.visibility !== "private" ? core.urls.app(`/published/${r.spaceId}`) : null;
         return {
           app: core.urls.app(`/s/${r.spaceId}/~/revisions/${r.id}`),
-          published,
-          public: space?.visibility === "public" ? published : null,
+          ...(space ? publishedUrls(core.urls, space) : { published: null, public: null }),
         };
       },
     }),
@@ -353,18 +308,7 @@ async function pageIn(core: CoreContext, revision: Revision, args: { id?: string
   return locatedItem(core, revision, located);
 }
 
-function fileIn(revision: Revision, id: string): FileItem {
-  const file = contentOf(revision).files.find((entry) => entry.id === id);
-  if (!file) throw notFound("file", id);
-  return { file, revision };
-}
-
-/** The head revision of a space or a change request. */
-export async function headOf(core: CoreContext, owner: { id: string; revisionId: string }): Promise<Revision> {
-  const revision = await core.loaders.revision.load(owner.revisionId);
-  if (!revision) throw new Error(`${owner.id} has no head revision ${owner.revisionId}`);
-  return revision;
-}
+const fileIn = (revision: Revision, id: string): FileItem => ({ file: fileOf(revision, id), revision });
 
 type ObjectFieldBuilder<Parent> = PothosSchemaTypes.ObjectFieldBuilder<
   typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never,
@@ -398,7 +342,7 @@ export function headContentFields<Parent>(t: ObjectFieldBuilder<Parent>, head: (
       {
         type: FileRef,
         description: `Files of the ${whose} current content, in order`,
-        resolve: async (parent, args, { core }) => toConnection(pageOfFiles(filesOf(await head(parent, core)), args)),
+        resolve: async (parent, args, { core }) => toConnection(pageInMemory(filesOf(await head(parent, core)), args, (item) => item.file.id)),
       },
       FileConnection,
     ),
@@ -406,7 +350,7 @@ export function headContentFields<Parent>(t: ObjectFieldBuilder<Parent>, head: (
 }
 
 builder.objectFields(SpaceRef, (t) => ({
-  ...headContentFields(t, (space, core) => headOf(core, space), "space's"),
+  ...headContentFields(t, (space, core) => revisionAt(core, space), "space's"),
   revisionById: t.field({
     type: RevisionRef,
     description: "A revision of this space (not found when it is another space's)",
@@ -414,3 +358,24 @@ builder.objectFields(SpaceRef, (t) => ({
     resolve: (s, { id }, { core }) => readRevision(core, s.id, id),
   }),
 }));
+
+export const ContentTargetRef = builder.objectRef<ContentHead>("ContentTarget");
+ContentTargetRef.implement({
+  description: "A space's own content, or one of its change requests': the head that reads and edits apply to",
+  fields: (t) => ({
+    space: t.field({ type: SpaceRef, resolve: (head) => head.space }),
+    ...headContentFields(t, (head, core) => headRevision(core, head), "target's"),
+  }),
+});
+
+builder.queryField("contentTarget", (t) =>
+  t.field({
+    type: ContentTargetRef,
+    description: "The content of a space, or of one of its change requests when `changeRequest` is given; not found unless readable",
+    args: {
+      space: t.arg.id({ required: true }),
+      changeRequest: t.arg.id({ description: "A change request of the space: its id or its number" }),
+    },
+    resolve: (_root, args, { core }) => readTarget(core, { spaceId: args.space, changeRequest: args.changeRequest }),
+  }),
+);

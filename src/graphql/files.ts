@@ -4,9 +4,9 @@
 import { GraphQLScalarType, Kind } from "graphql";
 import type { InputRef } from "@pothos/core";
 import { MAX_FILES_PER_UPLOAD, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, deleteFile, uploadFiles } from "../core/content/files.ts";
-import { badInput } from "../core/errors.ts";
+import { REVISION_MESSAGE_MAX } from "../core/content/target.ts";
 import { builder } from "./builder.ts";
-import { targetFields } from "./content-editing.ts";
+import { targetFields, targetOf } from "./content-editing.ts";
 import { FileRef, RevisionRef } from "./content.ts";
 import { SpaceRef } from "./spaces.ts";
 
@@ -43,13 +43,6 @@ const UploadScalar = new GraphQLScalarType<UploadedPart, never>({
 // Not among the builder's declared scalars (builder.ts is shared): typed here as an input of files.
 const Upload = builder.addScalarType("Upload" as never, UploadScalar) as unknown as InputRef<UploadedPart>;
 
-const MESSAGE_MAX = 1000;
-
-function checkMessage(message: string | null | undefined) {
-  if (message != null && [...message].length > MESSAGE_MAX) throw badInput(`message must be at most ${MESSAGE_MAX} characters`);
-  return message ?? undefined;
-}
-
 builder.mutationFields((t) => ({
   uploadFiles: t.field({
     type: builder.simpleObject("UploadFilesPayload", {
@@ -70,17 +63,16 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             ...targetFields(f),
             files: f.field({ type: [Upload], required: true }),
-            message: f.string({ description: `Describes the revision, at most ${MESSAGE_MAX} characters` }),
+            message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
           }),
         }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const message = checkMessage(input.message);
       const uploads = await Promise.all(
         input.files.map(async (part) => ({ name: part.name, contentType: part.type, bytes: new Uint8Array(await part.arrayBuffer()) })),
       );
-      const { revision, files } = await uploadFiles(core, input.space, uploads, message, input.changeRequest);
+      const { revision, files } = await uploadFiles(core, { target: targetOf(input), uploads, message: input.message });
       return { revision, files: files.map((file) => ({ file, revision })), space: input.space };
     },
   }),
@@ -100,13 +92,13 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             ...targetFields(f),
             file: f.id({ required: true }),
-            message: f.string({ description: `Describes the revision, at most ${MESSAGE_MAX} characters` }),
+            message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
           }),
         }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await deleteFile(core, input.space, input.file, checkMessage(input.message), input.changeRequest);
+      const revision = await deleteFile(core, { target: targetOf(input), fileId: input.file, message: input.message });
       return { revision, deletedFileId: input.file, space: input.space };
     },
   }),

@@ -8,9 +8,10 @@ import { flatten } from "../core/content/tree.ts";
 import type { ContentRef, LinkPage, LinkStats, RevisionLink } from "../core/links/index.ts";
 import { fileBacklinks, LINK_STATUSES, listLinks, pageBacklinks } from "../core/links/index.ts";
 import type { Page as ListPage } from "../core/pagination.ts";
+import { revisionAppPath, revisionAt } from "../core/content/target.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
-import { FileRef, headOf, PageRef, RevisionRef, type PageItem } from "./content.ts";
+import { FileRef, PageRef, RevisionRef, type PageItem } from "./content.ts";
 import { SpaceRef } from "./spaces.ts";
 
 const LinkStatus = builder.enumType("LinkStatus", {
@@ -56,8 +57,7 @@ interface LinkItem {
 
 /** Page items of a revision by id (for `locations` and backlinks), its pages located once. */
 async function pageItems(core: CoreContext, revision: Revision, ids: string[]): Promise<PageItem[]> {
-  const space = await core.loaders.space.load(revision.spaceId);
-  const appBase = space?.revisionId === revision.id ? `/s/${revision.spaceId}` : `/s/${revision.spaceId}/~/revisions/${revision.id}`;
+  const appBase = await revisionAppPath(core, revision);
   const located = new Map(flatten(contentOf(revision).pages).map((entry) => [entry.page.id, entry]));
   return ids.flatMap((id) => {
     const entry = located.get(id);
@@ -122,7 +122,7 @@ builder.objectField(SpaceRef, "links", (t) =>
       description: "Links of the current content (its head revision), in order of first appearance",
       args: linkArgs(t),
       resolve: async (s, args, { core }) => {
-        const revision = await headOf(core, s);
+        const revision = await revisionAt(core, s);
         return linkConnection(await listLinks(core, revision, { ...args, status: args.status as string | null | undefined }), revision) as never;
       },
     },

@@ -19,6 +19,7 @@ import {
   setMemberSso,
   updateMemberRole,
 } from "../core/members/index.ts";
+import { memberSiteCount } from "../core/sites/index.ts";
 import { builder } from "./builder.ts";
 import { enumName, MemberRole, toConnection } from "./common.ts";
 import { OrganizationRef, UserRef } from "./organizations.ts";
@@ -68,7 +69,10 @@ MemberRef.implement({
       description: "Number of the organization's teams the member is in",
       resolve: (m, _args, { core }) => core.loaders.memberTeamCount.load(memberKey(m.organizationId, m.userId)),
     }),
-    sites: t.int({ description: "0 until sites exist", resolve: () => 0 }),
+    sites: t.int({
+      description: "Number of sites the member reads (all of the organization's for members with a role, none for guests)",
+      resolve: (m, _args, { core }) => memberSiteCount(core, m),
+    }),
   }),
 });
 

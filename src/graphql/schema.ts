@@ -17,5 +17,7 @@ import "./change-requests.ts";
 import "./comments.ts";
 import "./reviews.ts";
 import "./pdf.ts";
+import "./sites.ts";
+import "./tokens.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -17,6 +17,7 @@ import {
   type SPACE_EDIT_MODES,
   type SPACE_VISIBILITIES,
 } from "../core/spaces/index.ts";
+import { publishedUrls } from "../core/content/target.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";
 import { ContentPositionInput, ContentVisibility, MemberRole, SpaceEditMode, toConnection } from "./common.ts";
@@ -95,8 +96,7 @@ export const SpaceRef = builder.loadableNode("Space", {
       resolve: (s, _args, { core }) => ({
         location: core.urls.api(`/spaces/${s.id}`),
         app: core.urls.app(`/s/${s.id}`),
-        published: s.visibility === "private" ? null : core.urls.app(`/published/${s.id}`),
-        public: s.visibility === "public" ? core.urls.app(`/published/${s.id}`) : null,
+        ...publishedUrls(core.urls, s),
         icon: null,
       }),
     }),

@@ -20,7 +20,8 @@ export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpo
       try {
         await onRequest.call(plugin, payload);
       } catch (error) {
-        console.error("Unexpected error:", error);
+        // A client that went away mid-request (its body cut off) is no server error.
+        if (!payload.request.signal.aborted) console.error("Unexpected error:", error);
         payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
       }
     },

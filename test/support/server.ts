@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppConfig } from "../../src/app.ts";
+import { serverOptions, type ServerTimeouts } from "../../src/http/server-options.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
 import type { Database } from "../../src/db/client.ts";
@@ -36,14 +37,19 @@ export interface TestServer {
 let counter = 0;
 
 /** `config`: settings beside PUBLIC_URL (the server's own address), e.g. lower import limits. */
-export async function startTestServer(config: Omit<AppConfig, "publicUrl"> = {}): Promise<TestServer> {
+export async function startTestServer(
+  config: Omit<AppConfig, "publicUrl"> = {},
+  timeouts: Partial<ServerTimeouts> = {},
+): Promise<TestServer> {
   const database = await openTestDatabase();
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
-  const server: Server = createServer((req, res) => handler!(req, res));
+  const server: Server = createServer(serverOptions(timeouts), (req, res) => handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const app = createApp({ database, config: { ...config, publicUrl: url }, clock });
+  // Test files make thousands of requests with one token: rate limits are tested on their own.
+  const rateLimits = { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...config.rateLimits };
+  const app = createApp({ database, config: { ...config, rateLimits, publicUrl: url }, clock });
   handler = app.yoga;
 
   const bootstrap = (title = `Org ${++counter}`) =>

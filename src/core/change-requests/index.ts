@@ -5,7 +5,8 @@
 // `revisionInitialId`); a conflict refuses with 409 naming the pages, and nothing is written.
 import type { ChangeRequest, Prisma, Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { contentLockKey, contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
+import { contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
+import { contentLockKey } from "../content/target.ts";
 import type { Content } from "../content/tree.ts";
 import { DomainError, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";

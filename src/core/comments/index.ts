@@ -13,6 +13,7 @@ import { findChangeRequest } from "../change-requests/access.ts";
 import { contentOf, markdownOf, pageOf } from "../content/index.ts";
 import { findPage, type PageNode } from "../content/tree.ts";
 import type { CoreContext } from "../context.ts";
+import { headRevision } from "../content/target.ts";
 import { badInput, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../loaders.ts";
@@ -133,13 +134,6 @@ export async function commentPermissions(ctx: CoreContext, row: Comment): Promis
 
 // --- Comments ------------------------------------------------------------------------------------
 
-async function headOfBase(ctx: CoreContext, base: OpenBase): Promise<Revision> {
-  const revisionId = base.changeRequest?.revisionId ?? base.space.revisionId;
-  const revision = await ctx.loaders.revision.load(revisionId);
-  if (!revision) throw new Error(`Head revision ${revisionId} of space ${base.space.id} is missing`);
-  return revision;
-}
-
 function remember(ctx: CoreContext, row: Comment): Comment {
   commentLoaders(ctx).forget([row.id]);
   commentLoaders(ctx).comment.prime(row.id, row);
@@ -161,7 +155,7 @@ export async function postComment(
     if (input.page == null) throw badInput("node needs page: a node is a place in a page");
   }
   const open = await openBase(ctx, base, "comment.post");
-  const head = await headOfBase(ctx, open);
+  const head = await headRevision(ctx, open);
   if (input.page != null) pageOf(head, input.page);
   const comment = await ctx.prisma.comment.create({
     data: {

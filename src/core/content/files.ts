@@ -10,9 +10,9 @@ import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DomainError, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireSpace } from "../spaces/index.ts";
 import type { Signer } from "../signer.ts";
-import { editContent, requireEditableChangeRequest, sha256 } from "./index.ts";
+import { editContent, sha256 } from "./index.ts";
+import { checkRevisionMessage, requireEditableTarget, type ContentTarget } from "./target.ts";
 import type { ContentEdit, FileEntry } from "./tree.ts";
 
 /** Largest file accepted (413 above, naming the file). */
@@ -142,13 +142,10 @@ function checkUploads(uploads: Upload[]) {
  */
 export async function uploadFiles(
   ctx: CoreContext,
-  spaceId: string,
-  uploads: Upload[],
-  message?: string,
-  changeRequestId?: string | null,
+  { target, uploads, message }: { target: ContentTarget; uploads: Upload[]; message?: string | null },
 ): Promise<{ revision: Revision; files: FileEntry[] }> {
-  if (changeRequestId != null) await requireEditableChangeRequest(ctx, spaceId, changeRequestId);
-  else await requireSpace(ctx, spaceId, "space.editContent");
+  checkRevisionMessage(message);
+  await requireEditableTarget(ctx, target);
   checkUploads(uploads);
   const files = uploads.map((upload): FileEntry => {
     const contentType = contentTypeOf(upload);
@@ -162,13 +159,13 @@ export async function uploadFiles(
     };
   });
   const edits: ContentEdit[] = files.map((file) => ({ op: "addFile", file }));
-  const revision = await editContent(ctx, spaceId, edits, { markdown: [], files: uploads.map((upload) => upload.bytes) }, message, changeRequestId);
+  const revision = await editContent(ctx, { target, edits, blobs: { markdown: [], files: uploads.map((upload) => upload.bytes) }, message });
   return { revision, files };
 }
 
 /** Removes a file from the content as one new revision; older revisions keep it (and its bytes). */
-export async function deleteFile(ctx: CoreContext, spaceId: string, fileId: string, message?: string, changeRequestId?: string | null): Promise<Revision> {
-  return editContent(ctx, spaceId, [{ op: "deleteFile", id: fileId }], undefined, message, changeRequestId);
+export async function deleteFile(ctx: CoreContext, { target, fileId, message }: { target: ContentTarget; fileId: string; message?: string | null }): Promise<Revision> {
+  return editContent(ctx, { target, edits: [{ op: "deleteFile", id: fileId }], message });
 }
 
 // ---------------------------------------------------------------------------------------------

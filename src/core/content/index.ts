@@ -1,15 +1,23 @@
-// Space content: reading revisions, pages and bodies, and editing. An edit batch makes exactly
-// one new revision whose parent is the previous head; edits of one space are serialized by an
-// advisory lock, so two editors at once both land, one after the other, and neither is lost.
+// Content: reading revisions, pages and bodies, and editing a target's head (target.ts). An edit
+// batch makes exactly one new revision whose parent is the previous head; edits of one head are
+// serialized by an advisory lock, so two editors at once both land, one after the other, and
+// neither is lost.
 import { createHash } from "node:crypto";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { conflict, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
-import { readSpace, requireSpace } from "../spaces/index.ts";
-import { checkChangeRequestActive, requireChangeRequest } from "../change-requests/access.ts";
+import { readSpace } from "../spaces/index.ts";
+import { checkChangeRequestActive } from "../change-requests/access.ts";
 import {
+  checkLiveEditing,
+  checkRevisionMessage,
+  findFile,
+  headLockKey,
+  requireEditableTarget,
+  type ContentTarget,
+} from "./target.ts";import {
   applyEdits,
   findPage,
   findPageByPath,
@@ -42,14 +50,6 @@ export async function readRevision(ctx: CoreContext, spaceId: string, revisionId
   return revision;
 }
 
-/** The head revision of a space the caller can read. */
-export async function readHeadRevision(ctx: CoreContext, spaceId: string): Promise<Revision> {
-  const { space } = await readSpace(ctx, spaceId);
-  const revision = await ctx.loaders.revision.load(space.revisionId);
-  if (!revision) throw new Error(`Space ${spaceId} has no head revision ${space.revisionId}`);
-  return revision;
-}
-
 export function pageOf(revision: Revision, pageId: string) {
   const located = findPage(contentOf(revision).pages, pageId);
   if (!located) throw notFound("page", pageId);
@@ -62,11 +62,7 @@ export function pageAtPath(revision: Revision, path: string) {
   return located;
 }
 
-export function fileOf(revision: Revision, fileId: string): FileEntry {
-  const file = contentOf(revision).files.find((entry) => entry.id === fileId);
-  if (!file) throw notFound("file", fileId);
-  return file;
-}
+export const fileOf = (revision: Revision, fileId: string): FileEntry => findFile(contentOf(revision).files, fileId);
 
 /** The markdown of a document page or a reusable content (batched: one statement for all of a request). */
 export async function markdownOf(ctx: CoreContext, page: { body?: string }): Promise<string | null> {
@@ -81,25 +77,24 @@ export interface NewBlobs {
   files: Uint8Array[];
 }
 
+export interface ContentEditing {
+  target: ContentTarget;
+  edits: ContentEdit[];
+  /** New bytes beyond the page bodies the edits name (uploaded files). */
+  blobs?: NewBlobs;
+  /** Describes the new revision (at most REVISION_MESSAGE_MAX characters). */
+  message?: string | null;
+}
+
 /**
- * Applies `edits` to the head of the space, or of one of its change requests, as one new revision
- * and moves that head. Needs `edit` on the space. A space in `locked` edit mode refuses direct
- * edits (409) but not edits in a change request (that is how a locked space changes); a merged
- * or archived change request refuses edits (409).
+ * Applies `edits` to the target's head as one new revision and moves that head. Needs `edit` on
+ * the space; see `requireEditableTarget` for locked spaces and closed change requests.
  */
-export async function editContent(
-  ctx: CoreContext,
-  spaceId: string,
-  edits: ContentEdit[],
-  blobs: NewBlobs = { markdown: [], files: [] },
-  message?: string,
-  changeRequestId?: string | null,
-): Promise<Revision> {
-  const changeRequest = changeRequestId != null ? await requireEditableChangeRequest(ctx, spaceId, changeRequestId) : undefined;
-  if (!changeRequest) {
-    const space = await requireSpace(ctx, spaceId, "space.editContent");
-    checkLiveEditing(space);
-  }
+export async function editContent(ctx: CoreContext, { target, edits, blobs = { markdown: [], files: [] }, message: given }: ContentEditing): Promise<Revision> {
+  const message = checkRevisionMessage(given);
+  const { space, changeRequest } = await requireEditableTarget(ctx, target);
+  if (!changeRequest) checkLiveEditing(space);
+  const spaceId = space.id;
   // The bodies the edits point at are stored whether or not the caller listed them in `blobs`
   // (a new document without markdown points at the empty body); one row per hash.
   const bodies = edits.flatMap((edit) =>
@@ -119,8 +114,7 @@ export async function editContent(
   ];
   const revision = await ctx.prisma.$transaction(async (tx) => {
     // One lock per head: edits of the space, and of each change request, are serialized.
-    const headOwner = changeRequest?.id ?? spaceId;
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(headOwner)}))::text`;
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${headLockKey({ space, changeRequest })}))::text`;
     let headId: string;
     if (changeRequest) {
       const current = await tx.changeRequest.findUniqueOrThrow({ where: { id: changeRequest.id } });
@@ -163,20 +157,4 @@ export async function editContent(
   else ctx.loaders.space.clear(spaceId);
   ctx.loaders.revision.prime(revision.id, revision);
   return revision;
-}
-
-/** The advisory lock that serializes moves of one head (a space's or a change request's). */
-export const contentLockKey = (headOwnerId: string) => `content:${headOwnerId}`;
-
-function checkLiveEditing(space: { id: string; editMode: string }) {
-  if (space.editMode === "locked") {
-    throw conflict(`Space "${space.id}" is locked: edit it through a change request, or set its editMode to live`);
-  }
-}
-
-/** A change request the caller may edit (`edit` on the space) and that still takes edits. */
-export async function requireEditableChangeRequest(ctx: CoreContext, spaceId: string, idOrNumber: string) {
-  const { changeRequest } = await requireChangeRequest(ctx, spaceId, idOrNumber, "changeRequest.editContent");
-  checkChangeRequestActive(changeRequest, "be edited");
-  return changeRequest;
 }

@@ -28,8 +28,8 @@ import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireSpace } from "../spaces/index.ts";
-import { contentOf, editContent, requireEditableChangeRequest, sha256 } from "../content/index.ts";
+import { contentOf, editContent, sha256 } from "../content/index.ts";
+import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../content/target.ts";
 import { imageSize } from "image-size";
 import { guessContentType, essenceOf } from "../content/files.ts";
 import type { ImportLimits } from "./limits.ts";
@@ -285,13 +285,11 @@ function relativePath(from: string, to: string): string {
  */
 export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput): Promise<ImportResult> {
   const limits = ctx.importLimits;
-  const headId =
-    input.changeRequest != null
-      ? (await requireEditableChangeRequest(ctx, spaceId, input.changeRequest)).revisionId
-      : (await requireSpace(ctx, spaceId, "space.editContent")).revisionId;
+  const target = { spaceId, changeRequest: input.changeRequest };
+  const head = await requireEditableTarget(ctx, target);
   const { url: start } = checkInput(input);
   // The parent page is checked before the crawl: a wrong id should not cost a site's download.
-  const headBefore = await ctx.prisma.revision.findUniqueOrThrow({ where: { id: headId } });
+  const headBefore = await headRevision(ctx, head);
   if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
@@ -433,7 +431,12 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   }
 
   // editContent checks the target again (a locked space, a change request merged meanwhile).
-  const revision = await editContent(ctx, spaceId, edits, { markdown, files: fileBytes }, `Import of ${start}`, input.changeRequest);
+  const revision = await editContent(ctx, {
+    target,
+    edits,
+    blobs: { markdown, files: fileBytes },
+    message: [...`Import of ${start}`].slice(0, REVISION_MESSAGE_MAX).join(""),
+  });
   return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
 }
 

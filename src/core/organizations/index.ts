@@ -7,6 +7,7 @@ import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
+import { checkDefaultContentSite } from "../sites/index.ts";
 
 export const ORGANIZATION_TYPES = ["business", "community"] as const;
 
@@ -89,11 +90,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
     data.defaultRole = patch.defaultRole;
   }
   if (patch.defaultContent !== undefined) {
-    if (patch.defaultContent !== null) {
-      // Sites do not exist yet, so no site can be the default content.
-      throw badInput(`defaultContent.site: no site "${patch.defaultContent.site}" in this organization`);
-    }
-    data.defaultSiteId = null;
+    data.defaultSiteId = patch.defaultContent === null ? null : await checkDefaultContentSite(ctx, id, patch.defaultContent);
   }
   if (patch.logo !== undefined) data.logo = patch.logo === null ? null : checkUrl("logo", patch.logo);
   if (patch.sso !== undefined) data.sso = patch.sso;

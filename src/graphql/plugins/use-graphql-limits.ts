@@ -51,11 +51,16 @@ export function limitError(message: string, code: string, status = 400): GraphQL
  */
 const annotate = (code: string) => [
   (_context: unknown, error: GraphQLError) => {
-    const http = { status: 400 };
-    Object.defineProperty(http, "spec", { get: () => false, set: () => {}, enumerable: true });
-    Object.assign(error.extensions as Record<string, unknown>, { code, http });
+    Object.assign(error.extensions as Record<string, unknown>, refusalExtensions(code));
   },
 ];
+
+/** `extensions` of a refused request: the code, and a status Yoga keeps for every client. */
+export function refusalExtensions(code: string, status = 400) {
+  const http = { status };
+  Object.defineProperty(http, "spec", { get: () => false, set: () => {}, enumerable: true });
+  return { code, http };
+}
 
 /** List multiplier of a plain list (not a connection): its size is the data's, not the client's. */
 const PLAIN_LIST_FACTOR = 10;

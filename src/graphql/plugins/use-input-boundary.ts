@@ -5,10 +5,10 @@
 import { GraphQLError, type ValidationRule } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { findInputProblem, unsafeTextReason } from "../../core/input.ts";
+import { refusalExtensions } from "./use-graphql-limits.ts";
 
-// A new object each time: Yoga removes `http` from the extensions it sends. `spec: false`: a 400
-// even for clients that do not ask for application/graphql-response+json (Yoga answers those 200).
-const badRequest = () => ({ code: "BAD_REQUEST", http: { status: 400, spec: false } });
+// A new object each time: Yoga removes `http` from the extensions it sends.
+const badRequest = () => refusalExtensions("BAD_REQUEST");
 
 const safeStringLiterals: ValidationRule = (context) => ({
   StringValue(node) {

@@ -9,7 +9,9 @@ import type { Services } from "../../core/context.ts";
 
 export function usePdfDownloads(services: Services): Plugin {
   async function serve(request: Request, url: URL): Promise<Response> {
-    if (request.method !== "GET") return errorResponse(405, `Method ${request.method} is not allowed on a PDF; use GET`, { Allow: "GET" });
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return errorResponse(405, `Method ${request.method} is not allowed on a PDF; use GET`, { Allow: "GET, HEAD" });
+    }
     const check = checkPdfUrl(services.signer, services.clock, url);
     if (!check.ok) return errorResponse(check.status, check.message);
     const pdf = await renderPdf(services, check.target);
@@ -30,7 +32,9 @@ export function usePdfDownloads(services: Services): Plugin {
 
   return {
     async onRequest({ request, url, endResponse }) {
-      if (url.pathname.startsWith(`${PDF_PATH}/`)) endResponse(await serve(request, url));
+      if (!url.pathname.startsWith(`${PDF_PATH}/`)) return;
+      const response = await serve(request, url);
+      endResponse(request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response);
     },
   };
 }

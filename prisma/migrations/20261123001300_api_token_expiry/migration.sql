@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "ApiToken" ADD COLUMN     "expiresAt" TIMESTAMP(3);
+

@@ -1,0 +1,57 @@
+// Per-request DataLoaders of sites and their structure: a request reads each site's site spaces,
+// sections and section groups in one statement per kind, whatever number of sites it lists.
+import DataLoader from "dataloader";
+import type { PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { byId, groupedBy } from "../loaders.ts";
+
+const bySortKey = <T extends { sortKey: string; id: string }>(a: T, b: T) =>
+  a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+export const sortByKey = <T extends { sortKey: string; id: string }>(rows: T[]) => [...rows].sort(bySortKey);
+
+function createSiteLoaders(prisma: PrismaClient) {
+  const site = byId<Site>((ids) => prisma.site.findMany({ where: { id: { in: ids } } }));
+  const siteSpaces = groupedBy<SiteSpace>((row) => [row.siteId], (siteIds) => prisma.siteSpace.findMany({ where: { siteId: { in: siteIds } } }));
+  const sections = groupedBy<SiteSection>((row) => [row.siteId], (siteIds) => prisma.siteSection.findMany({ where: { siteId: { in: siteIds } } }));
+  const sectionGroups = groupedBy<SiteSectionGroup>((row) => [row.siteId], (siteIds) => prisma.siteSectionGroup.findMany({ where: { siteId: { in: siteIds } } }));
+  const shareLinks = groupedBy<SiteShareLink>((row) => [row.siteId], (siteIds) => prisma.siteShareLink.findMany({ where: { siteId: { in: siteIds } } }));
+  /** The sites showing each space (any number of times), oldest first. */
+  const sitesOfSpace = new DataLoader<string, Site[]>(async (spaceIds) => {
+    const rows = await prisma.siteSpace.findMany({ where: { spaceId: { in: [...spaceIds] } }, select: { spaceId: true, site: true } });
+    const groups = new Map<string, Map<string, Site>>(spaceIds.map((id) => [id, new Map()]));
+    for (const row of rows) groups.get(row.spaceId)!.set(row.site.id, row.site);
+    return spaceIds.map((id) => [...groups.get(id)!.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)));
+  });
+  /** How many sites each organization has. */
+  const organizationSiteCount = new DataLoader<string, number>(async (organizationIds) => {
+    const rows = await prisma.site.groupBy({ by: ["organizationId"], where: { organizationId: { in: [...organizationIds] } }, _count: { _all: true } });
+    const found = new Map(rows.map((row) => [row.organizationId, row._count._all]));
+    return organizationIds.map((id) => found.get(id) ?? 0);
+  });
+  /** Structure rows by their own id, to find the site they belong to (node(id:)). */
+  const siteSpace = byId<SiteSpace>((ids) => prisma.siteSpace.findMany({ where: { id: { in: ids } } }));
+  const section = byId<SiteSection>((ids) => prisma.siteSection.findMany({ where: { id: { in: ids } } }));
+  const sectionGroup = byId<SiteSectionGroup>((ids) => prisma.siteSectionGroup.findMany({ where: { id: { in: ids } } }));
+
+  /** Drops what the loaders hold of a site that just changed. */
+  function forget(siteId: string): void {
+    organizationSiteCount.clearAll();
+    for (const loader of [site, siteSpaces, sections, sectionGroups, shareLinks]) loader.clear(siteId);
+    siteSpace.clearAll();
+    section.clearAll();
+    sectionGroup.clearAll();
+  }
+
+  return { site, sitesOfSpace, organizationSiteCount, siteSpaces, sections, sectionGroups, shareLinks, siteSpace, section, sectionGroup, forget };
+}
+
+export type SiteLoaders = ReturnType<typeof createSiteLoaders>;
+
+const perRequest = new WeakMap<object, SiteLoaders>();
+
+export function siteLoaders(ctx: CoreContext): SiteLoaders {
+  let loaders = perRequest.get(ctx.loaders);
+  if (!loaders) perRequest.set(ctx.loaders, (loaders = createSiteLoaders(ctx.prisma)));
+  return loaders;
+}

@@ -1,0 +1,75 @@
+// Rate limits on every request, before any other work: per bearer token (its hash) when one is
+// sent, else per client address. Every response carries `X-RateLimit-Limit`, `-Remaining` and
+// `-Reset` (Unix seconds when the window ends); over the limit the answer is 429 with
+// `Retry-After`, as the error envelope of the surface asked. On PostgreSQL the counters are rows
+// (rate-limiter-flexible's Prisma store), so instances sharing the database share the limits;
+// on the embedded database (one process) they are in memory. If the store fails, counting falls
+// back to memory rather than refusing or failing requests.
+import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Plugin } from "graphql-yoga";
+import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Config } from "../../config.ts";
+import type { Services } from "../../core/context.ts";
+import { errorResponse } from "../../http/errors.ts";
+
+export type RateLimits = Config["rateLimits"];
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { perToken: 1200, perAddress: 300, windowSeconds: 60 };
+
+/** Paths not counted: probes of orchestrators must not be refused. */
+const EXEMPT = /^\/(health|ready)(\/|$)/;
+
+function limiter(points: number, duration: number, keyPrefix: string, services: Services, shared: boolean): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ points, duration, keyPrefix });
+  if (!shared) return memory;
+  return new RateLimiterPrisma({ storeClient: services.prisma, points, duration, keyPrefix, insuranceLimiter: memory });
+}
+
+function headersOf(result: RateLimiterRes, limit: number): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(limit),
+    "X-RateLimit-Remaining": String(Math.max(0, result.remainingPoints)),
+    "X-RateLimit-Reset": String(Math.ceil((Date.now() + Math.max(0, result.msBeforeNext)) / 1000)),
+  };
+}
+
+export function useRateLimit(services: Services, limits: RateLimits, options: { shared: boolean; graphqlEndpoint?: string }): Plugin {
+  const byToken = limiter(limits.perToken, limits.windowSeconds, "rl:token", services, options.shared);
+  const byAddress = limiter(limits.perAddress, limits.windowSeconds, "rl:address", services, options.shared);
+  const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
+  const counted = new WeakMap<Request, Record<string, string>>();
+
+  return {
+    async onRequest({ request, url, serverContext, endResponse }) {
+      if (EXEMPT.test(url.pathname)) return;
+      const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+      const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
+      const [rateLimiter, key, limit] = token
+        ? [byToken, createHash("sha256").update(token).digest("base64url"), limits.perToken]
+        : [byAddress, address, limits.perAddress];
+      let result: RateLimiterRes;
+      try {
+        result = await rateLimiter.consume(key);
+      } catch (refusal) {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        const headers = { ...headersOf(refusal, limit), "Retry-After": String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))) };
+        const message = `Rate limit exceeded: at most ${limit} requests per ${limits.windowSeconds} s ${token ? "per token" : "per client address without a token"}; retry after ${headers["Retry-After"]} s`;
+        endResponse(
+          url.pathname === graphqlEndpoint
+            ? Response.json({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] }, { status: 429, headers })
+            : errorResponse(429, message, headers),
+        );
+        return;
+      }
+      counted.set(request, headersOf(result, limit));
+    },
+    onResponse({ request, response }) {
+      const headers = counted.get(request);
+      if (!headers) return;
+      for (const [name, value] of Object.entries(headers)) {
+        if (!response.headers.has(name)) response.headers.set(name, value);
+      }
+    },
+  };
+}

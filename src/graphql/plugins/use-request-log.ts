@@ -1,0 +1,81 @@
+// Every HTTP request gets an id (the caller's `X-Request-Id` when it is a sane token, else a new
+// UUID), echoed in the response header, on its access-log line (JSON) and in the HTTP metrics,
+// which are labelled by route pattern (`GET /v1/spaces/:spaceId`), never by raw URL, so the
+// number of series stays bounded.
+import { randomUUID } from "node:crypto";
+import FindMyWay, { type HTTPMethod } from "find-my-way";
+import type { Plugin } from "graphql-yoga";
+import { Counter, Histogram, type Registry } from "prom-client";
+import type { Logger } from "../../logger.ts";
+
+export const REQUEST_ID_HEADER = "x-request-id";
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface Started {
+  id: string;
+  at: bigint | undefined;
+  route: string;
+}
+
+/** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
+const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
+
+export function useRequestLog(options: { logger: Logger; registry: Registry; restRoutes: { method: string; path: string }[] }): Plugin {
+  const { logger, registry } = options;
+  const router = FindMyWay();
+  for (const route of options.restRoutes) router.on(route.method as HTTPMethod, route.path, () => {}, { label: `${route.method} ${route.path}` });
+  const requests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests answered, by route pattern, method and status",
+    labelNames: ["method", "route", "status"],
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time to answer an HTTP request (until the response head), by route pattern and method",
+    labelNames: ["method", "route"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const started = new WeakMap<Request, Started>();
+
+  function routeOf(method: string, pathname: string): string {
+    if (pathname.startsWith("/v1")) {
+      const match = router.find(method as HTTPMethod, pathname);
+      return match ? (match.store as { label: string }).label : "/v1 (unmatched)";
+    }
+    if (FIXED.has(pathname)) return pathname;
+    if (pathname.startsWith("/files/")) return "/files/*";
+    if (pathname.startsWith("/reference/")) return "/reference/*";
+    return "other";
+  }
+
+  return {
+    onRequest({ request, url }) {
+      const given = request.headers.get(REQUEST_ID_HEADER);
+      const id = given && SANE_ID.test(given) ? given : randomUUID();
+      started.set(request, { id, at: process.hrtime.bigint(), route: routeOf(request.method, url.pathname) });
+    },
+    onResponse({ request, response }) {
+      const url = new URL(request.url);
+      // Yoga's own GraphiQL page answers before any plugin's onRequest: such a request gets its
+      // id here, and no duration.
+      const entry = started.get(request) ?? { id: randomUUID(), at: undefined, route: routeOf(request.method, url.pathname) };
+      response.headers.set(REQUEST_ID_HEADER, entry.id);
+      const seconds = entry.at === undefined ? undefined : Number(process.hrtime.bigint() - entry.at) / 1e9;
+      const status = response.status;
+      requests.inc({ method: request.method, route: entry.route, status: String(status) });
+      if (seconds !== undefined) durations.observe({ method: request.method, route: entry.route }, seconds);
+      const line = {
+        reqId: entry.id,
+        method: request.method,
+        path: url.pathname,
+        route: entry.route,
+        status,
+        ms: seconds === undefined ? undefined : Math.round(seconds * 1e4) / 10,
+      };
+      if (status >= 500) logger.error(line, "request failed");
+      else logger.info(line, "request");
+    },
+  };
+}

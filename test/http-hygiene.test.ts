@@ -1,0 +1,119 @@
+// HTTP hygiene: rate-limit headers on every response and 429 beyond the limit (per token, per
+// address without one), HEAD on GET routes, security headers, GraphiQL and introspection toggles,
+// request timeouts for bodies that never arrive, and Yoga's own body bound above the upload bound.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+describe("rate limits", () => {
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: { perToken: 8, perAddress: 4, windowSeconds: 60 } });
+    admin = await server.bootstrap("Rate limited org");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("counts down per token on every surface, then answers 429 with Retry-After in the surface's envelope", async () => {
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const responses = [
+      await fetch(`${server.url}/v1/orgs/${admin.organizationId}`, { headers: auth }),
+      await fetch(`${server.url}/v1/nothing-here`, { headers: auth }),
+      await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' }),
+      await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{" }),
+      await fetch(`${server.url}/files/${"0".repeat(64)}/a.txt?sig=x`, { headers: auth }),
+      await fetch(`${server.url}/v1/spaces/x%00`, { headers: auth }),
+    ];
+    const reset = Math.ceil(Date.now() / 1000) + 60;
+    responses.forEach((response, index) => {
+      expect(response.headers.get("x-ratelimit-limit")).toBe("8");
+      expect(response.headers.get("x-ratelimit-remaining")).toBe(String(8 - index - 1));
+      expect(Number(response.headers.get("x-ratelimit-reset"))).toBeGreaterThan(reset - 5);
+      expect(Number(response.headers.get("x-ratelimit-reset"))).toBeLessThanOrEqual(reset + 1);
+    });
+    await fetch(`${server.url}/v1/user`, { headers: auth });
+    await fetch(`${server.url}/v1/user`, { headers: auth });
+    const refused = await fetch(`${server.url}/v1/user`, { headers: auth });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(await refused.json()).toEqual({ error: { code: 429, message: expect.stringMatching(/^Rate limit exceeded: at most 8 requests per 60 s per token/) } });
+    const graphqlRefused = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' });
+    expect(graphqlRefused.status).toBe(429);
+    expect(((await graphqlRefused.json()) as any).errors[0].extensions.code).toBe("RATE_LIMITED");
+    // Another token has its own budget.
+    const other = await server.addMember(admin.organizationId, "read");
+    expect((await fetch(`${server.url}/v1/user`, { headers: { authorization: `Bearer ${other.token}` } })).status).toBe(200);
+  });
+
+  it("limits calls without a token per address", async () => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${server.url}/v1/user`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+  });
+});
+
+describe("headers, HEAD, toggles", () => {
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphiqlEnabled: false, introspectionEnabled: false }, { headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+    admin = await server.bootstrap("Hygiene org");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("answers HEAD on GET routes with the GET's status and headers, without a body", async () => {
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const get = await fetch(`${server.url}/v1/orgs/${admin.organizationId}`, { headers: auth });
+    const head = await fetch(`${server.url}/v1/orgs/${admin.organizationId}`, { method: "HEAD", headers: auth });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe(get.headers.get("content-type"));
+    expect(await head.text()).toBe("");
+    expect((await fetch(`${server.url}/v1/orgs/org_missing`, { method: "HEAD", headers: auth })).status).toBe(404);
+    const notAllowed = await fetch(`${server.url}/v1/orgs/${admin.organizationId}`, { method: "PUT", headers: auth });
+    expect(notAllowed.status).toBe(405);
+    expect(notAllowed.headers.get("allow")).toMatch(/GET, HEAD/);
+  });
+
+  it("sets security headers on API answers, errors included", async () => {
+    for (const response of [
+      await fetch(`${server.url}/v1/user`, { headers: { authorization: `Bearer ${admin.token}` } }),
+      await fetch(`${server.url}/v1/user`),
+      await fetch(`${server.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' }),
+    ]) {
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("content-security-policy")).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    }
+  });
+
+  it("turns GraphiQL and introspection off", async () => {
+    const page = await fetch(`${server.url}/graphql`, { headers: { accept: "text/html" } });
+    expect(page.headers.get("content-type") ?? "").not.toMatch(/text\/html/);
+    const response = await server.graphql(admin.token, "{ __schema { queryType { name } } }");
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0].message).toMatch(/introspection/i);
+    expect((await server.graphql(admin.token, "{ viewer { __typename id } }")).status).toBe(200);
+  });
+
+  it("closes a request whose body never arrives within the request timeout", async () => {
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString()));
+      socket.on("close", () => resolve(received));
+      socket.on("error", reject);
+      socket.write(`POST /v1/orgs/${admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`);
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+  });
+});

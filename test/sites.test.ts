@@ -1,0 +1,352 @@
+// Sites through the official client (every response validated against the published schemas)
+// and GraphQL: the whole flow (create, add spaces, sections and a group, publish, read what is
+// published, unpublish), the structure rules (defaults, paths, moves, groups), adaptive schema
+// and conditions, permissions and isolation, and bad inputs that change nothing.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./support/server.ts";
+import { expectGraphQLError, expectRestError, graphqlData } from "./support/expect.ts";
+
+let server: TestServer;
+let A: { organizationId: string; token: string; userId: string };
+let B: { organizationId: string; token: string; userId: string };
+
+const api = (token = A.token) => server.client(token);
+const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) => graphqlData<T>(server, token, query, variables);
+
+let counter = 0;
+async function newSpace(title = `Space ${++counter}`, owner = A) {
+  const { data } = await api(owner.token).orgs.createSpace(owner.organizationId, { title });
+  return data;
+}
+
+async function newSite(spaces: string[] = [], title = `Site ${++counter}`) {
+  const { data } = await api().orgs.createSite(A.organizationId, { title, spaces });
+  return data;
+}
+
+/** Everything stored about a site's structure, to check that a refused request changed nothing. */
+async function snapshot(siteId: string) {
+  const prisma = server.database.prisma;
+  const [site, siteSpaces, sections, groups] = await Promise.all([
+    prisma.site.findUniqueOrThrow({ where: { id: siteId } }),
+    prisma.siteSpace.findMany({ where: { siteId }, orderBy: { id: "asc" } }),
+    prisma.siteSection.findMany({ where: { siteId }, orderBy: { id: "asc" } }),
+    prisma.siteSectionGroup.findMany({ where: { siteId }, orderBy: { id: "asc" } }),
+  ]);
+  return { site, siteSpaces, sections, groups };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  A = await server.bootstrap("Sites A");
+  B = await server.bootstrap("Sites B");
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the whole flow through the official client", () => {
+  it("creates a site, adds a space, sections and a group, publishes, reads what is published, unpublishes", async () => {
+    const guide = await newSpace("Guide");
+    const api2 = await newSpace("API reference");
+    const changelog = await newSpace("Changelog");
+
+    const created = await api().orgs.createSite(A.organizationId, { title: "Docs", visibility: "public" as never });
+    expect(created.status).toBe(201);
+    const site = created.data;
+    expect(site).toMatchObject({ object: "site", title: "Docs", type: "basic", visibility: "public", published: false, siteSpaces: 0 });
+    expect(site.urls.location).toBe(`${server.url}/v1/orgs/${A.organizationId}/sites/${site.id}`);
+    expect(site.urls.published).toBeUndefined();
+
+    const added = await api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: guide.id });
+    expect(added.status).toBe(201);
+    expect(added.data).toMatchObject({ object: "site-space", path: "guide", default: true, title: "Guide" });
+    expect(added.data.space.id).toBe(guide.id);
+    expect(added.data.section).toBeUndefined();
+
+    // The first section: the root site space moves into a section of its own, titled after the site.
+    const section = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: api2.id, title: "API" })).data;
+    expect(section).toMatchObject({ object: "site-section", title: "API", path: "api", default: false });
+    expect(section.siteSpaces.map((s) => s.space.id)).toEqual([api2.id]);
+    const sections = (await api().orgs.listSiteSections(A.organizationId, site.id)).data;
+    expect(sections.items.map((s) => s.title)).toEqual(["Docs", "API"]);
+    expect(sections.items[0]).toMatchObject({ default: true });
+    expect(sections.items[0].siteSpaces.map((s) => s.id)).toEqual([added.data.id]);
+
+    const third = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: changelog.id, title: "Changelog" })).data;
+    const group = await api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "More", sections: [section.id, third.id] });
+    expect(group.status).toBe(201);
+    expect(group.data).toMatchObject({ object: "site-section-group", title: "More" });
+    expect(group.data.sections.map((s) => s.id)).toEqual([section.id, third.id]);
+
+    const structure = (await api().orgs.getSiteStructure(A.organizationId, site.id)).data;
+    expect(structure.type).toBe("sections");
+    expect(structure.structure.map((item) => item.object)).toEqual(["site-section", "site-section-group"]);
+
+    const published = await api().orgs.publishSite(A.organizationId, site.id);
+    expect(published.status).toBe(200);
+    expect(published.data).toMatchObject({ published: true, urls: { published: `${server.url}/sites/${site.id}/` } });
+
+    const content = (await api().orgs.getPublishedContentSite(A.organizationId, site.id)).data;
+    expect(content.object).toBe("published-content-site");
+    expect(content.site.published).toBe(true);
+    expect(content.structure.type).toBe("sections");
+    expect(content.customizations.site.styling.theme).toBe("clean");
+    const [first, more] = content.structure.structure as any[];
+    expect(first.siteSpaces[0].urls.published).toBe(`${server.url}/sites/${site.id}/`);
+    expect(more.sections.map((s: any) => s.urls.published)).toEqual([`${server.url}/sites/${site.id}/api`, `${server.url}/sites/${site.id}/changelog`]);
+
+    const listed = (await api().orgs.listSites(A.organizationId, { published: true })).data;
+    expect(listed.items.map((s) => s.id)).toContain(site.id);
+
+    const unpublished = await api().orgs.unpublishSite(A.organizationId, site.id);
+    expect(unpublished.data.published).toBe(false);
+    expect(unpublished.data.urls.published).toBeUndefined();
+    expect((await api().orgs.listSites(A.organizationId, { published: true })).data.items.map((s) => s.id)).not.toContain(site.id);
+
+    const deleted = await api().orgs.deleteSiteById(A.organizationId, site.id);
+    expect(deleted.status).toBe(205);
+    await expectRestError(api().orgs.getSiteById(A.organizationId, site.id), 404);
+  });
+
+  it("answers the same through GraphQL: Organization.sites, Space.sites and node(id:)", async () => {
+    const space = await newSpace("Shown");
+    const site = await newSite([space.id], "GraphQL site");
+    const data = await gql(
+      /* GraphQL */ `query($org: ID!, $space: ID!, $site: ID!) {
+        organization(id: $org) { sites(first: 100) { totalCount nodes { id } } }
+        space(id: $space) { sites { id title } }
+        node(id: $site) { ... on Site { title siteSpaceCount siteSpaces(first: 10) { nodes { path default space { id } } } } }
+      }`,
+      { org: A.organizationId, space: space.id, site: site.id },
+    );
+    expect(data.organization.sites.nodes.map((s: any) => s.id)).toContain(site.id);
+    expect(data.space.sites).toEqual([{ id: site.id, title: "GraphQL site" }]);
+    expect(data.node).toMatchObject({ title: "GraphQL site", siteSpaceCount: 1, siteSpaces: { nodes: [{ path: "shown", default: true, space: { id: space.id } }] } });
+  });
+});
+
+describe("structure rules", () => {
+  it("numbers a taken default path, refuses a taken path with 409 and a bad one with 400, changing nothing", async () => {
+    const one = await newSpace("Intro");
+    const two = await newSpace("Intro");
+    const site = await newSite([one.id, two.id]);
+    const spaces = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    expect(spaces.map((s) => s.path)).toEqual(["intro", "intro-2"]);
+    const before = await snapshot(site.id);
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "intro" }), 409, "path");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "" }), 400, "path");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "x".repeat(101) }), 400, "path");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "a/b" }), 400, "path");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "" }), 400, "condition");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "x".repeat(1025) }), 400, "condition");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "visitor.claims ==" }), 400, "condition");
+    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "process.exit()" }), 400, "condition");
+    expect(await snapshot(site.id)).toEqual(before);
+
+    const renamed = (await api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "v2", condition: "visitor.claims.beta == true" })).data;
+    expect(renamed).toMatchObject({ path: "v2", condition: "visitor.claims.beta == true" });
+    const cleared = (await api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: null })).data;
+    expect(cleared.condition).toBeUndefined();
+  });
+
+  it("refuses a space of another organization (404) and an unknown section (400), changing nothing", async () => {
+    const site = await newSite([(await newSpace()).id]);
+    const foreign = await newSpace("Foreign", B);
+    const before = await snapshot(site.id);
+    await expectRestError(api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: foreign.id }), 404, foreign.id);
+    await expectRestError(api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: foreign.id }), 404);
+    await expectRestError(api().orgs.createSite(A.organizationId, { title: "X site", spaces: [foreign.id] }), 404);
+    await expectRestError(api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, sectionId: "ssec_nope" }), 400, "sectionId");
+    expect(await snapshot(site.id)).toEqual(before);
+  });
+
+  it("makes the next site space the default when the default one is deleted", async () => {
+    const site = await newSite([(await newSpace()).id, (await newSpace()).id, (await newSpace()).id]);
+    const [first, second] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    expect(first.default).toBe(true);
+    await api().orgs.deleteSiteSpaceById(A.organizationId, site.id, first.id);
+    const after = (await api().orgs.listSiteSpaces(A.organizationId, site.id, { default: true })).data.items;
+    expect(after.map((s) => s.id)).toEqual([second.id]);
+  });
+
+  it("makes the next section the default when the default section is deleted", async () => {
+    const site = await newSite();
+    const a = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "First" })).data;
+    const b = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Second" })).data;
+    expect(a.default).toBe(true);
+    const deleted = await api().orgs.deleteSiteSectionById(A.organizationId, site.id, a.id);
+    expect(deleted.status).toBe(205);
+    const sections = (await api().orgs.listSiteSections(A.organizationId, site.id)).data.items;
+    expect(sections.map((s) => [s.id, s.default])).toEqual([[b.id, true]]);
+  });
+
+  it("refuses a section path taken in the site (409); a section group takes only sections of its own site (400)", async () => {
+    const site = await newSite();
+    const other = await newSite();
+    const a = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Alpha" })).data;
+    const b = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Beta" })).data;
+    const foreign = (await api().orgs.addSectionToSite(A.organizationId, other.id, { spaceId: (await newSpace()).id, title: "Gamma" })).data;
+    const before = await snapshot(site.id);
+    await expectRestError(api().orgs.updateSiteSectionById(A.organizationId, site.id, b.id, { path: a.path }), 409, "path");
+    await expectRestError(api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "G", sections: [a.id, foreign.id] }), 400, "sections");
+    await expectRestError(api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "" }), 400, "title");
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}`;
+    const group = (await api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "Group" })).data;
+    const afterGroup = await snapshot(site.id);
+    const refused = await server.rest(A.token, "POST", `${path}/section-groups/${group.id}/sections`, { sectionId: foreign.id });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain("sectionId");
+    expect(await snapshot(site.id)).toEqual(afterGroup);
+    expect(before.sections).toEqual(afterGroup.sections);
+
+    const joined = await server.rest(A.token, "POST", `${path}/section-groups/${group.id}/sections`, { sectionId: b.id });
+    expect(joined.status).toBe(200);
+    expect(joined.body.sections.map((s: any) => s.id)).toEqual([b.id]);
+    const left = await server.rest(A.token, "DELETE", `${path}/section-groups/${group.id}/sections/${b.id}`);
+    expect(left.status).toBe(205);
+    const groups = (await api().orgs.listSiteSectionGroups(A.organizationId, site.id)).data.items;
+    expect(groups[0].sections).toEqual([]);
+  });
+
+  it("moves site spaces, sections and groups, and sorts the structure", async () => {
+    const site = await newSite([(await newSpace("One")).id, (await newSpace("Two")).id, (await newSpace("Three")).id]);
+    const [one, two, three] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    const moved = await api().orgs.moveSiteSpace(A.organizationId, site.id, three.id, { position: { before: { type: "site-space", siteSpace: one.id } } });
+    expect(moved.status).toBe(200);
+    expect((await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items.map((s) => s.id)).toEqual([three.id, one.id, two.id]);
+    const sorted = await api().orgs.sortSiteStructure(A.organizationId, site.id, {
+      item: { type: "site-space", id: three.id },
+      position: { after: { type: "site-space", id: two.id } },
+    });
+    expect(sorted.data).toMatchObject({ object: "site-space", id: three.id });
+    expect((await api().orgs.getSiteStructure(A.organizationId, site.id)).data.structure.map((s: any) => s.id)).toEqual([one.id, two.id, three.id]);
+
+    const sectioned = await newSite();
+    const s1 = (await api().orgs.addSectionToSite(A.organizationId, sectioned.id, { spaceId: (await newSpace()).id, title: "S one" })).data;
+    const s2 = (await api().orgs.addSectionToSite(A.organizationId, sectioned.id, { spaceId: (await newSpace()).id, title: "S two" })).data;
+    const g = (await api().orgs.addSectionGroupToSite(A.organizationId, sectioned.id, { title: "Grouped" })).data;
+    await api().orgs.moveSiteSection(A.organizationId, sectioned.id, s2.id, { position: { before: { type: "site-section", siteSection: s1.id } } });
+    await api().orgs.moveSiteSectionGroup(A.organizationId, sectioned.id, g.id, { position: { before: { type: "site-section", id: s2.id } } });
+    const root = (await api().orgs.getSiteStructure(A.organizationId, sectioned.id)).data.structure.map((s: any) => s.id);
+    expect(root).toEqual([g.id, s2.id, s1.id]);
+    await expectRestError(
+      api().orgs.sortSiteStructure(A.organizationId, sectioned.id, { item: { type: "site-section", id: s1.id }, position: { before: { type: "site-section", id: "ssec_nope" } } }),
+      400,
+      "position",
+    );
+  });
+
+  it("keeps hostnames unique across the service (409) and checks the site's fields (400)", async () => {
+    const one = await newSite();
+    const two = await newSite();
+    const patched = await api().orgs.updateSiteById(A.organizationId, one.id, { title: "Renamed site", visibility: "unlisted" as never, basename: "docs" } as never);
+    expect(patched.data).toMatchObject({ title: "Renamed site", visibility: "unlisted", basename: "docs" });
+    const path = `/v1/orgs/${A.organizationId}/sites`;
+    expect((await server.rest(A.token, "PATCH", `${path}/${one.id}`, { hostname: "docs.example.com" })).status).toBe(200);
+    const before = await snapshot(two.id);
+    const taken = await server.rest(A.token, "PATCH", `${path}/${two.id}`, { hostname: "docs.example.com" });
+    expect(taken.status).toBe(409);
+    expect((await server.rest(A.token, "PATCH", `${path}/${two.id}`, { hostname: "localhost" })).status).toBe(400);
+    await expectRestError(api().orgs.updateSiteById(A.organizationId, two.id, { title: "x" }), 400, "title");
+    await expectRestError(api().orgs.updateSiteById(A.organizationId, two.id, { visibility: "secret" as never }), 400, "visibility");
+    await expectRestError(api().orgs.createSite(A.organizationId, { title: "y" }), 400, "title");
+    await expectRestError(api().orgs.updateSiteById(A.organizationId, two.id, { defaultSiteSpace: "ssp_nope" }), 400, "defaultSiteSpace");
+    expect(await snapshot(two.id)).toEqual(before);
+  });
+});
+
+describe("adaptive schema and template conditions", () => {
+  it("takes a draft-07 JSON Schema, refuses anything else with 400, and lists conditions built from it", async () => {
+    const site = await newSite();
+    const empty = (await api().orgs.getSiteAdaptiveSchema(A.organizationId, site.id)).data;
+    expect(empty.object).toBe("site-adaptive-schema");
+    const jsonSchema = {
+      type: "object",
+      properties: {
+        plan: { type: "string", enum: ["free", "pro"], description: "Plan" },
+        unsigned: { type: "object", description: "Unsigned claims of the site visitor.", properties: { beta: { type: "boolean", description: "Beta" } }, additionalProperties: false },
+      },
+      additionalProperties: false,
+    };
+    const saved = await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema } as never);
+    expect(saved.data.jsonSchema).toEqual(jsonSchema);
+    const conditions = (await api().orgs.listSiteAdaptiveTemplateConditions(A.organizationId, site.id)).data.items.map((item) => item.condition);
+    expect(conditions).toEqual(['visitor.claims.plan == "free"', 'visitor.claims.plan == "pro"', "visitor.claims.unsigned.beta == true"]);
+
+    const before = await snapshot(site.id);
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/adaptive-schema`;
+    for (const bad of [{ type: "object", properties: { a: { type: "nonsense" } } }, { type: "string" }, "text", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} }]) {
+      const response = await server.rest(A.token, "PUT", path, { jsonSchema: bad });
+      expect(response.status, JSON.stringify(bad)).toBe(400);
+      expect(response.body.error.message).toContain("jsonSchema");
+    }
+    expect((await server.rest(A.token, "PUT", path, {})).status).toBe(400);
+    expect(await snapshot(site.id)).toEqual(before);
+  });
+});
+
+describe("the organization's default content and a member's sites", () => {
+  it("takes a site of the organization as default content (another's is 400), cleared when the site is deleted", async () => {
+    const org = await server.bootstrap("Default content");
+    const { data: site } = await api(org.token).orgs.createSite(org.organizationId, { title: "Home site" });
+    const foreign = await newSite();
+    await expectRestError(api(org.token).orgs.updateOrganizationById(org.organizationId, { defaultContent: { type: "site", site: foreign.id } } as never), 400, "defaultContent");
+    const updated = await api(org.token).orgs.updateOrganizationById(org.organizationId, { defaultContent: { type: "site", site: site.id } } as never);
+    expect(updated.data.defaultContent).toEqual({ type: "site", site: site.id });
+    const reader = await server.addMember(org.organizationId, "read");
+    const guest = await server.addMember(org.organizationId, null);
+    const members = (await api(org.token).orgs.listMembersInOrganizationById(org.organizationId)).data.items;
+    expect(members.find((m) => m.id === reader.userId)?.sites).toBe(1);
+    expect(members.find((m) => m.id === guest.userId)?.sites).toBe(0);
+    await api(org.token).orgs.deleteSiteById(org.organizationId, site.id);
+    expect((await api(org.token).orgs.getOrganizationById(org.organizationId)).data.defaultContent).toBeUndefined();
+  });
+});
+
+describe("permissions and isolation", () => {
+  it("lets readers read, refuses them changes (403), and hides a site from other organizations (404)", async () => {
+    const site = await newSite([(await newSpace()).id]);
+    const reader = await server.addMember(A.organizationId, "read");
+    expect((await api(reader.token).orgs.getSiteById(A.organizationId, site.id)).data.permissions).toMatchObject({ view: true, admin: false });
+    await expectRestError(api(reader.token).orgs.publishSite(A.organizationId, site.id), 403);
+    await expectRestError(api(reader.token).orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id }), 403);
+    await expectRestError(api(B.token).orgs.getSiteById(A.organizationId, site.id), 404);
+    await expectRestError(api(B.token).orgs.getSiteById(B.organizationId, site.id), 404);
+    const node = await server.graphql(B.token, `query($id: ID!) { node(id: $id) { id } }`, { id: site.id });
+    expectGraphQLError(node, "NOT_FOUND");
+  });
+});
+
+describe("statements", () => {
+  it("reads 20 sites with their site spaces in as many statements as 2", async () => {
+    const org = await server.bootstrap("Statements");
+    const make = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const { data: space } = await api(org.token).orgs.createSpace(org.organizationId, { title: `S${i}` });
+        await api(org.token).orgs.createSite(org.organizationId, { title: `Site ${i}`, spaces: [space.id] });
+      }
+    };
+    const count = async () => {
+      const statements = await countStatements(() =>
+        api(org.token).orgs.listSites(org.organizationId, { limit: 100 }).then(async (r) => {
+          for (const site of r.data.items.slice(0, 1)) await api(org.token).orgs.getPublishedContentSite(org.organizationId, site.id);
+        }),
+      );
+      return statements;
+    };
+    await make(2);
+    const few = await count();
+    await make(18);
+    const many = await count();
+    expect(many).toBe(few);
+  });
+});
+
+/** SQL statements the database runs during `work`. */
+async function countStatements(work: () => Promise<unknown>): Promise<number> {
+  const start = server.database.statementCount;
+  await work();
+  return server.database.statementCount - start;
+}
