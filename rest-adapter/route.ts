@@ -1,6 +1,8 @@
 // A REST route is a table row: method + path → one hand-written GraphQL operation, how the
 // request becomes its variables, the success status, and how `data` becomes the body.
 
+import type { TadaDocumentNode } from "gql.tada";
+import { print } from "graphql";
 import type { Action } from "../src/auth/policy.ts";
 
 /** `string[]`: repeated (`authors=a&authors=b`, as the official client sends arrays) or comma-separated. */
@@ -32,6 +34,16 @@ export interface RestRoute {
   body?: (data: any) => unknown;
 }
 
+/**
+ * A row whose document is typed (rest-adapter/graphql.ts): its `body` gets the operation's result
+ * type, so the compiler checks every field it reads.
+ */
+export function typedRoute<Result, Variables>(
+  route: Omit<RestRoute, "document" | "body"> & { document: TadaDocumentNode<Result, Variables>; body?: (data: Result) => unknown },
+): RestRoute {
+  return { ...route, document: print(route.document), body: route.body as RestRoute["body"] };
+}
+
 /** Connection args of a list route: REST `page` is the cursor, `limit` the page size. */
 export const pageVariables = (query: RestRequest["query"]) => ({ first: query.limit, after: query.page });
 
@@ -54,6 +66,25 @@ export const restEnum = (value: string | null) => (value === null ? null : value
 
 /** A REST input that cannot be translated to the operation's variables: answered with 400. */
 export class RestInputError extends Error {}
+
+const EVALUATED = ["true", "false", "deterministic-only"];
+
+/**
+ * `format` as the operation's two include flags (`$markdown`, `$document`), `fallback` when
+ * absent (pages default to the document tree, comments to markdown, as the published API has
+ * them); `evaluated`, where a route takes it, checked.
+ */
+export function formatVariables({ query }: RestRequest, fallback: "document" | "markdown") {
+  const formats = fallback === "document" ? ["document", "markdown"] : ["markdown", "document"];
+  const format = query.format ?? fallback;
+  if (typeof format !== "string" || !formats.includes(format)) {
+    throw new RestInputError(`format must be one of ${formats.join(", ")} (got ${JSON.stringify(format)})`);
+  }
+  if (query.evaluated !== undefined && !EVALUATED.includes(String(query.evaluated))) {
+    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${JSON.stringify(query.evaluated)})`);
+  }
+  return { markdown: format === "markdown", document: format === "document" };
+}
 
 /**
  * REST value → GraphQL enum value, for inputs; null passes (GraphQL decides if it may be null).

@@ -1,14 +1,21 @@
-// `npm run schema`: prints the GraphQL schema to schema.graphql, and the permission matrix into
-// the README, both committed so that every change is a reviewable diff (tests fail when stale).
+// `npm run schema`: prints the GraphQL schema to schema.graphql, its introspection types for the
+// typed REST documents (rest-adapter/graphql-env.d.ts, read by gql.tada offline), and the
+// permission matrix into the README, all committed so that every change is a reviewable diff
+// (tests fail when stale).
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { printSchema } from "graphql";
+import { outputIntrospectionFile, minifyIntrospection } from "@gql.tada/internal";
+import { introspectionFromSchema, printSchema } from "graphql";
 import { policyTable } from "./auth/policy.ts";
 import { schema } from "./graphql/schema.ts";
 
 export const SCHEMA_FILE = fileURLToPath(new URL("../schema.graphql", import.meta.url));
 export const README_FILE = fileURLToPath(new URL("../README.md", import.meta.url));
 export const printedSchema = () => `${printSchema(schema)}\n`;
+
+export const INTROSPECTION_FILE = fileURLToPath(new URL("../rest-adapter/graphql-env.d.ts", import.meta.url));
+export const printedIntrospection = () =>
+  outputIntrospectionFile(minifyIntrospection(introspectionFromSchema(schema)), { fileType: ".d.ts", shouldPreprocess: true });
 
 const START = "<!-- permission-matrix:start (npm run schema) -->";
 const END = "<!-- permission-matrix:end -->";
@@ -23,6 +30,7 @@ export function readmeWithPolicy(readme: string): string {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(SCHEMA_FILE, printedSchema());
+  writeFileSync(INTROSPECTION_FILE, printedIntrospection());
   writeFileSync(README_FILE, readmeWithPolicy(readFileSync(README_FILE, "utf8")));
-  console.log(`Wrote ${SCHEMA_FILE} and the permission matrix of ${README_FILE}`);
+  console.log(`Wrote ${SCHEMA_FILE}, ${INTROSPECTION_FILE} and the permission matrix of ${README_FILE}`);
 }

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
-import { printedSchema, SCHEMA_FILE } from "../src/print-schema.ts";
+import { INTROSPECTION_FILE, printedIntrospection, printedSchema, SCHEMA_FILE } from "../src/print-schema.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -280,6 +280,10 @@ describe("schema.graphql", () => {
     const committed = readFileSync(new URL("../schema.graphql", import.meta.url), "utf8");
     expect(SCHEMA_FILE).toBe(new URL("../schema.graphql", import.meta.url).pathname);
     expect(printedSchema()).toBe(committed);
+  });
+
+  it("has its introspection types for the typed REST documents up to date (`npm run schema`)", () => {
+    expect(printedIntrospection()).toBe(readFileSync(INTROSPECTION_FILE, "utf8"));
   });
 });
 

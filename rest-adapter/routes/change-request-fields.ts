@@ -1,6 +1,6 @@
 // The published ChangeRequest shape, shared by the change request routes and by revisions
 // (a merge revision names the change request it merged: `mergedFrom`).
-import { compact } from "../route.ts";
+import { compact, restEnum } from "../route.ts";
 import { USER_FIELDS, restUser } from "./members.ts";
 
 export const CHANGE_REQUEST_FIELDS = /* GraphQL */ `
@@ -20,7 +20,7 @@ export function restChangeRequest(c: any) {
     object: "change-request",
     id: c.id,
     number: c.number,
-    status: c.status.toLowerCase(),
+    status: restEnum(c.status),
     subject: c.subject,
     createdBy: restUser(c.createdBy),
     createdAt: c.createdAt,

@@ -8,7 +8,7 @@
 // only. Posting answers 200 and deleting 205, as the published spec has them; deleting what does
 // not exist is a 404, as everywhere else.
 import { COMMENT_ORDERS, COMMENT_STATUS_FILTERS } from "../../src/core/comments/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
+import { compact, formatVariables, graphqlEnum, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
 import { MEMBER_FIELDS, USER_FIELDS, restMember, restUser } from "./members.ts";
 
 const POSTED_FIELDS = /* GraphQL */ `
@@ -80,17 +80,6 @@ export function restComment(c: any) {
 
 const restReply = (r: any) => ({ object: "comment-reply", ...restPosted(r) });
 
-const FORMATS = ["markdown", "document"];
-
-/** `format` as the operation's two include flags. */
-export function formatVariables({ query }: RestRequest) {
-  const format = query.format ?? "markdown";
-  if (typeof format !== "string" || !FORMATS.includes(format)) {
-    throw new RestInputError(`format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
-  }
-  return { markdown: format === "markdown", document: format === "document" };
-}
-
 /** A body field (`field`): `{ markdown }`. A document tree is not converted (400). */
 export function markdownIn(value: unknown, field = "body"): string {
   const markdown = typeof value === "object" && value !== null ? (value as { markdown?: unknown }).markdown : undefined;
@@ -157,7 +146,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
       variables: (request) => ({
         ...baseVariables(request),
         ...pageVariables(request.query),
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         order: request.query.order === undefined ? undefined : graphqlEnum("order", request.query.order, COMMENT_ORDERS),
         status: request.query.status === undefined ? undefined : graphqlEnum("status", request.query.status, COMMENT_STATUS_FILTERS),
         targetPage: request.query.targetPage,
@@ -177,7 +166,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         }
         ${COMMENT_FIELDS}`,
       variables: (request) => ({
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         input: {
           ...baseVariables(request),
           body: markdownIn(request.body.body),
@@ -198,7 +187,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
           ${onBase(`comment(id: $comment) { ...CommentFields }`)}
         }
         ${COMMENT_FIELDS}`,
-      variables: (request) => ({ ...baseVariables(request), comment: request.params.commentId, ...formatVariables(request) }),
+      variables: (request) => ({ ...baseVariables(request), comment: request.params.commentId, ...formatVariables(request, "markdown") }),
       status: 200,
       body: (data) => restComment(baseOf(data).comment),
     },
@@ -214,7 +203,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         }
         ${COMMENT_FIELDS}`,
       variables: (request) => ({
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         input: { ...baseVariables(request), comment: request.params.commentId, ...updateInput(request.body) },
       }),
       status: 200,
@@ -249,7 +238,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         ...baseVariables(request),
         comment: request.params.commentId,
         ...pageVariables(request.query),
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
       }),
       status: 200,
       body: (data) => listBody(baseOf(data).comment.replies, restReply),
@@ -265,7 +254,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         }
         ${REPLY_FIELDS}`,
       variables: (request) => ({
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         input: { ...baseVariables(request), comment: request.params.commentId, body: markdownIn(request.body.body) },
       }),
       status: 200,
@@ -285,7 +274,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         ...baseVariables(request),
         comment: request.params.commentId,
         reply: request.params.commentReplyId,
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
       }),
       status: 200,
       body: (data) => restReply(baseOf(data).comment.reply),
@@ -302,7 +291,7 @@ function commentRoutes(prefix: string, kind: "space" | "change request"): RestRo
         }
         ${REPLY_FIELDS}`,
       variables: (request) => ({
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         input: {
           ...baseVariables(request),
           comment: request.params.commentId,

@@ -12,9 +12,11 @@
 // `format=markdown`. Page trees of any depth are read flat (`allPages`, `descendants`, each with
 // its `parentId`) and nested here, so the operation documents need no fixed depth.
 import { CHANGE_REQUEST_FIELDS, restChangeRequest } from "./change-request-fields.ts";
-import { listBody, pageVariables, RestInputError, restEnum, compact, type RestRequest, type RestRoute } from "../route.ts";
+import { print } from "graphql";
+import { graphql, type ResultOf } from "../graphql.ts";
+import { compact, formatVariables, listBody, pageVariables, restEnum, typedRoute, type RestRequest, type RestRoute } from "../route.ts";
 
-export const PAGE_FIELDS = /* GraphQL */ `
+const PageFields = graphql(`
   fragment ContentPageFields on Page {
     id title emoji icon createdAt updatedAt type slug path parentId description href documentId
     urls { app }
@@ -23,10 +25,14 @@ export const PAGE_FIELDS = /* GraphQL */ `
     cover { ref { kind file } refDark { kind file } yPos }
     markdown @include(if: $markdown)
     document @include(if: $document)
-  }`;
+  }`);
+type PageData = ResultOf<typeof PageFields>;
 
-export const FILE_FIELDS = /* GraphQL */ `
-  fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`;
+const FileFields = graphql(`
+  fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`);
+
+export const PAGE_FIELDS = print(PageFields);
+export const FILE_FIELDS = print(FileFields);
 
 export const REVISION_FIELDS = /* GraphQL */ `
   fragment ContentRevisionFields on Revision {
@@ -42,12 +48,12 @@ export const REVISION_FIELDS = /* GraphQL */ `
   ${FILE_FIELDS}
   ${CHANGE_REQUEST_FIELDS}`;
 
-export function restFile(f: any) {
+export function restFile(f: ResultOf<typeof FileFields>) {
   return { ...compact({ ...f, dimensions: undefined }), ...compact({ dimensions: f.dimensions }) };
 }
 
 /** A page of the published shape (document, group or link) with its nested `pages`. */
-export function restPage(p: any, childrenOf: (id: string) => any[]): Record<string, unknown> {
+export function restPage(p: PageData, childrenOf: (id: string) => PageData[]): Record<string, unknown> {
   const type = restEnum(p.type);
   const common = {
     id: p.id,
@@ -85,8 +91,8 @@ export function restPage(p: any, childrenOf: (id: string) => any[]): Record<stri
 }
 
 /** Children by parent id, from a flat depth-first list of pages with their `parentId`. */
-function childIndex(pages: any[]) {
-  const children = new Map<string | null, any[]>();
+function childIndex(pages: PageData[]) {
+  const children = new Map<string | null, PageData[]>();
   for (const page of pages) {
     const siblings = children.get(page.parentId ?? null);
     if (siblings) siblings.push(page);
@@ -96,7 +102,7 @@ function childIndex(pages: any[]) {
 }
 
 /** The nested tree of a flat page list. */
-export function restPageTree(pages: any[]) {
+export function restPageTree(pages: PageData[]) {
   const childrenOf = childIndex(pages);
   return childrenOf(null).map((page) => restPage(page, childrenOf));
 }
@@ -120,26 +126,11 @@ export function restRevision(r: any) {
   };
 }
 
-const FORMATS = ["document", "markdown"];
-const EVALUATED = ["true", "false", "deterministic-only"];
-
-/** `format` (default `document`) as the operation's two include flags; `evaluated` checked. */
-export function formatVariables({ query }: RestRequest) {
-  const format = query.format ?? "document";
-  if (typeof format !== "string" || !FORMATS.includes(format)) {
-    throw new RestInputError(`format must be one of ${FORMATS.join(", ")} (got ${JSON.stringify(format)})`);
-  }
-  if (query.evaluated !== undefined && !EVALUATED.includes(String(query.evaluated))) {
-    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${JSON.stringify(query.evaluated)})`);
-  }
-  return { markdown: format === "markdown", document: format === "document" };
-}
-
 export const FLAGS = { metadata: "boolean", computed: "boolean" } as const;
 export const PAGE_QUERY = { format: "string", evaluated: "string", ...FLAGS } as const;
 
 /** A page and its subtree, nested. */
-export function singlePage(page: any) {
+export function singlePage(page: PageData & { descendants: PageData[] }) {
   return restPage(page, childIndex(page.descendants));
 }
 
@@ -176,56 +167,59 @@ export const contentRoutes: RestRoute[] = [
     status: 200,
     body: (data) => restRevision(data.contentTarget.content),
   },
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content/pages",
     action: "space.read",
     query: FLAGS,
-    document: /* GraphQL */ `
-      query ListPages($space: ID!, $changeRequest: ID, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query ListPages($space: ID!, $changeRequest: ID, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { content { allPages { ...ContentPageFields } } }
-      }
-      ${PAGE_FIELDS}`,
+      }`,
+      [PageFields],
+    ),
     variables: (request) => ({ ...targetVariables(request), markdown: true, document: false }),
     status: 200,
     body: (data) => ({ pages: restPageTree(data.contentTarget.content.allPages) }),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content/page/:pageId",
     action: "space.read",
     query: PAGE_QUERY,
-    document: /* GraphQL */ `
-      query GetPage($space: ID!, $changeRequest: ID, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query GetPage($space: ID!, $changeRequest: ID, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { page(id: $page) { ...ContentPageFields descendants { ...ContentPageFields } } }
-      }
-      ${PAGE_FIELDS}`,
-    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...formatVariables(request) }),
+      }`,
+      [PageFields],
+    ),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...formatVariables(request, "document") }),
     status: 200,
     body: (data) => singlePage(data.contentTarget.page),
-  },
-  {
+  }),
+  typedRoute({
     // Beyond the contract, as the published API has it (getPageByPath, getPageInChangeRequestByPath).
     method: "GET",
     path: "/v1/spaces/:spaceId/content/path/*",
     action: "space.read",
     query: { ...PAGE_QUERY, cachedMetadata: "boolean" },
-    document: /* GraphQL */ `
-      query GetPageByPath($space: ID!, $changeRequest: ID, $path: String!, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query GetPageByPath($space: ID!, $changeRequest: ID, $path: String!, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { page(path: $path) { ...ContentPageFields descendants { ...ContentPageFields } } }
-      }
-      ${PAGE_FIELDS}`,
-    variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...formatVariables(request) }),
+      }`,
+      [PageFields],
+    ),
+    variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...formatVariables(request, "document") }),
     status: 200,
     body: (data) => singlePage(data.contentTarget.page),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content/files",
     action: "space.read",
     query: { page: "string", limit: "limit", ...FLAGS },
-    document: /* GraphQL */ `
-      query ListFiles($space: ID!, $changeRequest: ID, $first: Int, $after: String) {
+    document: graphql(
+      `query ListFiles($space: ID!, $changeRequest: ID, $first: Int, $after: String) {
         contentTarget(space: $space, changeRequest: $changeRequest) {
           files(first: $first, after: $after) {
             totalCount
@@ -233,24 +227,26 @@ export const contentRoutes: RestRoute[] = [
             nodes { ...ContentFileFields }
           }
         }
-      }
-      ${FILE_FIELDS}`,
+      }`,
+      [FileFields],
+    ),
     variables: (request) => ({ ...targetVariables(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.contentTarget.files, restFile),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content/files/:fileId",
     action: "space.read",
     query: FLAGS,
-    document: /* GraphQL */ `
-      query GetFile($space: ID!, $changeRequest: ID, $file: ID!) {
+    document: graphql(
+      `query GetFile($space: ID!, $changeRequest: ID, $file: ID!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { file(id: $file) { ...ContentFileFields } }
-      }
-      ${FILE_FIELDS}`,
+      }`,
+      [FileFields],
+    ),
     variables: (request) => ({ ...targetVariables(request), file: request.params.fileId }),
     status: 200,
     body: (data) => restFile(data.contentTarget.file),
-  },
+  }),
 ];

@@ -7,7 +7,7 @@
 // `organization`, the `space` and the linking `page` (without `versionContext`, which would
 // repeat the whole revision in every item; it is optional in the published schema).
 import { LINK_STATUSES } from "../../src/core/links/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, type RestRoute } from "../route.ts";
+import { compact, graphqlEnum, listBody, pageVariables, restEnum, type RestRoute } from "../route.ts";
 import { restPage, targetVariables } from "./content.ts";
 import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
 import { SPACE_FIELDS, restSpace } from "./spaces.ts";
@@ -41,7 +41,7 @@ export const BACKLINK_FIELDS = /* GraphQL */ `
 export function restLinkList(connection: any) {
   return {
     ...listBody(connection, (link: any) => ({
-      status: graphqlToRest(link.status),
+      status: restEnum(link.status),
       relation: link.relation,
       targetReference: compact(link.targetReference),
       locationReferences: link.locationReferences.map(compact),
@@ -50,7 +50,6 @@ export function restLinkList(connection: any) {
   };
 }
 
-const graphqlToRest = (value: string) => value.toLowerCase().replace(/_/g, "-");
 
 export function restBacklinks(space: any, connection: any) {
   const organization = restOrganization(space.organization);

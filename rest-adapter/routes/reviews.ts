@@ -4,8 +4,8 @@
 // answered in `format` (markdown by default). Removing a requested reviewer answers 205, or 204
 // when that user had not been asked (the published statuses).
 import { REVIEW_STATUSES } from "../../src/core/reviews/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
-import { COMMENT_FIELDS, formatVariables, markdownIn, restComment } from "./comments.ts";
+import { compact, formatVariables, graphqlEnum, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
+import { COMMENT_FIELDS, markdownIn, restComment } from "./comments.ts";
 import { USER_FIELDS, restUser } from "./members.ts";
 
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
@@ -109,7 +109,7 @@ export const reviewRoutes: RestRoute[] = [
         }
       }
       ${REVIEW_FIELDS}`,
-    variables: (request) => ({ ...target(request), ...pageVariables(request.query), ...formatVariables(request), outdated: request.query.outdated }),
+    variables: (request) => ({ ...target(request), ...pageVariables(request.query), ...formatVariables(request, "markdown"), outdated: request.query.outdated }),
     status: 200,
     body: (data) => listBody(data.space.changeRequest.reviews, restReview),
   },
@@ -126,7 +126,7 @@ export const reviewRoutes: RestRoute[] = [
     variables: (request) => {
       if (request.body.status === undefined) throw new RestInputError(`status is required: one of ${REVIEW_STATUSES.join(", ")}`);
       return {
-        ...formatVariables(request),
+        ...formatVariables(request, "markdown"),
         input: {
           ...target(request),
           status: graphqlEnum("status", request.body.status, REVIEW_STATUSES),
@@ -147,7 +147,7 @@ export const reviewRoutes: RestRoute[] = [
         space(id: $space) { changeRequest(id: $changeRequest) { review(id: $review) { ...ReviewFields } } }
       }
       ${REVIEW_FIELDS}`,
-    variables: (request) => ({ ...target(request), review: request.params.reviewId, ...formatVariables(request) }),
+    variables: (request) => ({ ...target(request), review: request.params.reviewId, ...formatVariables(request, "markdown") }),
     status: 200,
     body: (data) => restReview(data.space.changeRequest.review),
   },
