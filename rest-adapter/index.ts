@@ -1,6 +1,7 @@
 // The /v1 REST surface as a Yoga plugin, the way Yoga's SOFA plugin works: each request is
 // matched against the route table and run as its GraphQL operation through Yoga's own enveloped
 // pipeline (context with auth, execution, error masking), so both doors behave the same.
+import { useGraphQlJit } from "@envelop/graphql-jit";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
@@ -127,10 +128,17 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     return Response.json(route.body(result.data), { status: route.status });
   }
 
+  // The routes' documents are fixed and parsed once: graphql-jit compiles each into a function on
+  // first use (cached by the document object), instead of graphql-js interpreting it every time.
+  const routeDocuments = new WeakSet<DocumentNode>();
   return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(useGraphQlJit({}, { enableIf: (args) => routeDocuments.has(args.document) }) as Plugin);
+    },
     onYogaInit({ yoga: instance }) {
       yoga = instance as typeof yoga;
       for (const route of compileRoutes(routes, instance.getEnveloped().schema)) {
+        routeDocuments.add(route.parsed);
         router.on(route.method as HTTPMethod, route.path, (_req, _res, params) => params as never, { route });
       }
     },

@@ -15,6 +15,7 @@ import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
+import { useSites } from "./graphql/plugins/use-sites.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
@@ -122,6 +123,7 @@ export function createApp({
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),
+      useSites(services),
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),

@@ -3,6 +3,7 @@
 // per row. They are raw: visibility is decided by src/auth/access.ts on top of them.
 import DataLoader from "dataloader";
 import { Prisma } from "../generated/prisma/client.ts";
+import { revisionCache } from "./content/cache.ts";
 import type {
   ChangeRequest,
   Collection,
@@ -69,6 +70,11 @@ export async function grantedSpaceRows(prisma: PrismaClient, keys: readonly stri
        OR s."parentId" IN (SELECT c.id FROM collections c WHERE c.org = k.org AND c.usr = k.usr)`);
 }
 
+interface SpaceCounters {
+  changeRequests: Record<string, number>;
+  openComments: number;
+}
+
 export function createLoaders(prisma: PrismaClient, viewerUserId: string | null) {
   let viewerTeamIds: Promise<string[]> | undefined;
   const teamIdsOfViewer = () =>
@@ -78,11 +84,40 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
           .then((rows) => rows.map((row) => row.teamId))
       : Promise.resolve([]));
 
+  let viewerMemberships: Promise<Map<string, Member>> | undefined;
+  const membershipsOfViewer = () =>
+    (viewerMemberships ??= viewerUserId
+      ? prisma.member.findMany({ where: { userId: viewerUserId } }).then((rows) => new Map(rows.map((row) => [row.organizationId, row])))
+      : Promise.resolve(new Map()));
+
+  // The counters of a space (change requests by status, open comments on it) in one statement for
+  // both loaders above; not cached itself, so that their clear() after a write is enough.
+  const spaceCounters = new DataLoader<string, SpaceCounters>(
+    async (spaceIds) => {
+      const rows = await prisma.$queryRaw<{ spaceId: string; changeRequests: Record<string, number>; openComments: number }[]>(Prisma.sql`
+        SELECT k.id AS "spaceId",
+          (SELECT coalesce(json_object_agg(c.status, c.n), '{}'::json)
+             FROM (SELECT status, count(*)::int AS n FROM "ChangeRequest" WHERE "spaceId" = k.id GROUP BY status) c) AS "changeRequests",
+          (SELECT count(*)::int FROM "Comment"
+             WHERE "spaceId" = k.id AND "changeRequestId" IS NULL AND "parentId" IS NULL AND status = 'open') AS "openComments"
+        FROM unnest(${[...spaceIds]}::text[]) AS k(id)`);
+      const found = new Map(rows.map((row) => [row.spaceId, { changeRequests: row.changeRequests, openComments: Number(row.openComments) }]));
+      return spaceIds.map((id) => found.get(id) ?? { changeRequests: {}, openComments: 0 });
+    },
+    { cache: false },
+  );
+
   return {
     organization: byId<Organization>((ids) => prisma.organization.findMany({ where: { id: { in: ids } } })),
     collection: byId<Collection>((ids) => prisma.collection.findMany({ where: { id: { in: ids } } })),
     space: byId<Space>((ids) => prisma.space.findMany({ where: { id: { in: ids } } })),
-    revision: byId<Revision>((ids) => prisma.revision.findMany({ where: { id: { in: ids } } })),
+    /** Revisions, immutable: decoded once per process (cache.ts), read again only after eviction. */
+    revision: byId<Revision>(async (ids) => {
+      const cache = revisionCache(prisma);
+      const missing = ids.filter((id) => !cache.has(id));
+      if (missing.length) for (const row of await prisma.revision.findMany({ where: { id: { in: missing } } })) cache.set(row.id, row);
+      return ids.map((id) => cache.get(id)).filter((row): row is Revision => row !== undefined);
+    }),
     /** Blob bytes by SHA-256 (page markdown, file contents). */
     blob: new DataLoader<string, Uint8Array | null>(async (hashes) => {
       const rows = await prisma.blob.findMany({ where: { hash: { in: [...hashes] } } });
@@ -104,13 +139,8 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       const found = new Map(rows.map((row) => [row.revisionMergedId!, row]));
       return revisionIds.map((id) => found.get(id) ?? null);
     }),
-    /** Change requests of each space, counted by status. */
-    changeRequestCounts: new DataLoader<string, Record<string, number>>(async (spaceIds) => {
-      const rows = await prisma.changeRequest.groupBy({ by: ["spaceId", "status"], where: { spaceId: { in: [...spaceIds] } }, _count: { _all: true } });
-      const counts = new Map<string, Record<string, number>>(spaceIds.map((id) => [id, {}]));
-      for (const row of rows) counts.get(row.spaceId)![row.status] = row._count._all;
-      return spaceIds.map((id) => counts.get(id)!);
-    }),
+    /** Change requests of each space, counted by status (one statement with openCommentCount's spaces). */
+    changeRequestCounts: new DataLoader<string, Record<string, number>>((spaceIds) => spaceCounters.loadMany(spaceIds).then((rows) => rows.map((row) => (row instanceof Error ? row : row.changeRequests)))),
     /**
      * Open comments (not replies) by base: `space:<id>` counts the comments on the space itself,
      * `cr:<id>` those on a change request.
@@ -118,17 +148,18 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     openCommentCount: new DataLoader<string, number>(async (keys) => {
       const spaceIds = keys.filter((key) => key.startsWith("space:")).map((key) => key.slice(6));
       const changeRequestIds = keys.filter((key) => key.startsWith("cr:")).map((key) => key.slice(3));
-      const open = { parentId: null, status: "open" };
       const [bySpace, byChangeRequest] = await Promise.all([
-        spaceIds.length
-          ? prisma.comment.groupBy({ by: ["spaceId"], where: { ...open, changeRequestId: null, spaceId: { in: spaceIds } }, _count: { _all: true } })
-          : [],
+        spaceCounters.loadMany(spaceIds),
         changeRequestIds.length
-          ? prisma.comment.groupBy({ by: ["changeRequestId"], where: { ...open, changeRequestId: { in: changeRequestIds } }, _count: { _all: true } })
+          ? prisma.comment.groupBy({
+              by: ["changeRequestId"],
+              where: { parentId: null, status: "open", changeRequestId: { in: changeRequestIds } },
+              _count: { _all: true },
+            })
           : [],
       ]);
       const counts = new Map<string, number>([
-        ...bySpace.map((row) => [`space:${row.spaceId}`, row._count._all] as const),
+        ...spaceIds.map((id, index) => [`space:${id}`, (bySpace[index] as SpaceCounters).openComments] as const),
         ...byChangeRequest.map((row) => [`cr:${row.changeRequestId}`, row._count._all] as const),
       ]);
       return keys.map((key) => counts.get(key) ?? 0);
@@ -207,13 +238,16 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     }),
     /** The viewer's membership in each organization (null when not a member). */
     viewerMembership: new DataLoader<string, Member | null>(async (organizationIds) => {
-      if (!viewerUserId) return organizationIds.map(() => null);
-      const rows = await prisma.member.findMany({
-        where: { userId: viewerUserId, organizationId: { in: [...organizationIds] } },
-      });
-      const found = new Map(rows.map((row) => [row.organizationId, row]));
+      const found = await membershipsOfViewer();
       return organizationIds.map((id) => found.get(id) ?? null);
     }),
+    /**
+     * Starts loading the viewer's memberships (all of them: one user is in few organizations)
+     * now, so that it runs beside the request's first load rather than after it.
+     */
+    startViewerLoads() {
+      membershipsOfViewer().catch(() => {}); // a failure reaches whoever awaits it
+    },
     /** The viewer's membership in each team (null when not in it). */
     viewerTeamRole: new DataLoader<string, TeamMember | null>(async (teamIds) => {
       if (!viewerUserId) return teamIds.map(() => null);

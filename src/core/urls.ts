@@ -18,7 +18,7 @@ export class Urls {
 
   /** Where published sites are read: `/sites/{siteId}/…`. */
   site(path: string): string {
-    return `${this.publicUrl}/sites${path}`;
+    return this.absolute(`/sites${path}`);
   }
 
   graphiql(): string {

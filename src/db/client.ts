@@ -138,7 +138,8 @@ function wrap(
   closeDriver: () => Promise<void>,
   poolStats: Database["poolStats"],
 ): Database {
-  const client = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
+  // "minimal": no call-site capture (a `new Error()` per query) to pretty-print errors nobody reads.
+  const client = new PrismaClient({ adapter, errorFormat: "minimal", log: [{ emit: "event", level: "query" }] });
   // With driver adapters Prisma emits one query event per statement it sends (each query of an
   // `include`, and the COMMIT of a transaction; the BEGIN is issued inside the adapter and is not
   // reported). That is what N+1 tests need to count.

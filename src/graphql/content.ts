@@ -6,7 +6,7 @@ import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
-import { contentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
+import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
 import { childPath, headRevision, publishedUrls, readTarget, revisionAppPath, revisionAt, type ContentHead } from "../core/content/target.ts";
 import type { FileEntry, PageLayout, PageNode, ReusableContentEntry } from "../core/content/tree.ts";
 import { badInput, notFound } from "../core/errors.ts";
@@ -181,10 +181,7 @@ PageRef.implement({
       type: "JSON",
       nullable: true,
       description: "The page body parsed into a document tree (documents only)",
-      resolve: async (p, _args, { core }) => {
-        const markdown = await markdownOf(core, p.page);
-        return markdown === null ? null : markdownToDocument(markdown);
-      },
+      resolve: (p, _args, { core }) => documentOf(core, p.page),
     }),
     pages: t.field({
       type: [PageRef],
@@ -233,7 +230,7 @@ ReusableContentRef.implement({
     document: t.field({
       type: "JSON",
       description: "The body parsed into a document tree",
-      resolve: async (r, _args, { core }) => markdownToDocument((await markdownOf(core, r)) ?? ""),
+      resolve: async (r, _args, { core }) => (await documentOf(core, r)) ?? markdownToDocument(""),
     }),
   }),
 });

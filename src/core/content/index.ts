@@ -10,6 +10,8 @@ import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace } from "../spaces/index.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
+import { cachedDocument } from "./cache.ts";
+import type { JsonDocument } from "./document.ts";
 import {
   checkLiveEditing,
   checkRevisionMessage,
@@ -69,6 +71,12 @@ export async function markdownOf(ctx: CoreContext, page: { body?: string }): Pro
   if (!page.body) return null;
   const data = await ctx.loaders.blob.load(page.body);
   return data ? Buffer.from(data).toString("utf8") : "";
+}
+
+/** The parsed document of a page or reusable content body (null without a body), cached by hash. */
+export async function documentOf(ctx: CoreContext, page: { body?: string }): Promise<JsonDocument | null> {
+  if (!page.body) return null;
+  return cachedDocument(page.body, async () => (await markdownOf(ctx, page)) ?? "");
 }
 
 /** New bytes an edit batch brings: page bodies (markdown) and uploaded files. */

@@ -1,0 +1,62 @@
+// Markdown → HTML for published pages, with markdown-it (CommonMark + GFM tables and
+// strikethrough, autolinks). Raw HTML in markdown is escaped, not passed through. Links and
+// images go through the caller's resolver (pages → their published paths, `files/<id>` → signed
+// download URLs); headings get the same anchors as search (slugify). Fenced blocks whose
+// language has a registered renderer (`registerBlockRenderer`) are rendered by it: the hook for
+// API-reference and integration blocks.
+import MarkdownIt from "markdown-it";
+import { slugify } from "../content/tree.ts";
+
+export interface LinkResolver {
+  /** The href a link should have (absolute URLs usually unchanged). */
+  link(href: string): string;
+  /** The src an image should have. */
+  image(src: string): string;
+}
+
+/** Renders the body of a fenced block `\`\`\`<language>` as HTML (escape what you output). */
+export type BlockRenderer = (content: string, info: string) => string;
+
+const blockRenderers = new Map<string, BlockRenderer>();
+
+/** Registers the renderer of fenced blocks of `language` (e.g. an OpenAPI operation block). */
+export function registerBlockRenderer(language: string, render: BlockRenderer): void {
+  blockRenderers.set(language, render);
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+
+md.core.ruler.push("resolve_links", (state) => {
+  const resolver = state.env?.resolver as LinkResolver | undefined;
+  const seen = new Map<string, number>();
+  for (const [index, token] of state.tokens.entries()) {
+    if (token.type === "heading_open") {
+      const inline = state.tokens[index + 1];
+      const base = slugify(inline?.content ?? "") || "section";
+      const count = seen.get(base) ?? 0;
+      seen.set(base, count + 1);
+      token.attrSet("id", count ? `${base}-${count}` : base);
+    }
+    if (!resolver || token.type !== "inline" || !token.children) continue;
+    for (const child of token.children) {
+      if (child.type === "link_open") child.attrSet("href", resolver.link(String(child.attrGet("href") ?? "")));
+      if (child.type === "image") child.attrSet("src", resolver.image(String(child.attrGet("src") ?? "")));
+    }
+  }
+});
+
+const defaultFence = md.renderer.rules.fence!;
+md.renderer.rules.fence = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const language = token.info.trim().split(/\s+/)[0];
+  const custom = language ? blockRenderers.get(language) : undefined;
+  return custom ? custom(token.content, token.info) : defaultFence(tokens, index, options, env, self);
+};
+
+/** The page body as HTML; `resolver` rewrites links and images. */
+export function renderMarkdown(markdown: string, resolver?: LinkResolver): string {
+  return md.render(markdown, { resolver });
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]);

@@ -1,0 +1,456 @@
+// Published sites for readers: a request path of a site → server-rendered HTML (or markdown,
+// sitemap.xml, robots.txt, llms.txt). It serves the head revision of each space, so a merge is
+// visible at once. A repeated view costs one statement: the site's fingerprint (its updatedAt
+// and the head revision of every space it shows); the rendered response is cached under it.
+import { createHash } from "node:crypto";
+import { jwtVerify } from "jose";
+import { Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
+import type { Services } from "../context.ts";
+import { contentOf } from "../content/index.ts";
+import { downloadUrlOf } from "../content/files.ts";
+import { flatten, findPageByPath, type FileEntry, type LocatedPage, type PageNode } from "../content/tree.ts";
+import { adaptiveSchemaOf, unsignedClaimsValidator } from "./adaptive.ts";
+import type { VisitorClaims } from "./conditions.ts";
+import { sortByKey } from "./loaders.ts";
+import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
+import { escapeHtml, renderMarkdown } from "./render.ts";
+
+/** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
+const CACHE_MAX_ENTRIES = 2000;
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
+/** Cached responses are rebuilt after this, so signed file URLs inside them stay valid. */
+const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface SiteResponse {
+  status: number;
+  contentType: string;
+  body: string;
+  etag?: string;
+  headers?: Record<string, string>;
+}
+
+interface CacheEntry {
+  response: SiteResponse;
+  bytes: number;
+  at: number;
+}
+
+/** A bounded least-recently-used cache of rendered responses, per app. */
+export class SiteCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private bytes = 0;
+
+  get(key: string, now: number): SiteResponse | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (now - entry.at > CACHE_TTL_MS) {
+      this.bytes -= entry.bytes;
+      return undefined;
+    }
+    this.entries.set(key, entry);
+    return entry.response;
+  }
+
+  set(key: string, response: SiteResponse, now: number): void {
+    const bytes = Buffer.byteLength(response.body);
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    this.entries.set(key, { response, bytes, at: now });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= CACHE_MAX_ENTRIES && this.bytes <= CACHE_MAX_BYTES) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+  }
+
+  /** How many responses were rendered (not served from the cache): tests check that repeats do not render. */
+  renders = 0;
+}
+
+interface Fingerprint {
+  id: string;
+  organizationId: string;
+  published: boolean;
+  visibility: string;
+  hostname: string | null;
+  updatedAt: Date;
+  heads: string | null;
+  authPrivateKey: string;
+}
+
+/** The site (by id or hostname) with what its cache key depends on, in one statement. */
+async function fingerprintOf(services: Services, by: { siteId: string } | { hostname: string }): Promise<Fingerprint | null> {
+  const where = "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname}`;
+  const rows = await services.prisma.$queryRaw<Fingerprint[]>(Prisma.sql`
+    SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey",
+      (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, ''), ',' ORDER BY sp.id)
+         FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads
+    FROM "Site" s WHERE ${where}`);
+  return rows[0] ?? null;
+}
+
+export interface SiteRequest {
+  /** The site by id (`/sites/{id}/…`) or by its custom hostname (the request's Host). */
+  site: { siteId: string } | { hostname: string };
+  /** The path inside the site, without leading slash. */
+  path: string;
+  /** Where the site's URLs start: `${PUBLIC_URL}/sites/{id}` or `https://{hostname}`. */
+  base: string;
+  query: URLSearchParams;
+  cookies: Record<string, string>;
+  ifNoneMatch: string | null;
+}
+
+const notFoundPage = (message = "This page does not exist.") =>
+  page({ status: 404, title: "Not found", body: `<main><h1>Not found</h1><p>${escapeHtml(message)}</p></main>` });
+
+/** Serves one request of a published site. Unpublished, deleted and unknown sites are 404. */
+export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse> {
+  const fingerprint = await fingerprintOf(services, request.site);
+  if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
+
+  const access = await visitorAccess(services, fingerprint, request);
+  if ("refused" in access) return access.refused;
+  const claimsKey = createHash("sha256").update(JSON.stringify(access.claims)).digest("base64url").slice(0, 16);
+  const key = [fingerprint.id, fingerprint.updatedAt.toISOString(), fingerprint.heads ?? "", claimsKey, request.base, request.path, request.query.get("q") ?? ""].join("|");
+  const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
+  const now = services.clock.now().getTime();
+  let response = cache.get(key, now);
+  if (!response) {
+    cache.renders++;
+    response = { ...(await render(services, fingerprint, request, access.claims)), etag };
+    cache.set(key, response, now);
+  }
+  const headers: Record<string, string> = { ...response.headers, ...access.setCookies };
+  if (fingerprint.visibility !== "public") headers["X-Robots-Tag"] = "noindex";
+  // Share-link and visitor-auth pages are private to their visitor: no shared cache keeps them.
+  headers["Cache-Control"] = fingerprint.visibility === "public" || fingerprint.visibility === "unlisted" ? "public, max-age=0, must-revalidate" : "private, no-cache";
+  if (request.ifNoneMatch && request.ifNoneMatch === response.etag) return { status: 304, contentType: response.contentType, body: "", etag, headers };
+  return { ...response, headers };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Visitors: who may read the site, and their claims
+
+type Access = { claims: VisitorClaims; setCookies: Record<string, string> } | { refused: SiteResponse };
+
+const refusal = (status: number, message: string): { refused: SiteResponse } => ({
+  refused: page({ status, title: "Access refused", body: `<main><h1>Access refused</h1><p>${escapeHtml(message)}</p></main>` }),
+});
+
+const cookieOf = (name: string, value: string, base: string) =>
+  `${name}=${encodeURIComponent(value)}; Path=${new URL(base).pathname || "/"}; HttpOnly; SameSite=Lax${base.startsWith("https:") ? "; Secure" : ""}`;
+
+async function visitorAccess(services: Services, site: Fingerprint, request: SiteRequest): Promise<Access> {
+  const setCookies: Record<string, string> = {};
+  let claims: VisitorClaims = {};
+  if (site.visibility === "share-link") {
+    const cookie = `site_share_${site.id}`;
+    const key = request.query.get("shareKey") ?? request.cookies[cookie];
+    if (!key) return refusal(401, "This site is shared by link only: open it with its share link.");
+    const link = await services.prisma.siteShareLink.findUnique({ where: { key } });
+    if (!link || link.siteId !== site.id || !link.active) return refusal(403, "This share link is not valid (revoked or unknown).");
+    if (request.query.get("shareKey")) setCookies["Set-Cookie"] = cookieOf(cookie, key, request.base);
+  } else if (site.visibility === "visitor-auth") {
+    const cookie = `site_visitor_${site.id}`;
+    const token = request.query.get("jwt_token") ?? request.cookies[cookie];
+    if (!token) return refusal(401, "Sign in to read this site: it needs a visitor token.");
+    try {
+      const { payload } = await jwtVerify(token, new TextEncoder().encode(site.authPrivateKey), {
+        algorithms: ["HS256"],
+        currentDate: services.clock.now(),
+      });
+      const { iat: _iat, exp: _exp, nbf: _nbf, ...signed } = payload;
+      claims = { ...signed };
+    } catch {
+      return refusal(401, "The visitor token is not valid (bad signature, or expired).");
+    }
+    if (request.query.get("jwt_token")) setCookies["Set-Cookie"] = cookieOf(cookie, token, request.base);
+  }
+  const unsigned: Record<string, unknown> = {};
+  for (const [name, value] of request.query) {
+    if (!name.startsWith("visitor.")) continue;
+    unsigned[name.slice("visitor.".length)] = value === "true" ? true : value === "false" ? false : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  }
+  if (Object.keys(unsigned).length) {
+    const site_ = await services.prisma.site.findUniqueOrThrow({ where: { id: site.id } });
+    const validate = unsignedClaimsValidator(adaptiveSchemaOf(site_).jsonSchema as Record<string, unknown>);
+    if (validate && validate(unsigned)) claims = { ...claims, unsigned };
+  }
+  return { claims, setCookies };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+interface Loaded {
+  site: Site;
+  structure: Structure;
+  spaces: Map<string, Space>;
+  contents: Map<string, ReturnType<typeof contentOf>>;
+}
+
+async function load(services: Services, siteId: string, claims: VisitorClaims): Promise<Loaded> {
+  const prisma = services.prisma;
+  const [site, siteSpaces, sections, groups] = await Promise.all([
+    prisma.site.findUniqueOrThrow({ where: { id: siteId } }),
+    prisma.siteSpace.findMany({ where: { siteId } }),
+    prisma.siteSection.findMany({ where: { siteId } }),
+    prisma.siteSectionGroup.findMany({ where: { siteId } }),
+  ]);
+  const spaces = await prisma.space.findMany({ where: { id: { in: siteSpaces.map((s) => s.spaceId) }, deletedAt: null } });
+  const live = new Set(spaces.map((space) => space.id));
+  const structure = visibleStructure(
+    {
+      site,
+      root: sortByKey([...sections.filter((section) => !section.sectionGroupId), ...groups]),
+      sections: sortByKey(sections),
+      groups: sortByKey(groups),
+      siteSpaces: sortByKey(siteSpaces.filter((siteSpace) => live.has(siteSpace.spaceId))),
+    },
+    claims,
+  );
+  const revisions = await prisma.revision.findMany({ where: { id: { in: spaces.map((space) => space.revisionId) } } });
+  const byId = new Map(revisions.map((revision) => [revision.id, revision]));
+  const contents = new Map(spaces.map((space) => [space.id, contentOf(byId.get(space.revisionId)!)]));
+  return { site, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents };
+}
+
+interface Place {
+  section?: SiteSection;
+  siteSpace: SiteSpace;
+  /** URL of the site space's root (no trailing slash). */
+  spaceBase: string;
+  /** What is left of the path: the page path. */
+  rest: string[];
+}
+
+const defaultSection = (structure: Structure) => defaultOf(orderedSections(structure));
+
+function urlOfSection(base: string, structure: Structure, section: SiteSection) {
+  return defaultSection(structure)?.id === section.id ? base : `${base}/${section.path}`;
+}
+
+function urlOfSiteSpace(base: string, structure: Structure, siteSpace: SiteSpace) {
+  const section = siteSpace.sectionId ? structure.sections.find((s) => s.id === siteSpace.sectionId) : undefined;
+  const sectionBase = section ? urlOfSection(base, structure, section) : base;
+  return defaultOf(siteSpacesIn(structure, siteSpace.sectionId))?.id === siteSpace.id ? sectionBase : `${sectionBase}/${siteSpace.path}`;
+}
+
+/** Which section and site space a path names (the defaults when it names none), and the rest. */
+function locate(loaded: Loaded, base: string, segments: string[]): Place | null {
+  const { structure } = loaded;
+  let rest = segments;
+  let section: SiteSection | undefined;
+  if (structure.sections.length) {
+    section = orderedSections(structure).find((s) => s.path === rest[0] && s.id !== defaultSection(structure)?.id) ?? defaultSection(structure);
+    if (section && section.path === rest[0] && section.id !== defaultSection(structure)?.id) rest = rest.slice(1);
+  }
+  const siblings = siteSpacesIn(structure, section?.id ?? null);
+  const preferred = defaultOf(siblings);
+  let siteSpace = siblings.find((s) => s.path === rest[0] && s.id !== preferred?.id);
+  if (siteSpace) rest = rest.slice(1);
+  else siteSpace = preferred;
+  if (!siteSpace) return null;
+  return { section, siteSpace, spaceBase: urlOfSiteSpace(base, structure, siteSpace), rest };
+}
+
+const firstDocument = (pages: PageNode[]) => flatten(pages).find((located) => located.page.kind === "document" && !located.page.hidden);
+
+async function render(services: Services, fingerprint: Fingerprint, request: SiteRequest, claims: VisitorClaims): Promise<SiteResponse> {
+  const loaded = await load(services, fingerprint.id, claims);
+  const base = request.base;
+  const indexed = fingerprint.visibility === "public";
+  if (request.path === "robots.txt") {
+    return { status: 200, contentType: "text/plain; charset=utf-8", body: indexed ? `User-agent: *\nAllow: /\nSitemap: ${base}/sitemap.xml\n` : "User-agent: *\nDisallow: /\n" };
+  }
+  if (request.path === "sitemap.xml") return sitemap(loaded, base, indexed);
+  if (request.path === "llms.txt") return llms(loaded, base);
+
+  const markdownWanted = request.path.endsWith(".md");
+  const segments = (markdownWanted ? request.path.slice(0, -3) : request.path).split("/").filter(Boolean);
+  const place = locate(loaded, base, segments);
+  if (!place) return notFoundPage("This site has no content yet.");
+  const content = loaded.contents.get(place.siteSpace.spaceId)!;
+  if (place.rest[0] === "~search") return searchPage(services, loaded, place, request.query.get("q") ?? "", indexed);
+  const located = place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages);
+  if (!located) return withChrome(loaded, place, indexed, { status: 404, title: "Not found", main: "<h1>Not found</h1><p>This page does not exist.</p>" });
+  const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
+  if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${markdown}` };
+
+  const html = renderMarkdown(markdown, resolverFor(services, content, place.spaceBase, located));
+  const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
+  return withChrome(loaded, place, indexed && !located.page.noIndex, {
+    status: 200,
+    title: located.page.title,
+    current: located.page.id,
+    main: `<article><h1>${escapeHtml(located.page.title)}</h1>${description}${html}</article>`,
+  });
+}
+
+async function bodyOf(services: Services, hash: string): Promise<string> {
+  const blob = await services.prisma.blob.findUnique({ where: { hash }, select: { data: true } });
+  return blob ? Buffer.from(blob.data).toString("utf8") : "";
+}
+
+/** Links between pages → their published URLs; `files/<id>` → signed download URLs. */
+function resolverFor(services: Services, content: { pages: PageNode[]; files: FileEntry[] }, spaceBase: string, current: LocatedPage) {
+  const pageUrl = (path: string) => `${spaceBase}/${path}`;
+  const fileUrl = (fileId: string) => {
+    const file = content.files.find((entry) => entry.id === fileId);
+    return file ? downloadUrlOf(services, file) : null;
+  };
+  const resolve = (href: string): string => {
+    if (!href || href.startsWith("#") || href.startsWith("//") || /^[a-z][a-z0-9+.-]*:/i.test(href)) return href;
+    const [withoutHash, anchor] = href.split("#", 2);
+    const target = withoutHash.split("?")[0].replace(/\.md$/, "");
+    const fileMatch = target.match(/^(?:\.\/)?files\/([^/]+)$/);
+    if (fileMatch) return fileUrl(fileMatch[1]) ?? href;
+    const parent = current.path.includes("/") ? current.path.slice(0, current.path.lastIndexOf("/") + 1) : "";
+    const path = decodeURIComponent(new URL(target, `http://site/${parent}`).pathname.slice(1)).replace(/\/+$/, "");
+    const page = findPageByPath(content.pages, path);
+    return page ? `${pageUrl(page.path)}${anchor ? `#${anchor}` : ""}` : href;
+  };
+  return { link: resolve, image: resolve };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page chrome: header with sections as tabs, the variant switcher, navigation, search box
+
+function navigation(pages: PageNode[], spaceBase: string, current: string | undefined, parentPath = ""): string {
+  const items = pages
+    .filter((page) => !page.hidden)
+    .map((page) => {
+      const path = page.kind === "group" ? parentPath : parentPath ? `${parentPath}/${page.slug}` : page.slug;
+      const children = page.pages.length ? navigation(page.pages, spaceBase, current, path) : "";
+      const label = escapeHtml(page.title);
+      if (page.kind === "group") return `<li class="group"><span>${label}</span>${children}</li>`;
+      if (page.kind === "link") return `<li><a href="${escapeHtml(page.href ?? "#")}">${label}</a>${children}</li>`;
+      const here = page.id === current ? ' aria-current="page"' : "";
+      return `<li><a href="${escapeHtml(`${spaceBase}/${path}`)}"${here}>${label}</a>${children}</li>`;
+    });
+  return items.length ? `<ul>${items.join("")}</ul>` : "";
+}
+
+const STYLE = `body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#1f2328}header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;border-bottom:1px solid #d0d7de}
+header .title{font-weight:600;color:inherit;text-decoration:none}nav.tabs a,nav.variants a{margin-right:1rem}a[aria-current]{font-weight:600}
+.layout{display:flex;gap:2rem;padding:1.5rem}nav.pages{min-width:14rem}nav.pages ul{list-style:none;padding-left:1rem;margin:0}main{flex:1;max-width:48rem}
+table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.3rem .6rem}pre{background:#f6f8fa;padding:1rem;overflow:auto}img{max-width:100%}.description{color:#57606a}`;
+
+function withChrome(
+  loaded: Loaded,
+  place: Place,
+  indexed: boolean,
+  view: { status: number; title: string; main: string; current?: string },
+): SiteResponse {
+  const { structure, site } = loaded;
+  const base = place.spaceBase.slice(0, place.spaceBase.length - (urlOfSiteSpace("", structure, place.siteSpace).length));
+  const tabs = orderedSections(structure)
+    .map((section) => {
+      const here = section.id === place.section?.id ? ' aria-current="page"' : "";
+      return `<a href="${escapeHtml(urlOfSection(base, structure, section) || base)}/"${here}>${escapeHtml(section.title)}</a>`;
+    })
+    .join("");
+  const variants = siteSpacesIn(structure, place.section?.id ?? null).filter((s) => !s.hidden);
+  const switcher =
+    variants.length > 1
+      ? `<nav class="variants" aria-label="Variants">${variants
+          .map((variant) => {
+            const here = variant.id === place.siteSpace.id ? ' aria-current="page"' : "";
+            return `<a href="${escapeHtml(urlOfSiteSpace(base, structure, variant))}/"${here}>${escapeHtml(loaded.spaces.get(variant.spaceId)?.title ?? variant.path)}</a>`;
+          })
+          .join("")}</nav>`
+      : "";
+  const content = loaded.contents.get(place.siteSpace.spaceId)!;
+  const body = `<header><a class="title" href="${escapeHtml(base)}/">${escapeHtml(site.title)}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
+<form class="search" action="${escapeHtml(place.spaceBase)}/~search" method="get"><input type="search" name="q" placeholder="Search" aria-label="Search"></form></header>
+<div class="layout"><nav class="pages" aria-label="Pages">${navigation(content.pages, place.spaceBase, view.current)}</nav><main>${view.main}</main></div>`;
+  return page({ status: view.status, title: `${view.title} · ${site.title}`, body, indexed });
+}
+
+function page(view: { status: number; title: string; body: string; indexed?: boolean }): SiteResponse {
+  const robots = view.indexed ? "" : '<meta name="robots" content="noindex">';
+  return {
+    status: view.status,
+    contentType: "text/html; charset=utf-8",
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${STYLE}</style></head><body>${view.body}</body></html>`,
+    headers: {
+      "Content-Security-Policy": "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexes for machines
+
+/** Every page readers can reach, with its URL: visible site spaces, documents not hidden. */
+function readablePages(loaded: Loaded, base: string) {
+  const { structure } = loaded;
+  return structure.siteSpaces.flatMap((siteSpace) => {
+    const spaceBase = urlOfSiteSpace(base, structure, siteSpace);
+    const space = loaded.spaces.get(siteSpace.spaceId)!;
+    return flatten(loaded.contents.get(siteSpace.spaceId)!.pages)
+      .filter((located) => located.page.kind === "document" && !located.page.hidden)
+      .map((located) => ({ space, located, url: `${spaceBase}/${located.path}` }));
+  });
+}
+
+function sitemap(loaded: Loaded, base: string, indexed: boolean): SiteResponse {
+  const urls = indexed
+    ? readablePages(loaded, base)
+        .filter(({ located }) => !located.page.noIndex && !located.page.noRobotsIndex)
+        .map(({ url }) => `<url><loc>${escapeHtml(url)}</loc></url>`)
+    : [];
+  return {
+    status: 200,
+    contentType: "application/xml; charset=utf-8",
+    body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join("")}</urlset>\n`,
+  };
+}
+
+function llms(loaded: Loaded, base: string): SiteResponse {
+  const lines = [`# ${loaded.site.title}`, ""];
+  let lastSpace: string | null = null;
+  for (const { space, located, url } of readablePages(loaded, base)) {
+    if (space.id !== lastSpace) {
+      lines.push("", `## ${space.title}`, "");
+      lastSpace = space.id;
+    }
+    lines.push(`- [${located.page.title}](${url}.md)${located.page.description ? `: ${located.page.description}` : ""}`);
+  }
+  return { status: 200, contentType: "text/plain; charset=utf-8", body: `${lines.join("\n").replace(/\n{3,}/g, "\n\n")}\n` };
+}
+
+/** Server-rendered results of the site search over what this visitor sees. */
+async function searchPage(services: Services, loaded: Loaded, place: Place, query: string, indexed: boolean): Promise<SiteResponse> {
+  const trimmed = query.trim().slice(0, 512);
+  let results = "";
+  if (trimmed) {
+    const spaceIds = [...new Set(loaded.structure.siteSpaces.map((s) => s.spaceId))];
+    const hits = await services.prisma.$queryRaw<{ spaceId: string; pagePath: string; pageTitle: string; title: string; anchor: string }[]>(Prisma.sql`
+      WITH q AS (SELECT websearch_to_tsquery('english', ${trimmed}) AS query)
+      SELECT s."spaceId", s."pagePath", s."pageTitle", s.title, s.anchor
+      FROM "SearchSection" s, q
+      WHERE s."spaceId" = ANY(${spaceIds}) AND to_tsvector('english', s.title || ' ' || s.body) @@ q.query
+      ORDER BY ts_rank(to_tsvector('english', s.title || ' ' || s.body), q.query) DESC
+      LIMIT 50`);
+    const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", loaded.structure, place.siteSpace).length);
+    results = hits
+      .map((hit) => {
+        const siteSpace = loaded.structure.siteSpaces.find((s) => s.spaceId === hit.spaceId)!;
+        const url = `${urlOfSiteSpace(base, loaded.structure, siteSpace)}/${hit.pagePath}${hit.anchor ? `#${hit.anchor}` : ""}`;
+        return `<li><a href="${escapeHtml(url)}">${escapeHtml(hit.pageTitle)}${hit.title !== hit.pageTitle ? ` › ${escapeHtml(hit.title)}` : ""}</a></li>`;
+      })
+      .join("");
+  }
+  return withChrome(loaded, place, indexed, {
+    status: 200,
+    title: "Search",
+    main: `<h1>Search</h1>${trimmed ? `<p>Results for “${escapeHtml(trimmed)}”</p><ul class="results">${results || "<li>No results</li>"}</ul>` : ""}`,
+  });
+}

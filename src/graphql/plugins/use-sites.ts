@@ -1,0 +1,73 @@
+// Published sites over HTTP, for readers without an API token: `/sites/{siteId}/…` under
+// PUBLIC_URL, and every path of a request whose Host is a site's custom hostname. Answers
+// server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control.
+import type { Plugin } from "graphql-yoga";
+import type { Services } from "../../core/context.ts";
+import { SiteCache, serveSite, type SiteRequest } from "../../core/sites/serve.ts";
+
+const SITES_PREFIX = "/sites/";
+/** Paths of the service itself, never a custom hostname's site page. */
+const SERVICE_PATHS = /^\/(v1|graphql|files|health|metrics)(\/|$)/;
+
+function parseCookies(header: string | null): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of (header ?? "").split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0) {
+      try {
+        cookies[part.slice(0, index).trim()] = decodeURIComponent(part.slice(index + 1).trim());
+      } catch {
+        // A cookie that is not ours (or malformed) is ignored.
+      }
+    }
+  }
+  return cookies;
+}
+
+export function useSites(services: Services, cache = new SiteCache()): Plugin {
+  const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (request.method !== "GET" && request.method !== "HEAD") return;
+      let site: SiteRequest["site"];
+      let path: string;
+      let base: string;
+      const host = (request.headers.get("host") ?? url.host).toLowerCase();
+      if (url.pathname.startsWith(SITES_PREFIX)) {
+        const [siteId, ...rest] = url.pathname.slice(SITES_PREFIX.length).split("/");
+        if (!siteId) return;
+        site = { siteId };
+        path = rest.join("/");
+        base = services.urls.site(`/${siteId}`);
+        // `/sites/{id}` without the slash: the same page, with relative URLs right.
+        if (rest.length === 0) {
+          endResponse(new Response(null, { status: 308, headers: { Location: `${base}/${url.search}` } }));
+          return;
+        }
+      } else if (host !== publicHost && !SERVICE_PATHS.test(url.pathname)) {
+        site = { hostname: host.replace(/:\d+$/, "") };
+        path = url.pathname.slice(1);
+        base = `${url.protocol}//${host}`;
+      } else {
+        return;
+      }
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(path);
+      } catch {
+        decoded = path;
+      }
+      const result = await serveSite(services, cache, {
+        site,
+        path: decoded.replace(/\/+$/, ""),
+        base,
+        query: url.searchParams,
+        cookies: parseCookies(request.headers.get("cookie")),
+        ifNoneMatch: request.headers.get("if-none-match"),
+      });
+      const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
+      if (result.etag) headers.set("ETag", result.etag);
+      endResponse(new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+// Test-only: the bare baseline of `npm run bench`, a `node:http` + `pg` server with no framework.
+// For each benchmarked request it checks the bearer token, runs SQL and sends the same bytes the
+// service sent. Two servers: "same" replays the very statements the service issued for that
+// request (recorded by service.ts), stage by stage as the service awaited them (statements of a
+// stage together); "one" runs one hand-written statement that fetches the same data.
+// The body is the service's, serialized again per request (JSON.stringify of the parsed body), so
+// that the baseline pays for serialization but not for shaping; run.ts asserts byte equality.
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import pg from "pg";
+import type { BareRoute } from "./protocol.ts";
+
+function serve(pool: pg.Pool, routes: BareRoute[]): Promise<string> {
+  const table = new Map(routes.map((route) => [`${route.method} ${route.path}`, { ...route, parsed: JSON.parse(route.body) }]));
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const route = table.get(`${req.method} ${req.url}`);
+    if (!route) return void res.writeHead(404).end();
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    if (createHash("sha256").update(token).digest("hex") !== route.tokenHash) return void res.writeHead(401).end();
+    for await (const chunk of req) void chunk; // a GraphQL POST body is read, as the service reads it
+    try {
+      for (const stage of route.stages) await Promise.all(stage.map((statement) => pool.query(statement as pg.QueryConfig)));
+    } catch (error) {
+      return void res.writeHead(500).end(String(error));
+    }
+    const body = JSON.stringify(route.parsed);
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+process.on("message", async (message: { type: string; databaseUrl: string; same: BareRoute[]; one: BareRoute[] }) => {
+  if (message.type === "exit") process.exit(0);
+  if (message.type === "usage") return void process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
+  if (message.type !== "routes") return;
+  // Ten connections, as the service's pool has by default.
+  const pool = new pg.Pool({ connectionString: message.databaseUrl, max: 10 });
+  const sameUrl = await serve(pool, message.same);
+  const oneUrl = await serve(pool, message.one);
+  process.send!({ type: "ready", sameUrl, oneUrl });
+});

@@ -1,0 +1,124 @@
+// Test-only: the real service in a child process of `npm run bench`, on a fresh seeded database
+// (BENCH_DATABASE_URL = PostgreSQL, else in-memory PGlite). Its own process, so that the bench
+// measures its CPU time and RSS alone and `--cpu-prof` profiles only the service.
+// It can record the SQL statements a request sends (through pg, so on PostgreSQL only), grouped
+// in the stages the service awaits them in: the bare handler (bare.ts) replays exactly those.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { generateKeyBetween } from "fractional-indexing";
+import pg from "pg";
+import { createApp } from "../../src/app.ts";
+import { bootstrapOrganization } from "../../src/core/bootstrap/index.ts";
+import { newId } from "../../src/core/ids.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { COLLECTIONS, CONTENT_PAGES, SPACES, type Statement } from "./protocol.ts";
+
+// Recording: every statement pg sends while `recording` is set, with the stage it belongs to
+// (a statement issued while no recorded one is in flight starts a new stage).
+let recording: Statement[][] | null = null;
+let inFlight = 0;
+function recorded(query: (...args: unknown[]) => unknown) {
+  return function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as { text?: string; values?: unknown[]; rowMode?: string } | string;
+    const result = query.apply(this, args);
+    // Pool.query calls Client.query with a callback (no promise): each statement counts once.
+    if (!recording || !(result instanceof Promise)) return result;
+    const statement = typeof config === "string" ? { text: config, values: args[1] as unknown[] | undefined } : { text: config.text!, values: config.values, rowMode: config.rowMode };
+    if (inFlight === 0) recording.push([]);
+    recording[recording.length - 1].push(statement);
+    inFlight++;
+    return result.finally(() => inFlight--);
+  } as never;
+}
+pg.Pool.prototype.query = recorded(pg.Pool.prototype.query as never);
+pg.Client.prototype.query = recorded(pg.Client.prototype.query as never);
+
+async function seed(prisma: Awaited<ReturnType<typeof openDatabase>>["prisma"]) {
+  const { organizationId, token } = await bootstrapOrganization(prisma, { organizationTitle: "Bench", email: `bench-${Date.now()}@example.com` });
+  let key: string | null = null;
+  const collections = Array.from({ length: COLLECTIONS }, () => ({
+    id: newId("Collection"),
+    organizationId,
+    title: "Collection",
+    sortKey: (key = generateKeyBetween(key, null)),
+  }));
+  await prisma.collection.createMany({ data: collections });
+  const spaces = Array.from({ length: SPACES }, (_, index) => ({
+    id: newId("Space"),
+    organizationId,
+    parentId: collections[index % COLLECTIONS].id,
+    title: `Space ${index}`,
+    sortKey: (key = generateKeyBetween(key, null)),
+    revisionId: newId("Revision"),
+  }));
+  await prisma.space.createMany({ data: spaces });
+  await prisma.revision.createMany({ data: spaces.map((space) => ({ id: space.revisionId, spaceId: space.id })) });
+  return { organizationId, token, spaceId: spaces[0].id };
+}
+
+/** A space of CONTENT_PAGES pages with some markdown each, made through GraphQL like a client would. */
+async function seedContent(url: string, token: string, organizationId: string) {
+  const graphql = async (query: string, variables: Record<string, unknown>) => {
+    const response = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query, variables }),
+    });
+    const result = (await response.json()) as { data?: any; errors?: { message: string }[] };
+    if (result.errors?.length) throw new Error(result.errors[0].message);
+    return result.data;
+  };
+  const space = (await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+    input: { organization: organizationId, title: "Content bench" },
+  })).createSpace.space.id;
+  const markdown = (i: number) =>
+    `# Page ${i}\n\nSome **bold** text and a [link](https://example.com/${i}).\n\n## Steps\n\n1. One\n2. Two with \`code\`\n\n` +
+    "```js\nconsole.log(1);\n```\n\n> A quote.\n\n| a | b |\n| - | - |\n| 1 | 2 |\n";
+  const created = await graphql(`mutation($input: EditContentInput!) { editContent(input: $input) { createdPages { id } } }`, {
+    input: { space, edits: Array.from({ length: CONTENT_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i) } })) },
+  });
+  return { contentSpaceId: space as string, pageId: created.editContent.createdPages[Math.floor(CONTENT_PAGES / 2)].id as string };
+}
+
+async function main() {
+  const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
+  const database = await openDatabase({ databaseUrl, dataDir: "memory://" });
+  const seeded = await seed(database.prisma);
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The rate limiter runs (its cost is part of a request) but with limits no bench run reaches.
+  const rateLimits = { perToken: 1e9, perAddress: 1e9, windowSeconds: 60 };
+  const { yoga } = createApp({ database, config: { publicUrl: url, rateLimits }, startJobs: false });
+  server.on("request", (req, res) => void yoga(req, res));
+  const content = await seedContent(url, seeded.token, seeded.organizationId);
+
+  process.on("message", async (message: { type: string }) => {
+    switch (message.type) {
+      case "record":
+        recording = [];
+        inFlight = 0;
+        process.send!({ type: "recording", statementCount: database.statementCount });
+        break;
+      case "stop":
+        process.send!({ type: "recorded", stages: recording, statementCount: database.statementCount });
+        recording = null;
+        break;
+      case "usage":
+        globalThis.gc?.();
+        process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
+        break;
+      case "exit":
+        server.closeAllConnections();
+        server.close();
+        await database.close();
+        process.exit(0);
+    }
+  });
+  process.send!({ type: "ready", url, kind: database.kind, ...seeded, ...content });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

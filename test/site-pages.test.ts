@@ -1,0 +1,215 @@
+// Published sites as readers get them, over HTTP without a token: server-rendered HTML (title,
+// GFM table, links between pages resolved to their published paths), navigation, 404s,
+// `<path>.md`, sitemap.xml, robots.txt, llms.txt, ETag and the per-revision cache, visibility
+// (unlisted, visitor-auth JWTs), conditions over visitor claims, and a real browser following a
+// navigation link.
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "./support/browser.ts";
+import { graphqlData } from "./support/expect.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+let server: TestServer;
+let A: { organizationId: string; token: string; userId: string };
+
+const api = () => server.client(A.token);
+const gql = <T = any>(query: string, variables?: Record<string, unknown>) => graphqlData<T>(server, A.token, query, variables);
+
+const INTRO = `Welcome to the guide.
+
+| Name | Value |
+| --- | --- |
+| alpha | 1 |
+
+Read [the setup](setup) next, or [its steps](setup.md#steps).`;
+
+async function spaceWithPages(title: string) {
+  const { data: space } = await api().orgs.createSpace(A.organizationId, { title });
+  const create = `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`;
+  await gql(create, { input: { space: space.id, title: "Introduction", markdown: INTRO, description: "Start here" } });
+  await gql(create, { input: { space: space.id, title: "Setup", markdown: "## Steps\n\nInstall it.\n\n```js\nconsole.log(1)\n```" } });
+  await gql(create, { input: { space: space.id, title: "Secret", markdown: "Hidden from robots", noIndex: true } });
+  return space;
+}
+
+async function publishedSite(spaces: string[], visibility = "public") {
+  const { data: site } = await api().orgs.createSite(A.organizationId, { title: "Reader docs", spaces, visibility: visibility as never });
+  await api().orgs.publishSite(A.organizationId, site.id);
+  return site;
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers, redirect: "manual" });
+
+beforeAll(async () => {
+  server = await startTestServer();
+  A = await server.bootstrap("Readers");
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("a published page over HTTP", () => {
+  it("renders the title, a GFM table and working links to other pages; unpublished it is 404", async () => {
+    const space = await spaceWithPages("Guide");
+    const site = await publishedSite([space.id]);
+    expect(site.urls.published).toBeUndefined();
+    const url = (await api().orgs.getSiteById(A.organizationId, site.id)).data.urls.published!;
+    expect(url).toBe(`${server.url}/sites/${site.id}/`);
+
+    const home = await fetch(url);
+    expect(home.status).toBe(200);
+    expect(home.headers.get("content-type")).toContain("text/html");
+    const html = await home.text();
+    expect(html).toContain("<h1>Introduction</h1>");
+    expect(html).toContain("<table>");
+    expect(html).toContain("<td>alpha</td>");
+    expect(html).toContain(`href="${server.url}/sites/${site.id}/setup"`);
+    expect(html).toContain(`href="${server.url}/sites/${site.id}/setup#steps"`);
+    expect(html).toContain('aria-label="Pages"');
+
+    const setup = await fetch(`${server.url}/sites/${site.id}/setup`);
+    expect(setup.status).toBe(200);
+    const setupHtml = await setup.text();
+    expect(setupHtml).toContain('<h2 id="steps">Steps</h2>');
+    expect(setupHtml).toContain('<code class="language-js">');
+
+    const missing = await get(`/sites/${site.id}/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("Not found");
+
+    await api().orgs.unpublishSite(A.organizationId, site.id);
+    expect((await get(`/sites/${site.id}/`)).status).toBe(404);
+    expect((await get(`/sites/${site.id}/setup`)).status).toBe(404);
+    await api().orgs.publishSite(A.organizationId, site.id);
+    expect((await get(`/sites/${site.id}/setup`)).status).toBe(200);
+    await api().orgs.deleteSiteById(A.organizationId, site.id);
+    expect((await get(`/sites/${site.id}/setup`)).status).toBe(404);
+  });
+
+  it("serves raw markdown, robots.txt, sitemap.xml (noIndex pages left out) and llms.txt", async () => {
+    const space = await spaceWithPages("Machines");
+    const site = await publishedSite([space.id]);
+    const base = `${server.url}/sites/${site.id}`;
+    const markdown = await get(`/sites/${site.id}/setup.md`);
+    expect(markdown.headers.get("content-type")).toContain("text/markdown");
+    expect(await markdown.text()).toBe("# Setup\n\n## Steps\n\nInstall it.\n\n```js\nconsole.log(1)\n```");
+    expect(await (await get(`/sites/${site.id}/robots.txt`)).text()).toContain(`Sitemap: ${base}/sitemap.xml`);
+    const sitemap = await (await get(`/sites/${site.id}/sitemap.xml`)).text();
+    expect(sitemap).toContain(`<loc>${base}/introduction</loc>`);
+    expect(sitemap).toContain(`<loc>${base}/setup</loc>`);
+    expect(sitemap).not.toContain("secret");
+    const llms = await (await get(`/sites/${site.id}/llms.txt`)).text();
+    expect(llms).toContain("# Reader docs");
+    expect(llms).toContain(`- [Introduction](${base}/introduction.md): Start here`);
+  });
+
+  it("does not index unlisted sites", async () => {
+    const site = await publishedSite([(await spaceWithPages("Unlisted")).id], "unlisted");
+    expect(await (await get(`/sites/${site.id}/robots.txt`)).text()).toBe("User-agent: *\nDisallow: /\n");
+    expect(await (await get(`/sites/${site.id}/sitemap.xml`)).text()).not.toContain("<loc>");
+    const page = await get(`/sites/${site.id}/`);
+    expect(page.headers.get("x-robots-tag")).toBe("noindex");
+    expect(await page.text()).toContain('<meta name="robots" content="noindex">');
+  });
+
+  it("answers 304 to a matching ETag, renders a repeat from the cache in statements that do not grow with pages, and shows a merge at once", async () => {
+    const space = await spaceWithPages("Cached");
+    const site = await publishedSite([space.id]);
+    const first = await get(`/sites/${site.id}/setup`);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^".+"$/);
+    expect(first.headers.get("cache-control")).toContain("must-revalidate");
+    expect((await get(`/sites/${site.id}/setup`, { "if-none-match": etag })).status).toBe(304);
+
+    const statementsOf = async (path: string) => {
+      const before = server.database.statementCount;
+      expect((await get(path)).status).toBe(200);
+      return server.database.statementCount - before;
+    };
+    const repeat = await statementsOf(`/sites/${site.id}/setup`);
+    // A space with ten times the pages: a repeated view costs the same statements, fewer than a first view.
+    const large = await spaceWithPages("Large");
+    for (let i = 0; i < 30; i++) {
+      await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, { input: { space: large.id, title: `Page ${i}`, markdown: `Body ${i}` } });
+    }
+    const largeSite = await publishedSite([large.id]);
+    const firstView = await statementsOf(`/sites/${largeSite.id}/setup`);
+    expect(await statementsOf(`/sites/${largeSite.id}/setup`)).toBe(repeat);
+    expect(repeat).toBeLessThan(firstView);
+
+    const pages = (await api().spaces.listPages(space.id)).data.pages;
+    const setup = pages.find((p) => p.title === "Setup")!;
+    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { page { id } } }`, {
+      input: { space: space.id, page: setup.id, markdown: "Changed body" },
+    });
+    const after = await get(`/sites/${site.id}/setup`);
+    expect(after.headers.get("etag")).not.toBe(etag);
+    expect(await after.text()).toContain("Changed body");
+  });
+});
+
+describe("visitors", () => {
+  it("opens visitor-auth sites only with a JWT signed with the site's key (then kept in a cookie)", async () => {
+    const site = await publishedSite([(await spaceWithPages("Private")).id], "visitor-auth");
+    const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
+    const sign = (secret: string, expires: string | number = "1h") =>
+      new SignJWT({ plan: "pro" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime(expires).sign(new TextEncoder().encode(secret));
+    expect((await get(`/sites/${site.id}/`)).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?jwt_token=${await sign("wrong-key-wrong-key-wrong-key-wrong")}`)).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?jwt_token=${await sign(key, Math.floor(server.clock.now().getTime() / 1000) - 60)}`)).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?jwt_token=not.a.jwt`)).status).toBe(401);
+    const ok = await get(`/sites/${site.id}/?jwt_token=${await sign(key)}`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("cache-control")).toContain("private");
+    const cookie = ok.headers.get("set-cookie")!.split(";")[0];
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(200);
+  });
+
+  it("hides a site space whose condition fails from a visitor without the claim and shows it to one with it", async () => {
+    const main = await spaceWithPages("Main docs");
+    const beta = await spaceWithPages("Beta docs");
+    const site = await publishedSite([main.id, beta.id]);
+    await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, {
+      jsonSchema: {
+        type: "object",
+        properties: {
+          unsigned: { type: "object", description: "Unsigned claims of the site visitor.", properties: { beta: { type: "boolean", description: "Beta" } }, additionalProperties: false },
+        },
+        additionalProperties: false,
+      },
+    } as never);
+    const betaSiteSpace = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items.find((s) => s.space.id === beta.id)!;
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, { condition: "visitor.claims.unsigned.beta == true" });
+
+    const without = await (await get(`/sites/${site.id}/`)).text();
+    expect(without).not.toContain("Beta docs");
+    expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup`)).status).toBe(404);
+    const withClaim = await (await get(`/sites/${site.id}/?visitor.beta=true`)).text();
+    expect(withClaim).toContain("Beta docs");
+    expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup?visitor.beta=true`)).status).toBe(200);
+
+    const published = (await api().orgs.getPublishedContentSite(A.organizationId, site.id)).data;
+    expect(published.structure.structure.map((item: any) => item.id)).not.toContain(betaSiteSpace.id);
+    const all = (await api().orgs.getSiteStructure(A.organizationId, site.id)).data;
+    expect(all.structure.map((item: any) => item.id)).toContain(betaSiteSpace.id);
+  });
+});
+
+describe("in a browser", () => {
+  it("opens a published site in headless Chromium and follows a link in the navigation", async () => {
+    const site = await publishedSite([(await spaceWithPages("Browsed")).id]);
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}/sites/${site.id}/`);
+      expect(await page.textContent("main h1")).toBe("Introduction");
+      await page.click('nav[aria-label="Pages"] >> text=Setup');
+      await page.waitForURL(`${server.url}/sites/${site.id}/setup`);
+      expect(await page.textContent("main h1")).toBe("Setup");
+      expect(await page.getAttribute('nav[aria-label="Pages"] a[aria-current="page"]', "href")).toBe(`${server.url}/sites/${site.id}/setup`);
+    } finally {
+      await browser.close();
+    }
+  });
+});
