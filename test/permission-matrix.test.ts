@@ -96,6 +96,22 @@ async function newChangeRequest() {
   return { ...content, path: `${prefix}/${response.body.id}`, byNumber: `${prefix}/${response.body.number}` };
 }
 
+/** A change request with a requested reviewer and their approval (rows written directly). */
+async function newReview() {
+  const changeRequest = await newChangeRequest();
+  const reviewerId = await newMember("review");
+  const row = await prisma().changeRequest.findUniqueOrThrow({ where: { id: changeRequest.path.slice(changeRequest.path.lastIndexOf("/") + 1) } });
+  const now = new Date();
+  await prisma().changeRequestReviewer.create({
+    data: { changeRequestId: row.id, userId: reviewerId, requestedById: ownerUserId, revisionId: row.revisionId, createdAt: now },
+  });
+  const reviewId = newId("ChangeRequestReview");
+  await prisma().changeRequestReview.create({
+    data: { id: reviewId, changeRequestId: row.id, reviewerId, requestedById: ownerUserId, status: "approved", revisionId: row.revisionId, createdAt: now, updatedAt: now },
+  });
+  return { ...changeRequest, reviewerId, reviewId };
+}
+
 /**
  * A comment with a reply, on a new space with content or on a new change request, posted (rows
  * written directly) by `authorId`, else by the owner: the REST paths of the base, comment and reply.
@@ -452,6 +468,28 @@ const FIXTURES: Record<string, Fixture> = {
   // Comments, on the space itself and on a change request
   ...commentFixtures("/v1/spaces/:spaceId", "space"),
   ...commentFixtures("/v1/spaces/:spaceId/change-requests/:changeRequestId", "change request"),
+
+  // Reviews, requested reviewers, contributors and changes of a change request
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/reviews": async () => ({ path: `${(await newReview()).path}/reviews` }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/reviews": async () => ({
+    path: `${(await newChangeRequest()).path}/reviews`,
+    body: { status: "approved" },
+  }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/reviews/:reviewId": async () => {
+    const { path, reviewId } = await newReview();
+    return { path: `${path}/reviews/${reviewId}` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": async () => ({ path: `${(await newReview()).path}/requested-reviewers` }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": async () => ({
+    path: `${(await newChangeRequest()).path}/requested-reviewers`,
+    body: { users: [await newMember("review")] },
+  }),
+  "DELETE /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers/:userId": async () => {
+    const { path, reviewerId } = await newReview();
+    return { path: `${path}/requested-reviewers/${reviewerId}` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/contributors": async () => ({ path: `${(await newReview()).path}/contributors` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/changes": async () => ({ path: `${(await newChangeRequest()).path}/changes` }),
 
   ...SITE_FIXTURES,
   // Who can access a space or collection

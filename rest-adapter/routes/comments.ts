@@ -19,7 +19,7 @@ const POSTED_FIELDS = /* GraphQL */ `
   permissions { view edit reply delete }
   urls { location }`;
 
-const COMMENT_FIELDS = /* GraphQL */ `
+export const COMMENT_FIELDS = /* GraphQL */ `
   fragment CommentFields on Comment {
     ${POSTED_FIELDS}
     status resolvedAt
@@ -57,7 +57,7 @@ function restPosted(c: any) {
   };
 }
 
-function restComment(c: any) {
+export function restComment(c: any) {
   const { node, page, changeRequest, space, revision } = c.target;
   return {
     object: "comment",
@@ -80,10 +80,10 @@ function restComment(c: any) {
 
 const restReply = (r: any) => ({ object: "comment-reply", ...restPosted(r) });
 
-/** A body field: `{ markdown }`. A document tree is not converted (400). */
-function markdownIn(value: unknown): string {
+/** A body field (`field`): `{ markdown }`. A document tree is not converted (400). */
+export function markdownIn(value: unknown, field = "body"): string {
   const markdown = typeof value === "object" && value !== null ? (value as { markdown?: unknown }).markdown : undefined;
-  if (typeof markdown !== "string") throw new RestInputError(`body must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
+  if (typeof markdown !== "string") throw new RestInputError(`${field} must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
   return markdown;
 }
 

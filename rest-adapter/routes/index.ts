@@ -16,5 +16,6 @@ import { pdfRoutes } from "./pdf.ts";
 import { siteRoutes } from "./sites.ts";
 import { grantRoutes } from "./grants.ts";
 import { openapiRoutes } from "./openapi.ts";
+import { reviewRoutes } from "./reviews.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes];

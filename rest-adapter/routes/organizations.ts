@@ -6,7 +6,7 @@ export const ORGANIZATION_FIELDS = /* GraphQL */ `
   fragment OrganizationFields on Organization {
     id title createdAt emailDomains hostname type useCase communityType defaultRole
     defaultContent { type site }
-    sso ai inviteLinks plan
+    sso ai inviteLinks plan mergeRules
     trial { status count }
     urls { location app logo }
     permissions {
@@ -22,8 +22,7 @@ export function restOrganization(o: any) {
     type: restEnum(o.type),
     defaultRole: restEnum(o.defaultRole),
     urls: compact(o.urls),
-    // Merge rules are not configurable here: nothing restricts merging beyond roles.
-    mergeRules: { type: "none" },
+    mergeRules: o.mergeRules,
     internal_isOnNewTrial: true,
   };
 }
@@ -72,7 +71,7 @@ export const organizationRoutes: RestRoute[] = [
     variables: ({ params, body }) => ({
       input: {
         id: params.organizationId,
-        ...present(body, ["title", "emailDomains", "hostname", "defaultContent", "logo", "sso", "ai", "inviteLinks"]),
+        ...present(body, ["title", "emailDomains", "hostname", "defaultContent", "logo", "sso", "ai", "inviteLinks", "mergeRules"]),
         ...("defaultRole" in body ? { defaultRole: graphqlEnum("defaultRole", body.defaultRole, ROLES) } : {}),
       },
     }),

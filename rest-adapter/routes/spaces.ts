@@ -5,7 +5,7 @@ import { defaultLevelInput, positionInput } from "./collections.ts";
 
 export const SPACE_FIELDS = /* GraphQL */ `
   fragment SpaceFields on Space {
-    id title emoji visibility createdAt updatedAt deletedAt editMode revision defaultLevel
+    id title emoji visibility createdAt updatedAt deletedAt editMode revision defaultLevel mergeRules
     organization { id }
     parent { id }
     comments: openCommentCount changeRequests: changeRequestCount
@@ -24,8 +24,7 @@ export function restSpace(s: any) {
     organization: s.organization.id,
     ...compact({ parent: s.parent?.id }),
     urls: compact(s.urls),
-    // Merge rules are the organization's (which has none beyond roles).
-    mergeRules: { type: "inherit" },
+    mergeRules: s.mergeRules,
   };
 }
 
@@ -67,7 +66,7 @@ export const spaceRoutes: RestRoute[] = [
     variables: ({ params, body }) => ({
       input: {
         id: params.spaceId,
-        ...present(body, ["title", "emoji"]),
+        ...present(body, ["title", "emoji", "mergeRules"]),
         ...("editMode" in body ? { editMode: graphqlEnum("editMode", body.editMode, SPACE_EDIT_MODES) } : {}),
         ...("defaultLevel" in body ? { defaultLevel: defaultLevelInput(body.defaultLevel) } : {}),
       },

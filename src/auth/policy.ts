@@ -62,7 +62,7 @@ export const POLICY = {
 
   "space.read": { scope: "space", least: "read", does: "read the space" },
   "space.rename": { scope: "space", least: "edit", does: "change the space's title or emoji" },
-  "space.configure": { scope: "space", least: "admin", does: "change the space's edit mode or default level" },
+  "space.configure": { scope: "space", least: "admin", does: "change the space's edit mode, default level or merge rules" },
   "space.editContent": { scope: "space", least: "edit", does: "edit the space's content" },
   "space.duplicate": { scope: "space", least: "create", does: "duplicate the space (a new space beside it)" },
   "space.delete": { scope: "space", least: "admin", does: "delete the space" },
@@ -78,6 +78,8 @@ export const POLICY = {
   "changeRequest.editContent": { scope: "space", least: "edit", does: "edit the content of a change request" },
   "changeRequest.updateFromSpace": { scope: "space", least: "edit", does: "bring the space's newest content into a change request" },
   "changeRequest.merge": { scope: "space", least: "review", does: "merge a change request into the space" },
+  "changeRequest.review": { scope: "space", least: "review", does: "review a change request (not your own)" },
+  "changeRequest.requestReview": { scope: "space", least: "edit", does: "ask members to review a change request" },
 
   "comment.read": { scope: "space", least: "read", does: "read the comments of the space and its change requests" },
   "comment.post": { scope: "space", least: "comment", does: "comment or reply in the space and its change requests" },

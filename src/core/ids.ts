@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   CommentReply: "rpl",
   OpenAPISpec: "oas",
   OpenAPISpecVersion: "oasv",
+  ChangeRequestReview: "rvw",
   Site: "site",
   SiteSpace: "ssp",
   SiteSection: "ssec",

@@ -55,8 +55,8 @@ function enumOf<T extends string>(name: string, description: string, values: rea
 const CommentStatus = enumOf("CommentStatus", "open, or resolved (by `resolved` in an update)", COMMENT_STATUSES);
 const CommentStatusFilter = enumOf("CommentStatusFilter", "Which comments a list holds, by status", COMMENT_STATUS_FILTERS);
 
-/** A user a comment shows, as a row (see the top of this file). */
-async function shownUser(core: CoreContext, userId: string): Promise<User> {
+/** A user a comment (or a review) shows, as a row (see the top of this file). */
+export async function shownUser(core: CoreContext, userId: string): Promise<User> {
   const user = await core.loaders.user.load(userId);
   if (!user) throw new Error(`User ${userId} of a comment is missing`);
   return user;

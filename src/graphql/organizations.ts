@@ -96,6 +96,7 @@ export const OrganizationRef = builder.loadableNode("Organization", {
     sso: t.exposeBoolean("sso"),
     ai: t.exposeBoolean("ai"),
     inviteLinks: t.exposeBoolean("inviteLinks"),
+    mergeRules: t.field({ type: "JSON", description: "What a change request needs to be merged: { type: none } or { type: rules, rules }", resolve: (o) => o.mergeRules }),
     plan: t.exposeString("plan"),
     trial: t.field({ type: OrganizationTrial, resolve: () => ({ status: "notapplicable", count: 0 }) }),
     urls: t.field({
@@ -150,6 +151,7 @@ const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
     sso: t.boolean(),
     ai: t.boolean(),
     inviteLinks: t.boolean(),
+    mergeRules: t.field({ type: "JSON", description: "{ type: none } or { type: rules, rules: [...] }, as the published API has them" }),
   }),
 });
 
@@ -161,7 +163,7 @@ builder.mutationField("updateOrganization", (t) =>
     args: { input: t.arg({ type: UpdateOrganizationInput, required: true }) },
     resolve: async (_root, { input }, { core }) => {
       const { id, ...patch } = input;
-      return { organization: await updateOrganization(core, id, nullMeansUnchanged(patch, ["title", "emailDomains", "hostname", "sso", "ai", "inviteLinks"])) };
+      return { organization: await updateOrganization(core, id, nullMeansUnchanged(patch, ["title", "emailDomains", "hostname", "sso", "ai", "inviteLinks", "mergeRules"])) };
     },
   }),
 );

@@ -15,6 +15,7 @@ import "./search.ts";
 import "./links.ts";
 import "./change-requests.ts";
 import "./comments.ts";
+import "./reviews.ts";
 import "./pdf.ts";
 import "./openapi.ts";
 import "./sites.ts";

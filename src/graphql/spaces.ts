@@ -70,6 +70,11 @@ export const SpaceRef = builder.loadableNode("Space", {
       resolve: (s, _args, { core }) => visibleParent(core, s.parentId),
     }),
     revision: t.id({ description: "Id of the head revision", resolve: (s) => s.revisionId }),
+    mergeRules: t.field({
+      type: "JSON",
+      description: "What a change request needs to be merged: { type: inherit } (the organization's), { type: none } or { type: rules, rules }",
+      resolve: (s) => s.mergeRules,
+    }),
     defaultLevel: t.field({
       type: MemberRole,
       nullable: true,
@@ -165,12 +170,13 @@ builder.mutationFields((t) => ({
             emoji: f.string({ description: "null removes it" }),
             editMode: f.field({ type: SpaceEditMode }),
             defaultLevel: f.field({ type: MemberRole, description: "null inherits from the parent" }),
+            mergeRules: f.field({ type: "JSON", description: "{ type: inherit } (the organization's), { type: none } or { type: rules, rules: [...] }" }),
           }),
         }),
       }),
     },
     resolve: async (_root, { input: { id, ...patch } }, { core }) => ({
-      space: await updateSpace(core, id, nullMeansUnchanged(patch, ["title", "editMode"])),
+      space: await updateSpace(core, id, nullMeansUnchanged(patch, ["title", "editMode", "mergeRules"])),
     }),
   }),
   deleteSpace: t.field({

@@ -65,9 +65,26 @@ export function getSpec(): OpenAPISpec {
     if (!specCache) {
         const require = createRequire(import.meta.url);
         const file = require.resolve('@gitbook/api/spec/openapi.json');
-        specCache = JSON.parse(readFileSync(file, 'utf8')) as OpenAPISpec;
+        specCache = applyErrata(JSON.parse(readFileSync(file, 'utf8')) as OpenAPISpec);
     }
     return specCache;
+}
+
+/**
+ * Corrections of schemas no response can satisfy, each named with its reason:
+ * - RevisionSemanticChangePageEdited.attributes is a `oneOf` of the document, group and link
+ *   attribute schemas, which allow extra properties and share `title`, `emoji` (and `slug`):
+ *   every attributes object matches two or three of them, so `oneOf` always fails. Taken as the
+ *   `anyOf` it means.
+ */
+function applyErrata(spec: OpenAPISpec): OpenAPISpec {
+    const schemas = (spec as unknown as { components: { schemas: Record<string, JsonObject> } }).components.schemas;
+    const attributes = (schemas.RevisionSemanticChangePageEdited?.properties as JsonObject | undefined)?.attributes as JsonObject | undefined;
+    if (attributes?.oneOf) {
+        attributes.anyOf = attributes.oneOf;
+        delete attributes.oneOf;
+    }
+    return spec;
 }
 
 function getRoutes(): RouteEntry[] {

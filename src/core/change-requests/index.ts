@@ -21,6 +21,7 @@ import {
   type ChangeRequestStatus,
 } from "./access.ts";
 import { bodiesNeeded, mergeContent, type MergeConflict } from "./merge.ts";
+import { checkMergeRulesMet, effectiveMergeRules, reviewsOf } from "../reviews/merge-rules.ts";
 
 export * from "./access.ts";
 
@@ -249,7 +250,8 @@ export async function updateChangeRequestFromSpace(
 /**
  * Merges the change request into the space: the space's head moves to the merge of both sides
  * (search follows in the same transaction), and the change request becomes `merged`. Needs
- * `review` on the space. A locked space takes merges: that is how its content changes.
+ * `review` on the space, and the merge rules of the space (or its organization) met: 409 naming
+ * the rules that are not. A locked space takes merges: that is how its content changes.
  */
 export async function mergeChangeRequest(
   ctx: CoreContext,
@@ -264,8 +266,15 @@ export async function mergeChangeRequest(
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${contentLockKey(found.id)}))::text`;
     const changeRequest = await tx.changeRequest.findUniqueOrThrow({ where: { id: found.id } });
     checkChangeRequestActive(changeRequest, "be merged");
-    const space = await tx.space.findUniqueOrThrow({ where: { id: spaceId } });
+    const space = await tx.space.findUniqueOrThrow({ where: { id: spaceId }, include: { organization: true } });
     const baseId = changeRequest.revisionMergedAncestorId ?? changeRequest.revisionInitialId;
+    // Under both locks, so that no edit lands between the check of the approvals and the merge.
+    checkMergeRulesMet(effectiveMergeRules(space, space.organization), {
+      changeRequest,
+      reviews: await reviewsOf(tx, changeRequest),
+      actorId: ctx.viewer.userId,
+      upToDate: space.revisionId === baseId,
+    });
     const { revision, content } = await mergedRevision(
       ctx,
       tx,

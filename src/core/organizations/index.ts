@@ -2,6 +2,7 @@
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../../auth/policy.ts";
 import { isRole, ROLES } from "../../auth/roles.ts";
+import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
@@ -53,6 +54,8 @@ export interface OrganizationPatch {
   sso?: boolean;
   ai?: boolean;
   inviteLinks?: boolean;
+  /** MergeRulesStandaloneConfiguration (src/core/reviews/merge-rules.ts). */
+  mergeRules?: unknown;
 }
 
 const HOSTNAME = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
@@ -79,6 +82,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
     }
     data.hostname = patch.hostname;
   }
+  if (patch.mergeRules !== undefined) data.mergeRules = checkMergeRules(patch.mergeRules, false) as Prisma.InputJsonValue;
   if (patch.defaultRole !== undefined) {
     if (patch.defaultRole !== null && !isRole(patch.defaultRole)) {
       throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got "${patch.defaultRole}")`);

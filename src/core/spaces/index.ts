@@ -3,6 +3,7 @@
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
 import type { Prisma, Revision, Space } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../../auth/roles.ts";
+import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
 import { authorize, POLICY, type Action } from "../../auth/policy.ts";
@@ -147,14 +148,15 @@ export async function createSpace(
 export async function updateSpace(
   ctx: CoreContext,
   id: string,
-  patch: { title?: string; emoji?: string | null; editMode?: string; defaultLevel?: string | null },
+  patch: { title?: string; emoji?: string | null; editMode?: string; defaultLevel?: string | null; mergeRules?: unknown },
 ) {
   const data: Prisma.SpaceUpdateInput = {};
   if (patch.title !== undefined) data.title = checkLength("title", patch.title, { max: SPACE_TITLE_MAX });
   if (patch.emoji !== undefined) data.emoji = checkEmoji(patch.emoji ?? "");
   if (patch.editMode !== undefined) data.editMode = checkOneOf("editMode", patch.editMode, SPACE_EDIT_MODES);
   if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
-  const needsAdmin = patch.editMode !== undefined || patch.defaultLevel !== undefined;
+  if (patch.mergeRules !== undefined) data.mergeRules = checkMergeRules(patch.mergeRules, true) as Prisma.InputJsonValue;
+  const needsAdmin = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.mergeRules !== undefined;
   await requireSpace(ctx, id, needsAdmin ? "space.configure" : "space.rename");
   return ctx.prisma.space.update({ where: { id }, data: { ...data, updatedAt: ctx.clock.now() } });
 }
