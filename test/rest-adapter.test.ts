@@ -358,7 +358,7 @@ describe("request bodies", () => {
 });
 
 describe("routing", () => {
-  it.each(["/v1/nope", "/v1", "/v1/spaces", "/v1/orgs/org_x/nothing-here", "/v1/spaces/spc_x/extra/deep"])(
+  it.each(["/v1/nope", "/v1/spaces", "/v1/orgs/org_x/nothing-here", "/v1/spaces/spc_x/extra/deep"])(
     "answers an unknown route (%s) with the 404 envelope",
     async (path) => {
       for (const method of ["GET", "POST"]) {
@@ -368,6 +368,12 @@ describe("routing", () => {
       }
     },
   );
+
+  it("answers the published API-information operation (GET /v1), which is not built, with the 501 envelope", async () => {
+    const response = await server.rest(admin.token, "GET", "/v1");
+    expectError("GET", "/v1", response, 501);
+    expect(response.body).toEqual({ error: { code: 501, message: expect.stringContaining("not built") } });
+  });
 
   it.each([
     ["PUT", "/v1/spaces/spc_x", ["DELETE", "GET", "PATCH"]],
