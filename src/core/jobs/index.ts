@@ -82,6 +82,7 @@ export class JobQueue {
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private slots = 0;
+  private lookAgain = false;
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
@@ -122,8 +123,15 @@ export class JobQueue {
       maxAttempts,
       now.toISOString(),
     );
-    if (this.running && runAt.getTime() <= now.getTime()) setImmediate(() => this.fill());
+    // Inside a transaction the row is not visible to the worker before the commit: the caller
+    // wakes the worker after it (`wake()`), else the next poll runs the job.
+    if (db === this.prisma && runAt.getTime() <= now.getTime()) this.wake();
     return rows[0]!.id;
+  }
+
+  /** Tells this instance's worker that a job is due now (after committing a transaction that enqueued one). */
+  wake(): void {
+    if (this.running) setImmediate(() => this.fill());
   }
 
   /** Starts the worker loop (idempotent). */
@@ -163,6 +171,8 @@ export class JobQueue {
   private fill(): void {
     if (!this.running) return;
     clearTimeout(this.timer);
+    // A loop about to finish may already have looked for work: make it look once more.
+    if (this.slots >= this.concurrency) this.lookAgain = true;
     while (this.slots < this.concurrency) {
       this.slots++;
       const loop = this.runDue()
@@ -170,7 +180,11 @@ export class JobQueue {
         .finally(() => {
           this.slots--;
           this.inFlight.delete(loop);
-          if (this.running && this.slots === 0) this.timer = setTimeout(() => this.fill(), this.pollIntervalMs).unref();
+          if (!this.running) return;
+          if (this.lookAgain) {
+            this.lookAgain = false;
+            this.fill();
+          } else if (this.slots === 0) this.timer = setTimeout(() => this.fill(), this.pollIntervalMs).unref();
         });
       this.inFlight.add(loop);
     }

@@ -263,7 +263,7 @@ export async function createSpec(ctx: CoreContext, organizationId: string, input
   const slug = checkSlug(input.slug);
   const source = checkSource(input.source);
   try {
-    return await ctx.prisma.$transaction(async (tx) => {
+    const created = await ctx.prisma.$transaction(async (tx) => {
       const now = ctx.clock.now();
       const spec = await tx.openAPISpec.create({
         data: { id: newId("OpenAPISpec"), organizationId, slug, ...(await sourceData(tx, source)), createdAt: now, updatedAt: now },
@@ -271,6 +271,8 @@ export async function createSpec(ctx: CoreContext, organizationId: string, input
       await enqueueProcessing(ctx, spec.id, tx);
       return spec;
     });
+    ctx.jobs.wake();
+    return created;
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict(`slug: an OpenAPI specification "${slug}" already exists in this organization`);
     throw error;
@@ -299,6 +301,7 @@ export async function putSpec(ctx: CoreContext, organizationId: string, slug: st
     await enqueueProcessing(ctx, updated.id, tx);
     return updated;
   });
+  ctx.jobs.wake();
   return { spec, created: false };
 }
 
@@ -314,11 +317,13 @@ export async function updateSpec(ctx: CoreContext, organizationId: string, slug:
 export async function refreshSpec(ctx: CoreContext, organizationId: string, slug: string) {
   await requireOrganization(ctx, organizationId, "openapi.manage");
   const spec = await readSpec(ctx, organizationId, slug);
-  return ctx.prisma.$transaction(async (tx) => {
-    const updated = await tx.openAPISpec.update({ where: { id: spec.id }, data: { processingState: "pending", updatedAt: ctx.clock.now() } });
+  const updated = await ctx.prisma.$transaction(async (tx) => {
+    const row = await tx.openAPISpec.update({ where: { id: spec.id }, data: { processingState: "pending", updatedAt: ctx.clock.now() } });
     await enqueueProcessing(ctx, spec.id, tx);
-    return updated;
+    return row;
   });
+  ctx.jobs.wake();
+  return updated;
 }
 
 /** Deletes the spec and its versions; a waiting job finds nothing and ends. */
