@@ -10,7 +10,7 @@ import type { Services } from "./core/context.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
-import { registerOpenAPIJobs } from "./core/openapi/index.ts";
+import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
@@ -84,6 +84,7 @@ export function createApp({
       allowPrivateHosts: config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts,
       ...config.importLimits,
     },
+    openapiLimits: { ...DEFAULT_OPENAPI_LIMITS },
     jobs,
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };

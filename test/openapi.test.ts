@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.ts";
-import { setOpenAPILimits } from "../src/core/openapi/index.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 const ENTRY = `openapi: 3.0.3
@@ -80,6 +79,13 @@ afterAll(async () => {
 });
 
 let restoreLimits: (() => void) | undefined;
+/** Lowers this test app's OpenAPI limits; returns what puts them back. */
+function lowerLimits(changes: Partial<typeof server.app.services.openapiLimits>): () => void {
+  const limits = server.app.services.openapiLimits;
+  const previous = { ...limits };
+  Object.assign(limits, changes);
+  return () => void Object.assign(limits, previous);
+}
 afterEach(() => {
   restoreLimits?.();
   restoreLimits = undefined;
@@ -187,7 +193,7 @@ describe("OpenAPI specs from a URL", () => {
       ["invalid YAML", () => files.set(`${folder}/openapi.yaml`, { body: "openapi: 3.0.3\ninfo: [unclosed\n" }), "PARSE_ERROR", /YAML/],
       ["invalid OpenAPI", () => files.set(`${folder}/openapi.yaml`, { body: "openapi: 3.0.3\ninfo:\n  title: X\n  version: '1'\npaths:\n  /x:\n    get:\n      responses: nope\n" }), "PARSE_ERROR", /responses/],
     ];
-    restoreLimits = setOpenAPILimits({ requestTimeoutMs: 300 });
+    restoreLimits = lowerLimits({ requestTimeoutMs: 300 });
     for (const [name, breakIt, code, message] of cases) {
       breakIt();
       server.clock.advance(1000);
@@ -222,7 +228,7 @@ describe("OpenAPI specs from a URL", () => {
     expect(spec.lastProcessErrorCode).toBe("PARSE_ERROR");
     expect(spec.lastProcessedErrors[0].message).toMatch(/outside the spec's base URL/);
 
-    restoreLimits = setOpenAPILimits({ maxFileBytes: 100 });
+    restoreLimits = lowerLimits({ maxFileBytes: 100 });
     const big = newSlug();
     await client.orgs.createOpenApiSpec(org, { slug: big, source: { url: serveSpec().url } });
     const bigSpec = await processed(big);

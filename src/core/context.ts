@@ -5,6 +5,7 @@ import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { JobQueue } from "./jobs/index.ts";
+import type { OpenAPILimits } from "./openapi/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import type { Signer } from "./signer.ts";
 import type { Urls } from "./urls.ts";
@@ -22,6 +23,8 @@ export interface Services {
   /** Signs and checks capability URLs (downloads, PDFs). */
   signer: Signer;
   importLimits: ImportLimits;
+  /** Bounds of OpenAPI processing (tests lower them on their own app). */
+  openapiLimits: OpenAPILimits;
   jobs: JobQueue;
 }
 

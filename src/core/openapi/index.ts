@@ -66,16 +66,6 @@ export const DEFAULT_OPENAPI_LIMITS: OpenAPILimits = {
   maxErrorsKept: 20,
 };
 
-let currentLimits: OpenAPILimits = { ...DEFAULT_OPENAPI_LIMITS };
-/** Changes the limits (tests lower the timeouts); returns a function that restores them. */
-export function setOpenAPILimits(limits: Partial<OpenAPILimits>): () => void {
-  const previous = currentLimits;
-  currentLimits = { ...currentLimits, ...limits };
-  return () => {
-    currentLimits = previous;
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Input rules
 // ---------------------------------------------------------------------------------------------
@@ -91,7 +81,7 @@ export function checkSlug(slug: string): string {
 }
 
 /** `source`: exactly one of `url` (absolute http(s), at most 2048 characters) and `text` (not empty). */
-export function checkSource(source: { url?: string | null; text?: string | null } | null | undefined): SpecSource {
+export function checkSource(source: { url?: string | null; text?: string | null } | null | undefined, limits: OpenAPILimits): SpecSource {
   if (!source || typeof source !== "object") throw badInput("source is required: { url } or { text }");
   const hasUrl = source.url != null;
   const hasText = source.text != null;
@@ -113,8 +103,8 @@ export function checkSource(source: { url?: string | null; text?: string | null 
   const text = source.text as string;
   if (typeof text !== "string" || text.trim() === "") throw badInput("source.text must be a non-empty string");
   const bytes = Buffer.byteLength(text);
-  if (bytes > currentLimits.maxTextBytes) {
-    throw new DomainError("PAYLOAD_TOO_LARGE", `source.text is ${bytes} bytes: at most ${currentLimits.maxTextBytes} bytes`);
+  if (bytes > limits.maxTextBytes) {
+    throw new DomainError("PAYLOAD_TOO_LARGE", `source.text is ${bytes} bytes: at most ${limits.maxTextBytes} bytes`);
   }
   return { text };
 }
@@ -261,7 +251,7 @@ const enqueueProcessing = (ctx: CoreContext, specId: string, tx: Prisma.Transact
 export async function createSpec(ctx: CoreContext, organizationId: string, input: { slug: string; source: Parameters<typeof checkSource>[0] }) {
   await requireOrganization(ctx, organizationId, "openapi.manage");
   const slug = checkSlug(input.slug);
-  const source = checkSource(input.source);
+  const source = checkSource(input.source, ctx.openapiLimits);
   try {
     const created = await ctx.prisma.$transaction(async (tx) => {
       const now = ctx.clock.now();
@@ -283,7 +273,7 @@ export async function createSpec(ctx: CoreContext, organizationId: string, input
 export async function putSpec(ctx: CoreContext, organizationId: string, slug: string, input: { source: Parameters<typeof checkSource>[0] }) {
   await requireOrganization(ctx, organizationId, "openapi.manage");
   checkSlug(slug);
-  const source = checkSource(input.source);
+  const source = checkSource(input.source, ctx.openapiLimits);
   const existing = await ctx.prisma.openAPISpec.findUnique({ where: { organizationId_slug: { organizationId, slug } } });
   if (!existing) {
     try {
@@ -414,8 +404,7 @@ function fetchFailure(url: string, error: unknown): ProcessFailure {
  * Fetches (or takes the text of) the entry file and every file its relative `$ref`s name, parses
  * each in the worker and validates the whole. Returns the files, entry first.
  */
-async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPolicy: ImportLimits): Promise<LoadedFile[]> {
-  const limits = currentLimits;
+async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPolicy: ImportLimits, limits: OpenAPILimits): Promise<LoadedFile[]> {
   const session = new ParseSession(limits.workerHeapMb);
   try {
     const files: LoadedFile[] = [];
@@ -526,10 +515,10 @@ export async function processSpec(
     const blob = await prisma.blob.findUniqueOrThrow({ where: { hash: spec.sourceTextHash! } });
     source = { text: Buffer.from(blob.data).toString("utf8") };
   }
-  const signal = AbortSignal.any([jobSignal, AbortSignal.timeout(currentLimits.totalTimeoutMs)]);
+  const signal = AbortSignal.any([jobSignal, AbortSignal.timeout(services.openapiLimits.totalTimeoutMs)]);
   let outcome: { files: LoadedFile[] } | { failure: ProcessFailure };
   try {
-    outcome = { files: await loadAndValidate(source, signal, services.importLimits) };
+    outcome = { files: await loadAndValidate(source, signal, services.importLimits, services.openapiLimits) };
   } catch (error) {
     // Shutdown: let the queue hand the job to the next start rather than record a failure.
     if (jobSignal.aborted) throw error;
@@ -552,7 +541,7 @@ export async function processSpec(
           processingState: "complete",
           lastProcessedAt: now,
           lastProcessErrorCode: code,
-          lastProcessErrors: { kept: errors.slice(0, currentLimits.maxErrorsKept), count: errors.length },
+          lastProcessErrors: { kept: errors.slice(0, services.openapiLimits.maxErrorsKept), count: errors.length },
         },
       });
     } else {
