@@ -11,6 +11,7 @@ import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
+import { registerOpenAPIReference } from "./core/openapi/reference.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
@@ -133,6 +134,7 @@ export function createApp({
       useRestAdapter(routes),
     ].map((plugin) => guardRequestHooks(plugin)),
   });
+  registerOpenAPIReference();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start); the database stays open. */

@@ -4,6 +4,7 @@
 // Markdown is the source; the document is derived on read and never stored.
 import { fromMarkdown } from "mdast-util-from-markdown";
 import type { Definition, Nodes, PhrasingContent, Root, RootContent } from "mdast";
+import { OPERATION_EMBED_LANGUAGE, parseOperationEmbed } from "../openapi/embed.ts";
 
 type Mark = { object: "mark"; type: "bold" | "italic" | "code" };
 interface Leaf {
@@ -82,6 +83,18 @@ class Converter {
         ];
       }
       case "code": {
+        // An OpenAPI operation embed (src/core/openapi/embed.ts) is the published `openapi-operation` block.
+        const embed = node.lang === OPERATION_EMBED_LANGUAGE && place === "top" ? parseOperationEmbed(node.value) : null;
+        if (embed) {
+          return [
+            {
+              object: "block",
+              type: "openapi-operation",
+              isVoid: true,
+              data: { ref: { kind: "openapi", spec: embed.spec }, method: embed.method, path: embed.path },
+            },
+          ];
+        }
         if (place === "quote") return [this.plainParagraph(node.value, [mark("code")])];
         const lines = node.value.split("\n").map(
           (line): DocumentBlock => ({ object: "block", type: "code-line", data: {}, nodes: [this.text(line, [])] }),

@@ -5,6 +5,7 @@
 // language has a registered renderer (`registerBlockRenderer`) are rendered by it: the hook for
 // API-reference and integration blocks.
 import MarkdownIt from "markdown-it";
+import type { Services } from "../context.ts";
 import { slugify } from "../content/tree.ts";
 
 export interface LinkResolver {
@@ -14,14 +15,26 @@ export interface LinkResolver {
   image(src: string): string;
 }
 
-/** Renders the body of a fenced block `\`\`\`<language>` as HTML (escape what you output). */
-export type BlockRenderer = (content: string, info: string) => string;
+/**
+ * Renders the body of a fenced block `\`\`\`<language>` as HTML (escape what you output);
+ * `loaded` is what the block's loader (if any) answered for it.
+ */
+export type BlockRenderer = (content: string, info: string, loaded?: unknown) => string;
 
-const blockRenderers = new Map<string, BlockRenderer>();
+/** Where a page is rendered: what a block's loader may read (its site's organization). */
+export interface BlockContext {
+  services: Services;
+  organizationId: string;
+}
 
-/** Registers the renderer of fenced blocks of `language` (e.g. an OpenAPI operation block). */
-export function registerBlockRenderer(language: string, render: BlockRenderer): void {
-  blockRenderers.set(language, render);
+/** Loads, before the (synchronous) render, what a block needs from the database. */
+export type BlockLoader = (content: string, info: string, context: BlockContext) => Promise<unknown>;
+
+const blockRenderers = new Map<string, { render: BlockRenderer; load?: BlockLoader }>();
+
+/** Registers the renderer of fenced blocks of `language` (e.g. an OpenAPI operation block), and its loader. */
+export function registerBlockRenderer(language: string, render: BlockRenderer, load?: BlockLoader): void {
+  blockRenderers.set(language, { render, load });
 }
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
@@ -50,12 +63,33 @@ md.renderer.rules.fence = (tokens, index, options, env, self) => {
   const token = tokens[index];
   const language = token.info.trim().split(/\s+/)[0];
   const custom = language ? blockRenderers.get(language) : undefined;
-  return custom ? custom(token.content, token.info) : defaultFence(tokens, index, options, env, self);
+  return custom ? custom.render(token.content, token.info, token.meta?.loaded) : defaultFence(tokens, index, options, env, self);
 };
 
 /** The page body as HTML; `resolver` rewrites links and images. */
 export function renderMarkdown(markdown: string, resolver?: LinkResolver): string {
   return md.render(markdown, { resolver });
+}
+
+/**
+ * The page body as HTML, after the loaders of its fenced blocks have run (each distinct block
+ * once): what a published page uses, so that blocks can show data of the site's organization.
+ */
+export async function renderMarkdownIn(context: BlockContext, markdown: string, resolver?: LinkResolver): Promise<string> {
+  const env = { resolver };
+  const tokens = md.parse(markdown, env);
+  const loads = new Map<string, Promise<unknown>>();
+  await Promise.all(
+    tokens.map(async (token) => {
+      if (token.type !== "fence") return;
+      const entry = blockRenderers.get(token.info.trim().split(/\s+/)[0] ?? "");
+      if (!entry?.load) return;
+      const key = `${token.info}\n${token.content}`;
+      if (!loads.has(key)) loads.set(key, entry.load(token.content, token.info, context));
+      token.meta = { ...(token.meta ?? {}), loaded: await loads.get(key) };
+    }),
+  );
+  return md.renderer.render(tokens, md.options, env);
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };

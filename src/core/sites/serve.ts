@@ -13,7 +13,7 @@ import { adaptiveSchemaOf, unsignedClaimsValidator } from "./adaptive.ts";
 import type { VisitorClaims } from "./conditions.ts";
 import { sortByKey } from "./loaders.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
-import { escapeHtml, renderMarkdown } from "./render.ts";
+import { escapeHtml, renderMarkdownIn } from "./render.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -283,7 +283,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${markdown}` };
 
-  const html = renderMarkdown(markdown, resolverFor(services, content, place.spaceBase, located));
+  const html = await renderMarkdownIn({ services, organizationId: fingerprint.organizationId }, markdown, resolverFor(services, content, place.spaceBase, located));
   const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
   return withChrome(loaded, place, indexed && !located.page.noIndex, {
     status: 200,
