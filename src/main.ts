@@ -9,12 +9,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { seedDemo } from "./core/bootstrap/index.ts";
+import { collectUnreferencedBlobs } from "./core/blobs.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
 import { serverOptions } from "./http/server-options.ts";
 import { createLogger } from "./logger.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/** A blob is collected only once it is a day old and nothing names it. */
+const BLOB_GRACE_MS = 24 * 60 * 60 * 1000;
 
 const say = (line = "") => process.stderr.write(`${line}\n`);
 
@@ -78,11 +81,17 @@ async function main() {
     say("  or the createApiToken mutation with a token you already have.");
   }
 
-  const sweep = () =>
-    sweepDeletedSpaces(services).then(
-      (count) => count && logger.info({ count }, "removed spaces deleted more than 7 days ago"),
-      (error) => logger.error({ err: error }, "sweep of deleted spaces failed"),
-    );
+  // Spaces first: their revisions go with them, and then the blobs only they named.
+  const sweep = async () => {
+    try {
+      const spaces = await sweepDeletedSpaces(services);
+      if (spaces) logger.info({ count: spaces }, "removed spaces deleted more than 7 days ago");
+      const blobs = await collectUnreferencedBlobs(services, BLOB_GRACE_MS);
+      if (blobs) logger.info({ count: blobs }, "removed blobs no longer referenced");
+    } catch (error) {
+      logger.error({ err: error }, "sweep of deleted spaces and unreferenced blobs failed");
+    }
+  };
   await sweep();
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 

@@ -5,6 +5,7 @@
 // `revisionInitialId`); a conflict refuses with 409 naming the pages, and nothing is written.
 import type { ChangeRequest, Prisma, Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
+import { storeBlobs } from "../blobs.ts";
 import { contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
 import { contentLockKey } from "../content/target.ts";
 import type { Content } from "../content/tree.ts";
@@ -181,7 +182,7 @@ async function mergedRevision(
   if (!result.ok) throw conflictError(changeRequest, doing, result.conflicts);
   if (result.newBodies.length) {
     const rows = result.newBodies.map((text) => Buffer.from(text, "utf8")).map((data) => ({ hash: sha256(data), data, size: data.length }));
-    await tx.blob.createMany({ data: rows, skipDuplicates: true });
+    await storeBlobs(tx, "revision", rows);
   }
   const created = await tx.revision.create({
     data: {

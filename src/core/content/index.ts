@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
+import { storeBlobs } from "../blobs.ts";
 import { notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
@@ -136,7 +137,7 @@ export async function editContent(ctx: CoreContext, { target, edits, blobs = { m
     const head = await tx.revision.findUniqueOrThrow({ where: { id: headId } });
     const now = ctx.clock.now();
     const next = applyEdits(contentOf(head), edits, (markdown) => sha256(Buffer.from(markdown, "utf8")), now.toISOString());
-    if (rows.length) await tx.blob.createMany({ data: rows, skipDuplicates: true });
+    await storeBlobs(tx, "revision", rows);
     const created = await tx.revision.create({
       data: {
         id: newId("Revision"),

@@ -17,6 +17,7 @@ import { Worker } from "node:worker_threads";
 import type { OpenAPISpec, OpenAPISpecVersion, Prisma } from "../../generated/prisma/client.ts";
 import { allows, POLICY } from "../../auth/policy.ts";
 import type { CoreContext, Services } from "../context.ts";
+import { storeBlobs } from "../blobs.ts";
 import { DomainError, badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { fetchBounded, FetchFailure } from "../import/index.ts";
@@ -240,7 +241,7 @@ async function sourceData(tx: Prisma.TransactionClient, source: SpecSource) {
   if ("url" in source) return { sourceURL: source.url, sourceTextHash: null };
   const data = Buffer.from(source.text);
   const hash = sha256(data);
-  await tx.blob.createMany({ data: [{ hash, data, size: data.length }], skipDuplicates: true });
+  await storeBlobs(tx, "openapiSpec", [{ hash, data, size: data.length }]);
   return { sourceURL: null, sourceTextHash: hash };
 }
 
@@ -554,7 +555,7 @@ export async function processSpec(
           const data = Buffer.from(file.text);
           return { hash: sha256(data), data, size: data.length };
         });
-        await tx.blob.createMany({ data: blobs, skipDuplicates: true });
+        await storeBlobs(tx, "openapiSpec", blobs);
         lastVersionId = newId("OpenAPISpecVersion");
         await tx.openAPISpecVersion.create({
           data: {
