@@ -51,8 +51,11 @@ async function seed(prisma: Awaited<ReturnType<typeof openDatabase>>["prisma"]) 
     sortKey: (key = generateKeyBetween(key, null)),
     revisionId: newId("Revision"),
   }));
-  await prisma.space.createMany({ data: spaces });
-  await prisma.revision.createMany({ data: spaces.map((space) => ({ id: space.revisionId, spaceId: space.id })) });
+  // One transaction: a space's head revision key is checked at commit.
+  await prisma.$transaction([
+    prisma.space.createMany({ data: spaces }),
+    prisma.revision.createMany({ data: spaces.map((space) => ({ id: space.revisionId, spaceId: space.id })) }),
+  ]);
   return { organizationId, token, spaceId: spaces[0].id };
 }
 
