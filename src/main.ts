@@ -59,6 +59,41 @@ async function main() {
     await database.close();
     throw error;
   }
+  // Signals are handled from the moment the port is bound (before seeding and the first sweep),
+  // so a SIGTERM right after the banner still drains and releases the database.
+  let sweeper: NodeJS.Timeout | undefined;
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting without waiting");
+      process.exit(1);
+    }
+    stopping = true;
+    draining = true;
+    if (sweeper) clearInterval(sweeper);
+    const startedAt = Date.now();
+    logger.info({ signal, inFlight, timeoutMs: config.shutdownTimeoutMs }, "shutting down: draining requests under way");
+    const deadline = setTimeout(() => {
+      logger.warn({ inFlight }, "drain timeout: closing the connections still open");
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    server.close(async () => {
+      clearTimeout(deadline);
+      try {
+        await stopJobs();
+        await database.close();
+        logger.info({ ms: Date.now() - startedAt }, "stopped");
+        process.exit(0);
+      } catch (error) {
+        logger.error({ err: error }, "closing the database failed");
+        process.exit(1);
+      }
+    });
+    // Idle kept-alive connections would hold server.close() until they time out.
+    server.closeIdleConnections();
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
   const where = database.kind === "pglite" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
   logger.info({ host: config.host, port: config.port, publicUrl: config.publicUrl, database: database.kind }, "listening");
   say(`Serving on ${config.publicUrl} (${where}), listening on ${config.host}:${config.port}`);
@@ -93,40 +128,7 @@ async function main() {
     }
   };
   await sweep();
-  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
-
-  let stopping = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal: exiting without waiting");
-      process.exit(1);
-    }
-    stopping = true;
-    draining = true;
-    clearInterval(sweeper);
-    const startedAt = Date.now();
-    logger.info({ signal, inFlight, timeoutMs: config.shutdownTimeoutMs }, "shutting down: draining requests under way");
-    const deadline = setTimeout(() => {
-      logger.warn({ inFlight }, "drain timeout: closing the connections still open");
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    server.close(async () => {
-      clearTimeout(deadline);
-      try {
-        await stopJobs();
-        await database.close();
-        logger.info({ ms: Date.now() - startedAt }, "stopped");
-        process.exit(0);
-      } catch (error) {
-        logger.error({ err: error }, "closing the database failed");
-        process.exit(1);
-      }
-    });
-    // Idle kept-alive connections would hold server.close() until they time out.
-    server.closeIdleConnections();
-  };
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
+  if (!stopping) sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
 }
 
 /** Resolves once listening; a busy port becomes one line naming PORT. */

@@ -189,9 +189,12 @@ describe.concurrent(`cli (${kind})`, () => {
   });
 });
 
-/** `npm start` as a child process, with its output and a way to wait for a line of it. */
-function startMain(env: Record<string, string>) {
-  const child = spawnScript("src/main.ts", [], env);
+/**
+ * The server as a child process (src/main.ts through tsx, or `spawn` given), with its output and
+ * a way to wait for a line of it.
+ */
+function startMain(env: Record<string, string>, spawnServer = () => spawnScript("src/main.ts", [], env)) {
+  const child = spawnServer();
   children.add(child);
   let stdout = "";
   let stderr = "";
@@ -236,6 +239,8 @@ function startMain(env: Record<string, string>) {
       child.kill("SIGTERM");
       return exited;
     },
+    /** The process spawned (for `npm start`: npm itself). */
+    pid: child.pid,
   };
 }
 
@@ -403,6 +408,60 @@ describe(`cli token and help (${kind})`, () => {
       }
     } finally {
       await database?.close();
+      await target.dispose();
+    }
+  });
+});
+
+/** Runs `npm run -s <script>` in the project; resolves with its output, rejects on failure. */
+function runNpm(args: string[]): Promise<RunResult> {
+  const child = spawn("npm", args, { cwd: ROOT, env: childEnv({}), stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      children.delete(child);
+      if (code !== 0) reject(new Error(`npm ${args.join(" ")} failed (${code ?? signal}):\n${stdout}\n${stderr}`));
+      else resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe(`npm start on the compiled JavaScript (${kind})`, () => {
+  it("SIGTERM to npm itself drains, stops the server and releases the database", { timeout: 300_000 }, async () => {
+    // Built once here; `--ignore-scripts` then skips the prestart build (npm still runs `start`),
+    // `-s` leaves out npm's banner so that stdout holds only the JSON log lines.
+    await runNpm(["run", "-s", "build"]);
+    expect(existsSync(join(ROOT, "dist/src/main.js"))).toBe(true);
+    const target = await freshTarget();
+    const port = await freePort();
+    const env = { ...target.env, PORT: String(port), SEED_DEMO: "false" };
+    try {
+      const server = startMain(env, () =>
+        spawn("npm", ["start", "-s", "--ignore-scripts"], { cwd: ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] }),
+      );
+      await server.waitFor(/REST: .*\n/);
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
+      // The signal goes to npm's process, as a service manager or `docker stop` would send it;
+      // `exec` in the start script makes the server npm's direct child, which npm forwards it to.
+      // npm waits for its child, then exits 0 or ends itself by the signal it got (it depends on
+      // npm's log level); what matters is below: the server drained and stopped.
+      const exit = await server.stop();
+      expect([exit.code === 0, exit.signal === "SIGTERM"]).toContain(true);
+      const logs = server.stdout.trim().split("\n").map((line) => JSON.parse(line));
+      expect(logs.find((entry) => entry.msg === "shutting down: draining requests under way"), server.stdout + server.stderr).toMatchObject({
+        signal: "SIGTERM",
+      });
+      expect(logs.at(-1)).toMatchObject({ msg: "stopped" });
+      // Nothing listens any more, and the embedded database's lock is released.
+      await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+      if (!serverUrl) expect(existsSync(join(target.dataDir, ".lock"))).toBe(false);
+    } finally {
       await target.dispose();
     }
   });

@@ -1,0 +1,64 @@
+// The repository's conventions: the Node version of .nvmrc satisfies `engines` (and the running
+// Node does), the scripts a contributor expects exist, the README stands alone (every file it
+// names by a relative link exists in the repository, nothing points outside it), and the
+// LICENSE, CHANGELOG and CONTRIBUTING files are there.
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const read = (file: string) => readFileSync(`${ROOT}${file}`, "utf8");
+const packageJson = JSON.parse(read("package.json"));
+
+/** [major, minor, patch] of a version like "20", "v20.19" or "20.19.0". */
+const versionOf = (text: string) => {
+  const [major = 0, minor = 0, patch = 0] = text.replace(/^v/, "").split(".").map(Number);
+  return [major, minor, patch];
+};
+const atLeast = (version: number[], minimum: number[]) => {
+  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i] > minimum[i];
+  return true;
+};
+
+describe("conventions", () => {
+  it(".nvmrc names a Node version that engines accepts, and this Node satisfies engines", () => {
+    const engines: string = packageJson.engines.node;
+    const minimum = versionOf(engines.match(/^>=\s*([\d.]+)$/)![1]);
+    const nvmrc = read(".nvmrc").trim();
+    expect(nvmrc).toMatch(/^\d+(\.\d+){0,2}$/);
+    // `nvm install 20` takes the newest 20.x, which is at least the minimum of the same major.
+    expect(versionOf(nvmrc)[0]).toBe(minimum[0]);
+    expect(atLeast(versionOf(process.version), minimum)).toBe(true);
+  });
+
+  it("has the scripts of the README: build, start on compiled JavaScript, dev, lint, format", () => {
+    const { scripts } = packageJson;
+    expect(scripts.start).toMatch(/^exec node dist\//);
+    expect(scripts.prestart).toBe("npm run -s build");
+    expect(scripts.build).toMatch(/^tsc -p tsconfig\.build\.json/);
+    expect(scripts.dev).toMatch(/watch/);
+    expect(scripts.lint).toMatch(/^biome lint/);
+    expect(scripts.format).toMatch(/^biome format/);
+  });
+
+  it("has LICENSE (MIT, as package.json says), CHANGELOG.md and CONTRIBUTING.md", () => {
+    expect(read("LICENSE")).toMatch(/^MIT License/);
+    expect(packageJson.license).toBe("MIT");
+    expect(read("CHANGELOG.md")).toMatch(/^# Changelog[\s\S]*## \[Unreleased\]/);
+    expect(read("CONTRIBUTING.md")).toMatch(/^# Contributing/);
+  });
+
+  it("the README is self-contained: files it names exist in the repository, none outside it", () => {
+    const readme = read("README.md");
+    // Markdown links to files (not to the web or to anchors).
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]).filter((target) => !/^(https?:|mailto:|#)/.test(target));
+    for (const link of links) expect(existsSync(`${ROOT}${link.split("#")[0]}`), link).toBe(true);
+    // File names in code spans that leave the repository.
+    expect(readme).not.toMatch(/`\.\.\/[^`]*\.(md|ts|json|yaml)`/);
+    expect(readme).not.toMatch(/\/work\/|shared\/api|DESIGN\.md/);
+    for (const file of ["CONTRIBUTING.md", "CHANGELOG.md", "LICENSE", "Dockerfile", "compose.yaml"]) {
+      expect(readme).toContain(`\`${file}\``);
+      expect(existsSync(`${ROOT}${file}`)).toBe(true);
+    }
+  });
+});
