@@ -161,6 +161,13 @@ async function newSite() {
   return { path, siteSpaceId: siteSpaces.body.items[0].id as string };
 }
 
+/** A new site with a share link: the site's path and the link's id. */
+async function newShareLink() {
+  const { path } = await newSite();
+  const response = await server.rest(ownerToken, "POST", `${path}/share-links`, { name: "Matrix link" });
+  return { path, shareLinkId: response.body.id as string };
+}
+
 /** A new site with two sections, the second in a group: their ids and the site's path. */
 async function newSiteWithSections() {
   const { path } = await newSite();
@@ -240,6 +247,16 @@ const SITE_FIXTURES: Record<string, Fixture> = {
   [`POST ${SITE}/section-groups/:siteSectionGroupId/move`]: async () => {
     const { path, groupId } = await newSiteWithSections();
     return { path: `${path}/section-groups/${groupId}/move`, body: {} };
+  },
+  [`GET ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links` }),
+  [`POST ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links`, body: { name: "Matrix link" } }),
+  [`PATCH ${SITE}/share-links/:shareLinkId`]: async () => {
+    const { path, shareLinkId } = await newShareLink();
+    return { path: `${path}/share-links/${shareLinkId}`, body: { active: false } };
+  },
+  [`DELETE ${SITE}/share-links/:shareLinkId`]: async () => {
+    const { path, shareLinkId } = await newShareLink();
+    return { path: `${path}/share-links/${shareLinkId}` };
   },
 };
 

@@ -166,6 +166,33 @@ describe("visitors", () => {
     expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(200);
   });
 
+  it("opens share-link sites only with a valid, not revoked share key (then kept in a cookie)", async () => {
+    const site = await publishedSite([(await spaceWithPages("Shared")).id], "share-link");
+    const link = (await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Readers" })).data;
+    const key = new URL(link.urls.published!).searchParams.get("shareKey")!;
+    const other = await publishedSite([(await spaceWithPages("Other shared")).id], "share-link");
+    const otherKey = new URL((await api().orgs.createSiteShareLink(A.organizationId, other.id, { name: "Other" })).data.urls.published!).searchParams.get("shareKey")!;
+
+    expect((await get(`/sites/${site.id}/`)).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?shareKey=wrong`)).status).toBe(403);
+    expect((await get(`/sites/${site.id}/?shareKey=${otherKey}`)).status).toBe(403);
+    const ok = await fetch(link.urls.published!, { redirect: "manual" });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain("<h1>Introduction</h1>");
+    expect(ok.headers.get("cache-control")).toContain("private");
+    expect(ok.headers.get("x-robots-tag")).toBe("noindex");
+    const cookie = ok.headers.get("set-cookie")!.split(";")[0];
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(200);
+
+    await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, link.id, { active: false });
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(403);
+    expect((await get(`/sites/${site.id}/?shareKey=${key}`)).status).toBe(403);
+    await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, link.id, { active: true });
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(200);
+    await api().orgs.deleteSiteShareLinkById(A.organizationId, site.id, link.id);
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(403);
+  });
+
   it("hides a site space whose condition fails from a visitor without the claim and shows it to one with it", async () => {
     const main = await spaceWithPages("Main docs");
     const beta = await spaceWithPages("Beta docs");

@@ -305,6 +305,75 @@ describe("the organization's default content and a member's sites", () => {
   });
 });
 
+describe("share links", () => {
+  it("creates, lists, searches, renames, revokes and deletes share links (204 when already gone); the key resolves published URLs", async () => {
+    const site = await newSite([(await newSpace("Shared")).id]);
+    await api().orgs.updateSiteById(A.organizationId, site.id, { visibility: "share-link" as never });
+    await api().orgs.publishSite(A.organizationId, site.id);
+    const created = await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Partners" });
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ object: "share-link", name: "Partners", active: true });
+    const key = new URL(created.data.urls.published!).searchParams.get("shareKey")!;
+    expect(key.length).toBeGreaterThanOrEqual(32);
+    expect(created.data.urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
+    const other = (await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "" })).data;
+
+    const listed = (await api().orgs.listSiteShareLinks(A.organizationId, site.id)).data;
+    expect(listed.items.map((link) => link.id).sort()).toEqual([created.data.id, other.id].sort());
+    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: "partn" })).data.items.map((l) => l.id)).toEqual([created.data.id]);
+    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: key })).data.items.map((l) => l.id)).toEqual([created.data.id]);
+
+    // The read routes take the key: published URLs then carry it.
+    const withKey = (await api().orgs.getPublishedContentSite(A.organizationId, site.id, { shareKey: key })).data;
+    expect(withKey.site.urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
+    expect((withKey.structure.structure[0] as any).urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
+    await expectRestError(api().orgs.getPublishedContentSite(A.organizationId, site.id, { shareKey: "nope" }), 400, "shareKey");
+
+    const renamed = await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, other.id, { name: "Press" });
+    expect(renamed.data).toMatchObject({ name: "Press", active: true });
+    const revoked = await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, created.data.id, { active: false });
+    expect(revoked.data.active).toBe(false);
+    await expectRestError(api().orgs.getSiteStructure(A.organizationId, site.id, { shareKey: key }), 400, "shareKey");
+
+    expect((await api().orgs.deleteSiteShareLinkById(A.organizationId, site.id, other.id)).status).toBe(205);
+    expect((await api().orgs.deleteSiteShareLinkById(A.organizationId, site.id, other.id)).status).toBe(204);
+    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id)).data.items.map((l) => l.id)).toEqual([created.data.id]);
+
+    const data = await gql(`query($id: ID!) { site(id: $id) { shareLinks(first: 10) { nodes { id key active } } } }`, { id: site.id });
+    expect(data.site.shareLinks.nodes).toEqual([{ id: created.data.id, key, active: false }]);
+  });
+
+  it("refuses bad names, empty patches, unknown links and readers, changing nothing", async () => {
+    const site = await newSite();
+    const other = await newSite();
+    const link = (await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Kept" })).data;
+    const links = () => server.database.prisma.siteShareLink.findMany({ where: { siteId: { in: [site.id, other.id] } }, orderBy: { id: "asc" } });
+    const before = await links();
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/share-links`;
+    await expectRestError(api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "x".repeat(51) }), 400, "name");
+    expect((await server.rest(A.token, "POST", path, {})).status).toBe(400);
+    expect((await server.rest(A.token, "POST", path, { name: 3 })).body.error.message).toContain("name");
+    const empty = await server.rest(A.token, "PATCH", `${path}/${link.id}`, {});
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toContain("active");
+    expect((await server.rest(A.token, "PATCH", `${path}/${link.id}`, { active: "no" })).body.error.message).toContain("active");
+    await expectRestError(api().orgs.updateSiteShareLinkById(A.organizationId, site.id, "shl_nope", { name: "X" }), 404);
+    // A link of another site is not this site's.
+    await expectRestError(api().orgs.updateSiteShareLinkById(A.organizationId, other.id, link.id, { name: "X" }), 404);
+    expect((await api().orgs.deleteSiteShareLinkById(A.organizationId, other.id, link.id)).status).toBe(204);
+    const reader = await server.addMember(A.organizationId, "read");
+    await expectRestError(api(reader.token).orgs.listSiteShareLinks(A.organizationId, site.id), 403);
+    await expectRestError(api(reader.token).orgs.createSiteShareLink(A.organizationId, site.id, { name: "Mine" }), 403);
+    await expectRestError(api(B.token).orgs.listSiteShareLinks(A.organizationId, site.id), 404);
+    expect(await links()).toEqual(before);
+    const response = await server.graphql(A.token, `mutation($input: UpdateSiteShareLinkInput!) { updateSiteShareLink(input: $input) { shareLink { id } } }`, {
+      input: { site: site.id, id: link.id, name: "y".repeat(51) },
+    });
+    expectGraphQLError(response, "BAD_REQUEST", "name");
+    expect(await links()).toEqual(before);
+  });
+});
+
 describe("permissions and isolation", () => {
   it("lets readers read, refuses them changes (403), and hides a site from other organizations (404)", async () => {
     const site = await newSite([(await newSpace()).id]);

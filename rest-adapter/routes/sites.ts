@@ -1,6 +1,6 @@
 // /v1/orgs/{organizationId}/sites routes: sites, site spaces, sections and section groups.
 import { AGENTS_CONTEXTS, SITE_TYPES, SITE_VISIBILITIES } from "../../src/core/sites/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, present, RestInputError, restEnum, type RestRoute } from "../route.ts";
+import { compact, graphqlEnum, listBody, pageVariables, present, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
 import { restSpace, SPACE_FIELDS } from "./spaces.ts";
 
 export const SITE_FIELDS = /* GraphQL */ `
@@ -135,8 +135,25 @@ function pointerInput(pointer: unknown, field: string) {
 }
 
 const siteQuery = (name: string, selection: string, fragments: string, args = "") => /* GraphQL */ `
-  query ${name}($site: ID!, $organization: ID${args}) { site(id: $site, organization: $organization) { ${selection} } }
+  query ${name}($site: ID!, $organization: ID, $shareKey: String${args}) {
+    site(id: $site, organization: $organization, shareKey: $shareKey) { ${selection} }
+  }
   ${fragments}`;
+
+/** The site of a read route, with the share key it was given (its published URLs then carry it). */
+const siteRead = ({ params, query }: RestRequest) => ({ ...site(params), shareKey: query.shareKey });
+
+const SHARE_LINK_FIELDS = /* GraphQL */ `
+  fragment ShareLinkFields on SiteShareLink { id name active createdAt urls { published } }`;
+
+export const restShareLink = (link: any) => ({
+  object: "share-link",
+  id: link.id,
+  createdAt: link.createdAt,
+  name: link.name,
+  active: link.active,
+  urls: link.urls,
+});
 
 const mutation = (name: string, inputType: string, selection: string, fragments = "") => /* GraphQL */ `
   mutation ${name[0].toUpperCase()}${name.slice(1)}($input: ${inputType}!) { ${name}(input: $input) { ${selection} } }
@@ -281,7 +298,7 @@ export const siteRoutes: RestRoute[] = [
        customizedSiteSpaces: siteSpaces(first: 1000) { nodes { id customization } }`,
       `${SITE_FIELDS} ${ITEM_FIELDS}`,
     ),
-    variables: ({ params }) => site(params),
+    variables: siteRead,
     status: 200,
     body: (data) => ({
       object: "published-content-site",
@@ -302,7 +319,7 @@ export const siteRoutes: RestRoute[] = [
     action: "site.read",
     query: { shareKey: "string" },
     document: siteQuery("GetSiteStructure", "structure { type items { ...ItemFields } }", ITEM_FIELDS),
-    variables: ({ params }) => site(params),
+    variables: siteRead,
     status: 200,
     body: (data) => restStructure(data.site.structure),
   },
@@ -327,6 +344,57 @@ export const siteRoutes: RestRoute[] = [
     body: (data) => restItem(data.sortSiteStructure.item),
   },
 
+  // Share links
+  {
+    method: "GET",
+    path: `${prefix}/share-links`,
+    action: "site.manageAccess",
+    query: { page: "string", limit: "limit", search: "string" },
+    document: siteQuery(
+      "ListSiteShareLinks",
+      `shareLinks(first: $first, after: $after, search: $search) { totalCount pageInfo { hasNextPage endCursor } nodes { ...ShareLinkFields } }`,
+      SHARE_LINK_FIELDS,
+      ", $first: Int, $after: String, $search: String",
+    ),
+    variables: ({ params, query }) => ({ ...site(params), ...pageVariables(query), search: query.search }),
+    status: 200,
+    body: (data) => listBody(data.site.shareLinks, restShareLink),
+  },
+  {
+    method: "POST",
+    path: `${prefix}/share-links`,
+    action: "site.manageAccess",
+    document: mutation("createSiteShareLink", "CreateSiteShareLinkInput", "shareLink { ...ShareLinkFields }", SHARE_LINK_FIELDS),
+    variables: ({ params, body }) => {
+      if (typeof body.name !== "string") throw new RestInputError("name is required (a string of at most 50 characters)");
+      return { input: { ...site(params), name: body.name } };
+    },
+    status: 201,
+    body: (data) => restShareLink(data.createSiteShareLink.shareLink),
+  },
+  {
+    method: "PATCH",
+    path: `${prefix}/share-links/:shareLinkId`,
+    action: "site.manageAccess",
+    document: mutation("updateSiteShareLink", "UpdateSiteShareLinkInput", "shareLink { ...ShareLinkFields }", SHARE_LINK_FIELDS),
+    variables: ({ params, body }) => {
+      if ("name" in body && typeof body.name !== "string") throw new RestInputError("name must be a string of at most 50 characters");
+      if ("active" in body && typeof body.active !== "boolean") throw new RestInputError("active must be a boolean");
+      return { input: { ...site(params), id: params.shareLinkId, ...present(body, ["name", "active"]) } };
+    },
+    status: 200,
+    body: (data) => restShareLink(data.updateSiteShareLink.shareLink),
+  },
+  {
+    method: "DELETE",
+    path: `${prefix}/share-links/:shareLinkId`,
+    action: "site.manageAccess",
+    document: mutation("deleteSiteShareLink", "DeleteSiteShareLinkInput", "existed"),
+    variables: ({ params }) => ({ input: { ...site(params), id: params.shareLinkId } }),
+    status: 205,
+    statusOf: (data) => (data.deleteSiteShareLink.existed ? 205 : 204),
+  },
+
   // Site spaces
   {
     method: "GET",
@@ -341,7 +409,7 @@ export const siteRoutes: RestRoute[] = [
       SITE_SPACE_FIELDS,
       ", $first: Int, $after: String, $default: Boolean",
     ),
-    variables: ({ params, query }) => ({ ...site(params), ...pageVariables(query), default: query.default }),
+    variables: (request) => ({ ...siteRead(request), ...pageVariables(request.query), default: request.query.default }),
     status: 200,
     body: (data) => listBody(data.site.siteSpaces, restSiteSpace),
   },
@@ -402,7 +470,7 @@ export const siteRoutes: RestRoute[] = [
       SECTION_FIELDS,
       ", $first: Int, $after: String",
     ),
-    variables: ({ params, query }) => ({ ...site(params), ...pageVariables(query) }),
+    variables: (request) => ({ ...siteRead(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.site.sections, restSection),
   },

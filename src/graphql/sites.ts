@@ -1,5 +1,5 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
-import type { Site, SiteSection, SiteSectionGroup, SiteSpace } from "../generated/prisma/client.ts";
+import type { Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
 import { atLeast } from "../auth/roles.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -46,6 +46,7 @@ import {
 } from "../core/sites/index.ts";
 import { adaptiveSchemaOf, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
 import { siteLoaders } from "../core/sites/loaders.ts";
+import { createShareLink, deleteShareLink, listShareLinks, presentShareKey, publishedUrlOf, shareLinkUrl, updateShareLink } from "../core/sites/share-links.ts";
 import { mergeCustomization, siteCustomization, type Customization } from "../core/sites/customization.ts";
 import { pageInMemory } from "../core/pagination.ts";
 import type { CoreContext } from "../core/context.ts";
@@ -124,7 +125,7 @@ export const SiteRef = builder.loadableNode("Site", {
         location: core.urls.api(`/orgs/${s.organizationId}/sites/${s.id}`),
         app: core.urls.app(`/o/${s.organizationId}/sites/${s.id}`),
         preview: joinUrl(siteBaseUrl(core, s), ""),
-        published: s.published ? joinUrl(siteBaseUrl(core, s), "") : null,
+        published: s.published ? publishedUrlOf(core, s, "") : null,
       }),
     }),
     permissions: t.field({
@@ -165,7 +166,7 @@ export const SiteRef = builder.loadableNode("Site", {
 const structureFields = {
   siteSpaceUrl: async (core: CoreContext, row: SiteSpace) => {
     const structure = await structureOfRow(core, row);
-    return structure.site.published ? joinUrl(siteBaseUrl(core, structure.site), siteSpacePathOf(structure, row)) : null;
+    return structure.site.published ? publishedUrlOf(core, structure.site, siteSpacePathOf(structure, row)) : null;
   },
 };
 
@@ -227,7 +228,7 @@ SiteSectionRef.implement({
       type: PublishedUrls,
       resolve: async (row, _args, { core }) => {
         const structure = await structureOfRow(core, row);
-        return { published: structure.site.published ? joinUrl(siteBaseUrl(core, structure.site), sectionPathOf(structure, row)) : null };
+        return { published: structure.site.published ? publishedUrlOf(core, structure.site, sectionPathOf(structure, row)) : null };
       },
     }),
   }),
@@ -325,8 +326,40 @@ builder.objectField(SpaceRef, "sites", (t) =>
 builder.queryField("site", (t) =>
   t.field({
     type: SiteRef,
-    args: { id: t.arg.id({ required: true }), organization: t.arg.id({ description: "When given, the site must be one of its" }) },
-    resolve: (_root, { id, organization }, { core }) => requireSite(core, organization, id, "site.read"),
+    args: {
+      id: t.arg.id({ required: true }),
+      organization: t.arg.id({ description: "When given, the site must be one of its" }),
+      shareKey: t.arg.string({ description: "The key of an active share link of the site: its published URLs then carry it" }),
+    },
+    resolve: async (_root, { id, organization, shareKey }, { core }) => {
+      const site = await requireSite(core, organization, id, "site.read");
+      if (shareKey != null) await presentShareKey(core, site, shareKey);
+      return site;
+    },
+  }),
+);
+
+export const SiteShareLinkRef = builder.objectRef<SiteShareLink>("SiteShareLink").implement({
+  description: "A secret link opening a share-link site; its key is the shareKey readers present",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    active: t.exposeBoolean("active", { description: "false: revoked, it opens nothing" }),
+    key: t.exposeString("key"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    urls: t.field({
+      type: builder.simpleObject("SiteShareLinkUrls", { fields: (u) => ({ published: u.string({ description: "Opens the site with the link's key" }) }) }),
+      resolve: (link, _args, { core }) => ({ published: shareLinkUrl(core, link) }),
+    }),
+  }),
+});
+
+builder.objectField(SiteRef, "shareLinks", (t) =>
+  t.connection({
+    type: SiteShareLinkRef,
+    description: "The site's share links, oldest first (admins only)",
+    args: { search: t.arg.string({ description: "Only links whose name contains this, or whose key is this" }) },
+    resolve: async (site, args, { core }) => toConnection(await listShareLinks(core, site.organizationId, site.id, args, args.search)),
   }),
 );
 
@@ -648,6 +681,50 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, { core }) => ({
       sectionGroup: await moveSectionGroup(core, input.organization, input.site, input.id, input.position),
     }),
+  }),
+  createSiteShareLink: t.field({
+    type: builder.simpleObject("CreateSiteShareLinkPayload", { fields: (p) => ({ shareLink: p.field({ type: SiteShareLinkRef }) }) }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("CreateSiteShareLinkInput", {
+          fields: (f) => ({ site: f.id({ required: true }), organization: f.id(), name: f.string({ required: true, description: "0 to 50 characters" }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ shareLink: await createShareLink(core, input.organization, input.site, { name: input.name }) }),
+  }),
+  updateSiteShareLink: t.field({
+    type: builder.simpleObject("UpdateSiteShareLinkPayload", { fields: (p) => ({ shareLink: p.field({ type: SiteShareLinkRef }) }) }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateSiteShareLinkInput", {
+          fields: (f) => ({
+            site: f.id({ required: true }),
+            organization: f.id(),
+            id: f.id({ required: true }),
+            name: f.string(),
+            active: f.boolean({ description: "false revokes the link" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      shareLink: await updateShareLink(core, input.organization, input.site, input.id, { name: input.name, active: input.active }),
+    }),
+  }),
+  deleteSiteShareLink: t.field({
+    type: builder.simpleObject("DeleteSiteShareLinkPayload", {
+      fields: (p) => ({ deletedId: p.id(), existed: p.boolean({ description: "false when there was no such link" }) }),
+    }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteSiteShareLinkInput", { fields: (f) => ({ site: f.id({ required: true }), organization: f.id(), id: f.id({ required: true }) }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ deletedId: input.id, existed: await deleteShareLink(core, input.organization, input.site, input.id) }),
   }),
   sortSiteStructure: t.field({
     type: builder.simpleObject("SortSiteStructurePayload", { fields: (p) => ({ item: p.field({ type: SiteStructureItem }) }) }),

@@ -12,6 +12,7 @@ import { flatten, findPageByPath, type FileEntry, type LocatedPage, type PageNod
 import { adaptiveSchemaOf, unsignedClaimsValidator } from "./adaptive.ts";
 import type { VisitorClaims } from "./conditions.ts";
 import { sortByKey } from "./loaders.ts";
+import { activeShareLink } from "./share-links.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { escapeHtml, renderMarkdownIn } from "./render.ts";
 
@@ -153,8 +154,7 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
     const cookie = `site_share_${site.id}`;
     const key = request.query.get("shareKey") ?? request.cookies[cookie];
     if (!key) return refusal(401, "This site is shared by link only: open it with its share link.");
-    const link = await services.prisma.siteShareLink.findUnique({ where: { key } });
-    if (!link || link.siteId !== site.id || !link.active) return refusal(403, "This share link is not valid (revoked or unknown).");
+    if (!(await activeShareLink(services, site, key))) return refusal(403, "This share link is not valid (revoked or unknown).");
     if (request.query.get("shareKey")) setCookies["Set-Cookie"] = cookieOf(cookie, key, request.base);
   } else if (site.visibility === "visitor-auth") {
     const cookie = `site_visitor_${site.id}`;
