@@ -128,8 +128,8 @@ export const variables = {
   FILES_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
     "Key that signs file download URLs (at least 32 characters); unset, a random key per start.",
   ),
-  IMPORT_ALLOW_PRIVATE_HOSTS: flag(true).describe(
-    "`false` refuses imports from hosts resolving to loopback, private or link-local addresses (default `true`: set `false` in any public deployment).",
+  IMPORT_ALLOW_PRIVATE_HOSTS: flag(false).describe(
+    "`true` lets imports and OpenAPI spec fetches reach loopback, private, link-local and other non-public addresses (default `false`: only for local use).",
   ),
   OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
     .transform((value) => value ?? 24)

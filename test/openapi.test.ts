@@ -272,7 +272,7 @@ describe("OpenAPI specs from a URL", () => {
 
     // It "dies" (never answers again); another instance starts on the same database.
     holdPaths = new Set();
-    const restarted = createApp({ database: server.database, config: { publicUrl: server.url }, clock: server.clock, startJobs: false });
+    const restarted = createApp({ database: server.database, config: { publicUrl: server.url, importAllowPrivateHosts: true }, clock: server.clock, startJobs: false });
     try {
       expect(await restarted.jobs.runDue()).toBe(0); // still claimed by the first instance
       server.clock.advance(150_000); // its claim expires

@@ -51,7 +51,9 @@ export async function startTestServer(
   const rateLimits = { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...config.rateLimits };
   // The job worker wakes when a job is enqueued here; it does not poll on a timer, so that idle
   // polling never adds to the SQL statement counts tests assert (tests run due jobs with runDue).
-  const app = createApp({ database, config: { ...config, rateLimits, publicUrl: url }, clock, jobs: { pollIntervalMs: 24 * 3_600_000 } });
+  // Test servers import from sites served on 127.0.0.1: private hosts are allowed unless a test
+  // says otherwise (the production default is false; test/import-safety.test.ts checks it).
+  const app = createApp({ database, config: { importAllowPrivateHosts: true, ...config, rateLimits, publicUrl: url }, clock, jobs: { pollIntervalMs: 24 * 3_600_000 } });
   handler = app.yoga;
 
   const bootstrap = (title = `Org ${++counter}`) =>

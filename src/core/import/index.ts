@@ -14,16 +14,18 @@
 // too big, a non-2xx status) the import is refused with a 4xx and makes no revision. Any other
 // resource that fails is skipped and only counted in `totalResources`.
 //
-// Server-side request forgery: the server fetches URLs given by users. With
-// IMPORT_ALLOW_PRIVATE_HOSTS=false (`importLimits.allowPrivateHosts` in the app's config), hosts
-// resolving to loopback, private, link-local or other non-public addresses are refused, at every
-// request and every redirect hop. It defaults to true for now (tests and local installs import
-// from 127.0.0.1); a public deployment must set it to false. The check resolves names before the
-// request, so DNS rebinding between the two is not covered.
-import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
-import { NodeHtmlMarkdown } from "node-html-markdown";
-import { parse, type HTMLElement } from "node-html-parser";
+// Server-side request forgery: the server fetches URLs given by users. Unless
+// IMPORT_ALLOW_PRIVATE_HOSTS=true (`importLimits.allowPrivateHosts`; false by default), every
+// connection goes through net.ts's dispatcher, which refuses loopback, private, link-local and
+// other non-public addresses on the address actually connected to, at every redirect hop (DNS
+// rebinding has no window). Every failure before an HTTP answer has one message, so an import
+// cannot tell open, closed, filtered or non-HTTP ports apart.
+//
+// HTML is read and converted in a worker thread (html-worker.mjs), each page within a CPU
+// deadline and caps on elements and links (limits.ts), so a hostile page never blocks the event
+// loop: a root page over a cap or its deadline is refused (413/408), another page is skipped, and
+// a page whose conversion is cut off keeps its place and title with an empty body.
+import { fetch as undiciFetch } from "undici";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, badInput, notFound } from "../errors.ts";
@@ -33,6 +35,8 @@ import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../co
 import { imageSize } from "image-size";
 import { guessContentType, essenceOf } from "../content/files.ts";
 import type { ImportLimits } from "./limits.ts";
+import { publicOnly } from "./net.ts";
+import { HtmlSession, type HtmlOutcome } from "./html.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
 
 /** The values of the published API's ContentImportSource `type`. */
@@ -85,42 +89,14 @@ function checkInput(input: ImportInput): { url: URL; source: string } {
 // Fetching
 // ---------------------------------------------------------------------------------------------
 
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.168.0.0", 16],
-  ["224.0.0.0", 3],
-] as const) PRIVATE.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [
-  ["::", 127],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-  ["::ffff:0:0", 96],
-] as const) PRIVATE.addSubnet(net, prefix, "ipv6");
-
-async function checkHost(url: URL, limits: ImportLimits) {
-  if (limits.allowPrivateHosts) return;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true }).catch(() => []);
-  for (const { address, family } of addresses) {
-    if (PRIVATE.check(address, family === 6 ? "ipv6" : "ipv4")) {
-      throw new FetchFailure("forbidden-host", `${url.host} is not a public host (IMPORT_ALLOW_PRIVATE_HOSTS is false)`);
-    }
-  }
-}
-
-type FailureKind = "unreachable" | "timeout" | "too-large" | "status" | "not-html" | "forbidden-host";
+type FailureKind = "unreachable" | "timeout" | "too-large" | "status" | "not-html";
 
 export class FetchFailure extends Error {
   constructor(
     readonly kind: FailureKind,
     message: string,
+    /** For "unreachable": no answer came before the deadline (OpenAPI reports FETCH_TIMEOUT). */
+    readonly timedOut = false,
   ) {
     super(message);
   }
@@ -133,8 +109,17 @@ export interface Fetched {
 }
 
 /**
- * GET `url`, following redirects by hand (each hop's host checked), reading at most `maxBytes`.
- * `accept(contentType)` decides from the headers whether the body is worth reading.
+ * The one message of every failure before an HTTP answer: a refused or reset connection, a DNS
+ * failure, a non-public address, a port that speaks no HTTP or says nothing, a TLS error. Telling
+ * them apart would let a caller map the network behind the server (open, closed, filtered ports).
+ */
+export const unreachableMessage = (url: URL, limits: ImportLimits) =>
+  `${url.origin} is unreachable: no HTTP answer from a public host within ${limits.requestTimeoutMs} ms`;
+
+/**
+ * GET `url`, following redirects by hand (each hop connecting through the host policy of
+ * net.ts), reading at most `maxBytes`. `accept(contentType)` decides from the headers whether
+ * the body is worth reading.
  */
 export async function fetchBounded(
   start: URL,
@@ -145,10 +130,15 @@ export async function fetchBounded(
 ): Promise<Fetched> {
   let url = start;
   const signal = AbortSignal.any([total, AbortSignal.timeout(limits.requestTimeoutMs)]);
-  try {
-    for (let hop = 0; ; hop++) {
-      await checkHost(url, limits);
-      const response = await fetch(url, { redirect: "manual", signal, headers: { accept: "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5" } });
+  const dispatcher = limits.allowPrivateHosts ? undefined : publicOnly;
+  for (let hop = 0; ; hop++) {
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
+    try {
+      response = await undiciFetch(url, { redirect: "manual", signal, dispatcher, headers: { accept: "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5" } });
+    } catch {
+      throw new FetchFailure("unreachable", unreachableMessage(url, limits), signal.aborted);
+    }
+    try {
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();
@@ -188,15 +178,15 @@ export async function fetchBounded(
         }
       }
       return { url, contentType, bytes: Buffer.concat(chunks) };
+    } catch (error) {
+      if (error instanceof FetchFailure) throw error;
+      // The host answered HTTP, then stalled or broke off while sending its body.
+      if (signal.aborted) {
+        const why = total.aborted ? `the import took more than ${limits.totalTimeoutMs} ms` : `no answer within ${limits.requestTimeoutMs} ms`;
+        throw new FetchFailure("timeout", `${url} timed out: ${why}`);
+      }
+      throw new FetchFailure("unreachable", `${url} broke off its answer`);
     }
-  } catch (error) {
-    if (error instanceof FetchFailure) throw error;
-    if (signal.aborted) {
-      const why = total.aborted ? `the import took more than ${limits.totalTimeoutMs} ms` : `no answer within ${limits.requestTimeoutMs} ms`;
-      throw new FetchFailure("timeout", `${url} timed out: ${why}`);
-    }
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new FetchFailure("unreachable", `${url} is unreachable: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
   }
 }
 
@@ -225,8 +215,11 @@ interface ImportedPage {
   /** URL path segments, relative to the root's folder when below it. */
   key: string[];
   title: string;
-  /** The content element, links and images still as in the site. */
-  content: HTMLElement;
+  /** The page as fetched: the worker reads it again to convert it. */
+  html: string;
+  /** Hrefs of the content's links and srcs of its images, as written (capped). */
+  contentLinks: string[];
+  images: string[];
 }
 
 const urlKey = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
@@ -251,18 +244,11 @@ function segmentsOf(url: URL): string[] {
   return segments;
 }
 
-function readPage(html: string, url: URL): { title: string; content: HTMLElement; links: string[] } {
-  const root = parse(html, { comment: false, blockTextElements: { script: false, style: false, noscript: false, pre: true } });
-  const links = root.querySelectorAll("a[href]").map((a) => a.getAttribute("href")!);
-  const h1 = root.querySelector("h1");
-  const clean = (text: string | undefined) => (text ?? "").replace(/\s+/g, " ").trim();
-  const title = clean(root.querySelector("title")?.textContent) || clean(h1?.textContent) || humanize(segmentsOf(url).at(-1) ?? url.hostname);
-  const content = root.querySelector("main") ?? root.querySelector("article") ?? root.querySelector("[role=main]") ?? root.querySelector("body") ?? root;
-  for (const element of content.querySelectorAll("nav, header, footer, script, style, noscript, template, iframe")) element.remove();
-  // The title is the page's own: a first <h1> repeating it is not kept in the body.
-  const first = content.querySelector("h1");
-  if (first && clean(first.textContent) === title) first.remove();
-  return { title: [...title].slice(0, PAGE_TITLE_MAX).join(""), content, links };
+/** A page the HTML worker could not read: the root is refused with it, another page skipped. */
+function pageFailure(url: URL, outcome: Exclude<HtmlOutcome<unknown>, { ok: true }>): FetchFailure {
+  return outcome.reason === "timeout"
+    ? new FetchFailure("timeout", `${url} timed out: ${outcome.message}`)
+    : new FetchFailure("too-large", `${url} cannot be imported: ${outcome.message}`);
 }
 
 /** A relative reference from the page at `from` to the page at `to` (space paths). */
@@ -293,6 +279,26 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
+  const html = new HtmlSession(limits, total);
+  try {
+    return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore });
+  } finally {
+    html.close();
+  }
+}
+
+async function crawlAndImport(
+  ctx: CoreContext,
+  { input, start, target, limits, total, html, headBefore }: {
+    input: ImportInput;
+    start: URL;
+    target: { spaceId: string; changeRequest?: string | null };
+    limits: ImportLimits;
+    total: AbortSignal;
+    html: HtmlSession;
+    headBefore: Revision;
+  },
+): Promise<ImportResult> {
   let origin = start.origin;
   /** Every same-origin resource found: pages and images (the root included). */
   const discovered = new Set<string>([urlKey(start)]);
@@ -317,13 +323,20 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
       origin = fetched.url.origin;
       rootSegments = segmentsOf(fetched.url);
     } else if (fetched.url.origin !== origin) continue; // redirected away from the site
-    const { title, content, links } = readPage(new TextDecoder().decode(fetched.bytes), fetched.url);
+    const text = new TextDecoder().decode(fetched.bytes);
+    const read = await html.read(text);
+    if (!read.ok) {
+      if (isRoot) throw rootFailure(pageFailure(fetched.url, read));
+      continue;
+    }
+    const { links, contentLinks, images } = read.value;
+    const title = [...(read.value.title || humanize(segmentsOf(fetched.url).at(-1) ?? fetched.url.hostname))].slice(0, PAGE_TITLE_MAX).join("");
     const segments = segmentsOf(fetched.url);
     const below = rootSegments.every((segment, index) => segments[index] === segment);
     const key = isRoot ? [] : below ? segments.slice(rootSegments.length) : segments;
     // The same page under another URL (the root aside: its key is [] wherever it stands).
     if (!isRoot && key.length && pages.some((page, index) => index > 0 && page.key.join("/") === key.join("/"))) continue;
-    pages.push({ url: fetched.url, key, title, content });
+    pages.push({ url: fetched.url, key, title, html: text, contentLinks, images });
 
     for (const href of links) {
       const target = resolve(href, fetched.url, origin);
@@ -331,8 +344,8 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
       discovered.add(urlKey(target));
       if (depth + 1 <= limits.maxDepth) queue.push({ url: target, depth: depth + 1 });
     }
-    for (const img of content.querySelectorAll("img[src]")) {
-      const target = resolve(img.getAttribute("src")!, fetched.url, origin);
+    for (const src of images) {
+      const target = resolve(src, fetched.url, origin);
       if (!target || discovered.has(urlKey(target))) continue;
       discovered.add(urlKey(target));
       imageUrls.push(target);
@@ -409,21 +422,24 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   for (const node of pageNodes) {
     let body = "";
     if (node.page) {
-      const { content, url } = node.page;
-      for (const a of content.querySelectorAll("a[href]")) {
-        const href = a.getAttribute("href")!;
+      const { url } = node.page;
+      const hrefs = new Map<string, string>();
+      for (const href of node.page.contentLinks) {
         if (href.startsWith("#")) continue;
         const target = resolve(href, url, origin);
         const linked = target && byUrl.get(urlKey(target));
-        if (linked) a.setAttribute("href", `${relativePath(node.path, linked.path)}${hashOf(href)}`);
-        else if (target) a.setAttribute("href", target.toString());
+        if (linked) hrefs.set(href, `${relativePath(node.path, linked.path)}${hashOf(href)}`);
+        else if (target) hrefs.set(href, target.toString());
       }
-      for (const img of content.querySelectorAll("img[src]")) {
-        const target = resolve(img.getAttribute("src")!, url, origin);
+      const srcs = new Map<string, string>();
+      for (const src of node.page.images) {
+        const target = resolve(src, url, origin);
         const file = target && files.get(urlKey(target));
-        if (file) img.setAttribute("src", `files/${file.id}`);
+        if (file) srcs.set(src, `files/${file.id}`);
       }
-      body = NodeHtmlMarkdown.translate(content.innerHTML).trim();
+      // A page whose conversion is cut off by its deadline keeps its place and title, no body.
+      const converted = await html.convert(node.page.html, hrefs, srcs);
+      body = converted.ok ? converted.value.markdown : "";
       if (body) body += "\n";
     }
     markdown.push(body);

@@ -10,7 +10,13 @@ export interface ImportLimits {
   requestTimeoutMs: number;
   totalTimeoutMs: number;
   maxRedirects: number;
-  /** False: refuse hosts that resolve to non-public addresses (SSRF). */
+  /** Pages with more elements (opening tags) are refused: the root 413, others skipped. */
+  maxNodesPerPage: number;
+  /** Links (and images) read per page: those beyond are neither followed nor rewritten. */
+  maxLinksPerPage: number;
+  /** CPU deadline of reading or converting one page in the worker thread (it is terminated). */
+  htmlTimeoutMs: number;
+  /** False: refuse hosts that resolve to non-public addresses (SSRF), checked at connect time. */
   allowPrivateHosts: boolean;
 }
 
@@ -23,5 +29,8 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = {
   requestTimeoutMs: 10_000,
   totalTimeoutMs: 20_000,
   maxRedirects: 5,
-  allowPrivateHosts: true,
+  maxNodesPerPage: 20_000,
+  maxLinksPerPage: 1000,
+  htmlTimeoutMs: 5000,
+  allowPrivateHosts: false,
 };

@@ -395,6 +395,8 @@ class ParseSession {
 
 function fetchFailure(url: string, error: unknown): ProcessFailure {
   if (error instanceof FetchFailure) {
+    // The published codes tell a timeout apart (FETCH_TIMEOUT); other network failures share one message.
+    if (error.timedOut) return new ProcessFailure("FETCH_TIMEOUT", [{ code: "timeout", message: `${url} timed out: no answer in time` }]);
     return new ProcessFailure(error.kind === "timeout" ? "FETCH_TIMEOUT" : "FETCH_ERROR", [{ code: error.kind, message: error.message }]);
   }
   if (error instanceof ProcessFailure) return error;
