@@ -102,7 +102,7 @@ async function main() {
   say(`  Health:             ${config.publicUrl}/health, ${config.publicUrl}/ready, ${config.publicUrl}/metrics`);
 
   // After the port is bound: a start that fails on a busy port has created nothing.
-  const demo = config.seedDemo ? await seedDemo(database.prisma) : null;
+  const demo = config.seedDemo ? await seedDemo(services) : null;
   if (demo) {
     starterToken = demo.token;
     logger.info({ organizationId: demo.organizationId, userId: demo.userId }, "demo organization created");

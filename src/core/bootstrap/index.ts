@@ -1,11 +1,13 @@
 // Operator actions that run without a caller: a first user, organization and token (the
 // `bootstrap` command and the demo data of a first start).
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { issueToken } from "../../auth/tokens.ts";
+import { authenticate, issueToken } from "../../auth/tokens.ts";
+import { createCoreContext, type Services } from "../context.ts";
 import { generateKeyBetween } from "fractional-indexing";
 import { badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
+import { type SampleContent, seedSampleContent } from "./sample-content.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -38,8 +40,17 @@ export async function bootstrapOrganization(
   return { organizationId, userId, token };
 }
 
-/** On an empty database: a demo organization with one sample space. Returns null otherwise. */
-export async function seedDemo(prisma: PrismaClient): Promise<BootstrapResult | null> {
+export interface DemoResult extends BootstrapResult {
+  spaceId: string;
+  content: SampleContent;
+}
+
+/**
+ * On an empty database: a demo organization with one sample space and its sample content
+ * (`sample-content.ts`), written as the demo user. Returns null otherwise.
+ */
+export async function seedDemo(services: Services): Promise<DemoResult | null> {
+  const { prisma } = services;
   if ((await prisma.organization.count()) > 0) return null;
   const result = await bootstrapOrganization(prisma, {
     organizationTitle: "Demo organization",
@@ -67,5 +78,7 @@ export async function seedDemo(prisma: PrismaClient): Promise<BootstrapResult | 
     }),
     prisma.revision.create({ data: { id: revisionId, spaceId } }),
   ]);
-  return result;
+  const viewer = await authenticate(prisma, `Bearer ${result.token}`, services.clock);
+  const content = await seedSampleContent(createCoreContext(services, viewer), spaceId);
+  return { ...result, spaceId, content };
 }
