@@ -33,7 +33,11 @@ async function main() {
   let starterToken: string | undefined;
   let draining = false;
   let inFlight = 0;
-  const { yoga, services, close: stopJobs } = createApp({
+  const {
+    yoga,
+    services,
+    close: stopJobs,
+  } = createApp({
     database,
     config,
     logger,

@@ -51,7 +51,9 @@ describe("conventions", () => {
   it("the README is self-contained: files it names exist in the repository, none outside it", () => {
     const readme = read("README.md");
     // Markdown links to files (not to the web or to anchors).
-    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]).filter((target) => !/^(https?:|mailto:|#)/.test(target));
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1])
+      .filter((target) => !/^(https?:|mailto:|#)/.test(target));
     for (const link of links) expect(existsSync(`${ROOT}${link.split("#")[0]}`), link).toBe(true);
     // File names in code spans that leave the repository.
     expect(readme).not.toMatch(/`\.\.\/[^`]*\.(md|ts|json|yaml)`/);

@@ -30,7 +30,9 @@ describe("the demo organization's sample content", () => {
     const { data: content } = await api.spaces.getCurrentRevision(demo.spaceId);
     const titles = (pages: any[]): any[] => pages.map((page) => (page.pages?.length ? [page.title, titles(page.pages)] : page.title));
     expect(titles(content.pages)).toEqual(["Welcome", "Quickstart", ["Reference", ["API"]]]);
-    expect(content.files).toEqual([expect.objectContaining({ name: "architecture.png", contentType: "image/png", dimensions: { width: 96, height: 48 } })]);
+    expect(content.files).toEqual([
+      expect.objectContaining({ name: "architecture.png", contentType: "image/png", dimensions: { width: 96, height: 48 } }),
+    ]);
 
     const { data: quickstart } = await api.spaces.getPageByPath(demo.spaceId, "quickstart", { format: "markdown" });
     const markdown = (quickstart as { markdown: string }).markdown;
@@ -54,11 +56,15 @@ describe("the demo organization's sample content", () => {
     const { status, body: links } = await server.rest(demo.token, "GET", `/v1/spaces/${demo.spaceId}/links`);
     expect(status).toBe(200);
     const { welcome, quickstart, api: apiPage } = demo.content.pageIds;
-    const pageTargets = links.items.filter((link: any) => link.targetReference.kind === "page").map((link: any) => link.targetReference.page);
+    const pageTargets = links.items
+      .filter((link: any) => link.targetReference.kind === "page")
+      .map((link: any) => link.targetReference.page);
     expect(pageTargets.sort()).toEqual([welcome, quickstart, apiPage].sort());
     expect(links.stats.broken.total).toBe(0);
     expect(links.items.filter((link: any) => link.status !== "ok")).toEqual([]);
-    expect(links.items.find((link: any) => link.relation === "image")).toMatchObject({ targetReference: { kind: "file", file: demo.content.fileId } });
+    expect(links.items.find((link: any) => link.relation === "image")).toMatchObject({
+      targetReference: { kind: "file", file: demo.content.fileId },
+    });
 
     const base = `/v1/spaces/${demo.spaceId}/content`;
     const backlinks = await server.rest(demo.token, "GET", `${base}/page/${quickstart}/backlinks`);
@@ -78,9 +84,13 @@ describe("the demo organization's sample content", () => {
   it("has a change request with its own page, a comment with a reply, and a reusable content", async () => {
     const api = server.client(demo.token);
     const { data: changeRequests } = await api.spaces.listChangeRequestsForSpace(demo.spaceId);
-    expect(changeRequests.items).toEqual([expect.objectContaining({ id: demo.content.changeRequestId, subject: "Add a troubleshooting page", status: "open" })]);
+    expect(changeRequests.items).toEqual([
+      expect.objectContaining({ id: demo.content.changeRequestId, subject: "Add a troubleshooting page", status: "open" }),
+    ]);
     const { data: changes } = await api.spaces.getChangeRequestChanges(demo.spaceId, demo.content.changeRequestId);
-    expect(changes.changes).toEqual([expect.objectContaining({ type: "page_created", page: expect.objectContaining({ title: "Troubleshooting" }) })]);
+    expect(changes.changes).toEqual([
+      expect.objectContaining({ type: "page_created", page: expect.objectContaining({ title: "Troubleshooting" }) }),
+    ]);
 
     const { data: comments } = await api.spaces.listCommentsInSpace(demo.spaceId);
     expect(comments.items).toEqual([expect.objectContaining({ id: demo.content.commentId, replies: 1 })]);
