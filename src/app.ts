@@ -87,6 +87,7 @@ export function createApp({
     },
     openapiLimits: { ...DEFAULT_OPENAPI_LIMITS },
     jobs,
+    logger,
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.

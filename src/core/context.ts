@@ -3,6 +3,7 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
+import type { Logger } from "../logger.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import type { OpenAPILimits } from "./openapi/index.ts";
@@ -26,6 +27,8 @@ export interface Services {
   /** Bounds of OpenAPI processing (tests lower them on their own app). */
   openapiLimits: OpenAPILimits;
   jobs: JobQueue;
+  /** Structured logs (pino): work that takes long, like an import, reports its progress here. */
+  logger: Logger;
 }
 
 export interface CoreContext extends Services {

@@ -222,7 +222,11 @@ interface ImportedPage {
   images: string[];
 }
 
-const urlKey = (url: URL) => `${url.origin}${url.pathname}${url.search}`;
+/**
+ * What identifies a resource of the site: `/guide/index.html` is the page `/guide/` (a site's
+ * index under both URLs is one page, and links to either lead to it).
+ */
+const urlKey = (url: URL) => `${url.origin}${url.pathname.replace(/\/index\.x?html?$/i, "/")}${url.search}`;
 
 function humanize(segment: string) {
   const words = decodeSegment(segment).replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ").trim();
@@ -306,6 +310,9 @@ async function crawlAndImport(
   const queue: { url: URL; depth: number }[] = [{ url: start, depth: 0 }];
   const imageUrls: URL[] = [];
   let rootSegments: string[] = [];
+  const log = ctx.logger.child({ import: start.toString(), spaceId: target.spaceId, changeRequest: target.changeRequest ?? undefined });
+  const startedAt = Date.now();
+  log.info({ maxPages: limits.maxPages, maxDepth: limits.maxDepth }, "import started");
 
   while (queue.length) {
     const { url, depth } = queue.shift()!;
@@ -316,7 +323,11 @@ async function crawlAndImport(
       fetched = await fetchBounded(url, limits, limits.maxBytes, total, isHtml);
     } catch (error) {
       if (!(error instanceof FetchFailure)) throw error;
-      if (isRoot) throw rootFailure(error);
+      if (isRoot) {
+        log.info({ url: url.toString(), reason: error.message }, "import refused: the root page cannot be imported");
+        throw rootFailure(error);
+      }
+      log.info({ url: url.toString(), reason: error.message }, "import: page skipped");
       continue; // a broken secondary resource: counted, skipped
     }
     if (isRoot) {
@@ -337,6 +348,8 @@ async function crawlAndImport(
     // The same page under another URL (the root aside: its key is [] wherever it stands).
     if (!isRoot && key.length && pages.some((page, index) => index > 0 && page.key.join("/") === key.join("/"))) continue;
     pages.push({ url: fetched.url, key, title, html: text, contentLinks, images });
+    // Progress, page by page: a long import shows it is moving (pages left = queued, bounded).
+    log.info({ url: fetched.url.toString(), pages: pages.length, queued: queue.length, found: discovered.size, ms: Date.now() - startedAt }, "import: page fetched");
 
     for (const href of links) {
       const target = resolve(href, fetched.url, origin);
@@ -352,6 +365,7 @@ async function crawlAndImport(
     }
   }
 
+  if (imageUrls.length) log.info({ images: imageUrls.length, ms: Date.now() - startedAt }, "import: fetching images");
   // Images: each a file of the revision, when it answers an image within the bounds.
   const files = new Map<string, FileEntry>();
   const fileBytes: Uint8Array[] = [];
@@ -453,6 +467,7 @@ async function crawlAndImport(
     blobs: { markdown, files: fileBytes },
     message: [...`Import of ${start}`].slice(0, REVISION_MESSAGE_MAX).join(""),
   });
+  log.info({ revisionId: revision.id, pages: pageNodes.length, files: files.size, found: discovered.size, ms: Date.now() - startedAt }, "import finished");
   return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
 }
 
