@@ -12,15 +12,22 @@ import type { Database } from "../src/db/client.ts";
 import { createLogger } from "../src/logger.ts";
 import { openTestDatabase } from "./support/database.ts";
 
-const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body><main>${body}</main></body></html>`;
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><main>${body}</main></body></html>`;
 
 const SITE: Record<string, string> = {
   "/": page("Home", `<h1>Home</h1><p><a href="/index.html">Home again</a>, <a href="/about">About</a>, <a href="/docs/">Docs</a></p>`),
   "/index.html": page("Home", `<h1>Home</h1><p><a href="/about">About</a></p>`),
-  "/about": page("About", `<h1>About</h1><p>Back <a href="/index.html">to the start</a> or <a href="/">the top</a>; <a href="/docs/index.html">the docs</a></p>`),
+  "/about": page(
+    "About",
+    `<h1>About</h1><p>Back <a href="/index.html">to the start</a> or <a href="/">the top</a>; <a href="/docs/index.html">the docs</a></p>`,
+  ),
   "/docs/": page("Docs", `<h1>Docs</h1><p><a href="index.html">This page</a>, <a href="setup">Setup</a></p>`),
   "/docs/index.html": page("Docs", `<h1>Docs</h1><p><a href="setup">Setup</a></p>`),
-  "/docs/setup": page("Setup", `<h1>Setup</h1><p>Read the <a href="./">docs index</a> and the <a href="/docs/index.html#top">docs top</a>.</p>`),
+  "/docs/setup": page(
+    "Setup",
+    `<h1>Setup</h1><p>Read the <a href="./">docs index</a> and the <a href="/docs/index.html#top">docs top</a>.</p>`,
+  ),
 };
 
 let site: Server;
@@ -53,7 +60,12 @@ beforeAll(async () => {
   server = createServer((req, res) => handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app = createApp({ database, config: { publicUrl: url, importAllowPrivateHosts: true }, logger: createLogger("info", sink), startJobs: false });
+  app = createApp({
+    database,
+    config: { publicUrl: url, importAllowPrivateHosts: true },
+    logger: createLogger("info", sink),
+    startJobs: false,
+  });
   handler = app.yoga;
   ({ token, organizationId } = await bootstrapOrganization(database.prisma, { organizationTitle: "Import", email: "import@example.com" }));
 });
@@ -78,7 +90,10 @@ async function gql(query: string, variables?: Record<string, unknown>): Promise<
 }
 
 async function importInto(startUrl: string) {
-  const { createSpace } = await gql(`mutation($org: ID!) { createSpace(input: { organization: $org, title: "Imported" }) { space { id } } }`, { org: organizationId });
+  const { createSpace } = await gql(
+    `mutation($org: ID!) { createSpace(input: { organization: $org, title: "Imported" }) { space { id } } }`,
+    { org: organizationId },
+  );
   const space = createSpace.space.id as string;
   const data = await gql(
     `mutation($space: ID!, $url: String!) { importContent(input: { space: $space, source: "website", url: $url }) {
@@ -120,19 +135,30 @@ describe("import progress", () => {
     expect(lines[0]).toMatchObject({ level: "info", msg: "import started", spaceId: space, maxPages: expect.any(Number) });
     const fetched = lines.filter((line) => line.msg === "import: page fetched");
     expect(fetched.map((line) => line.pages)).toEqual([1, 2, 3, 4]);
-    expect(fetched[0]).toMatchObject({ url: `${siteUrl}/about`, queued: expect.any(Number), found: expect.any(Number), ms: expect.any(Number) });
+    expect(fetched[0]).toMatchObject({
+      url: `${siteUrl}/about`,
+      queued: expect.any(Number),
+      found: expect.any(Number),
+      ms: expect.any(Number),
+    });
     expect(lines.at(-1)).toMatchObject({ msg: "import finished", pages: 4, files: 0, revisionId: expect.stringMatching(/^rev_/) });
   });
 
   it("logs why a root page is refused", async () => {
     logLines.length = 0;
-    const { createSpace } = await gql(`mutation($org: ID!) { createSpace(input: { organization: $org, title: "Refused" }) { space { id } } }`, { org: organizationId });
+    const { createSpace } = await gql(
+      `mutation($org: ID!) { createSpace(input: { organization: $org, title: "Refused" }) { space { id } } }`,
+      { org: organizationId },
+    );
     const response = await fetch(`${url}/v1/spaces/${createSpace.space.id}/content/import`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
       body: JSON.stringify({ source: "website", url: `${siteUrl}/missing` }),
     });
     expect(response.status).toBe(400);
-    expect(logLines.find((line) => line.msg === "import refused: the root page cannot be imported")).toMatchObject({ url: `${siteUrl}/missing`, reason: expect.stringContaining("404") });
+    expect(logLines.find((line) => line.msg === "import refused: the root page cannot be imported")).toMatchObject({
+      url: `${siteUrl}/missing`,
+      reason: expect.stringContaining("404"),
+    });
   });
 });
