@@ -463,6 +463,12 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs/:organizationId/sso": async () => ({ path: org("/sso") }),
 
   // OpenAPI specs (made processed, with one version, so that version routes have one)
+  "GET /v1/orgs/:organizationId/translations": async () => ({ path: org("/translations") }),
+  "POST /v1/orgs/:organizationId/translations": async () => ({ path: org("/translations"), body: { title: "Matrix", languages: ["fr"] } }),
+  "GET /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`) }),
+  "PUT /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`), body: { title: "Renamed", languages: ["fr", "de"] } }),
+  "DELETE /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`) }),
+  "POST /v1/orgs/:organizationId/translations/:translationId/run": async () => ({ path: org(`/translations/${await newTranslation()}/run`) }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
   "POST /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi"), body: { slug: `new-${newId("Page").slice(3).toLowerCase().replace(/[^a-z0-9]/g, "")}`, source: { text: OPENAPI_TEXT } } }),
   "GET /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`) }),
@@ -540,6 +546,16 @@ async function newSamlProvider(): Promise<string> {
 }
 
 const OPENAPI_TEXT = JSON.stringify({ openapi: "3.1.0", info: { title: "Matrix", version: "1" }, paths: {} });
+
+/** A translation from a new space into another (French), written directly. */
+async function newTranslation(): Promise<string> {
+  const [source, target] = [await newSpace(), await newSpace()];
+  const id = newId("TranslationSettings");
+  const now = new Date();
+  await prisma().translationSettings.create({ data: { id, organizationId, title: "Matrix", languages: ["fr"], sourceSpaceId: source, createdAt: now, updatedAt: now } });
+  await prisma().translationTarget.create({ data: { id: newId("TranslationTarget"), translationId: id, language: "fr", spaceId: target, createdAt: now } });
+  return id;
+}
 
 /** A processed spec with one version, written directly (no processing to wait for). */
 async function newSpec(): Promise<{ slug: string; versionId: string }> {

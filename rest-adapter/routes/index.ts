@@ -17,5 +17,6 @@ import { siteRoutes } from "./sites.ts";
 import { grantRoutes } from "./grants.ts";
 import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
+import { translationRoutes } from "./translations.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes, ...translationRoutes];

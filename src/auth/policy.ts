@@ -51,6 +51,10 @@ export const POLICY = {
   "openapi.read": { scope: "organization", least: "read", does: "read the organization's OpenAPI specifications and their versions" },
   "openapi.manage": { scope: "organization", least: "create", does: "publish, refresh, change and delete OpenAPI specifications" },
 
+  "translation.read": { scope: "organization", least: "read", does: "read the organization's translations" },
+  "translation.manage": { scope: "organization", least: "create", does: "create, change and delete translations and their target spaces" },
+  "translation.run": { scope: "organization", least: "edit", does: "bring a translation's target spaces in line with its source" },
+
   "collection.read": { scope: "collection", least: "read", does: "read the collection" },
   "collection.createInside": { scope: "collection", least: "create", does: "create content in the collection" },
   "collection.update": { scope: "collection", least: "admin", does: "change the collection" },

@@ -21,6 +21,8 @@ export const ID_PREFIXES = {
   CommentReply: "rpl",
   OpenAPISpec: "oas",
   OpenAPISpecVersion: "oasv",
+  TranslationSettings: "trs",
+  TranslationTarget: "trt",
   ChangeRequestReview: "rvw",
   Site: "site",
   SiteSpace: "ssp",

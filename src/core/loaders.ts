@@ -15,6 +15,8 @@ import type {
   Space,
   OpenAPISpec,
   Team,
+  TranslationSettings,
+  TranslationTarget,
   TeamMember,
   User,
 } from "../generated/prisma/client.ts";
@@ -127,6 +129,9 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     }),
     user: byId<User>((ids) => prisma.user.findMany({ where: { id: { in: ids } } })),
     openAPISpec: byId<OpenAPISpec>((ids) => prisma.openAPISpec.findMany({ where: { id: { in: ids } } })),
+    translation: byId<TranslationSettings>((ids) => prisma.translationSettings.findMany({ where: { id: { in: ids } } })),
+    /** The targets of each translation (by translation id). */
+    translationTargets: groupedBy<TranslationTarget>((row) => [row.translationId], (ids) => prisma.translationTarget.findMany({ where: { translationId: { in: ids } } })),
     changeRequest: byId<ChangeRequest>((ids) => prisma.changeRequest.findMany({ where: { id: { in: ids } } })),
     /** A change request by `${spaceId}:${number}`. */
     changeRequestByNumber: new DataLoader<string, ChangeRequest | null>(async (keys) => {

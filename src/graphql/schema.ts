@@ -18,6 +18,7 @@ import "./comments.ts";
 import "./reviews.ts";
 import "./pdf.ts";
 import "./openapi.ts";
+import "./translations.ts";
 import "./sites.ts";
 import "./tokens.ts";
 

@@ -76,9 +76,31 @@ export function getSpec(): OpenAPISpec {
  *   attribute schemas, which allow extra properties and share `title`, `emoji` (and `slug`):
  *   every attributes object matches two or three of them, so `oneOf` always fails. Taken as the
  *   `anyOf` it means.
+ * - Translation: the contract (contract.md, "OpenAPI and translation resources") answers its
+ *   `TranslationSettings` at the published translation paths, not the published `Translation`
+ *   (a sync of one language); the contract wins, so those responses are checked against it.
  */
 function applyErrata(spec: OpenAPISpec): OpenAPISpec {
     const schemas = (spec as unknown as { components: { schemas: Record<string, JsonObject> } }).components.schemas;
+    schemas.Translation = {
+        type: 'object',
+        additionalProperties: false,
+        required: ['object', 'id', 'title', 'languages', 'createdAt', 'updatedAt', 'permissions', 'urls'],
+        properties: {
+            object: { type: 'string', enum: ['translation-settings'] },
+            id: { type: 'string' },
+            title: { type: 'string', minLength: 1, maxLength: 100 },
+            languages: { type: 'array', items: { type: 'string' } },
+            createdAt: { type: 'string', format: 'date-time' },
+            updatedAt: { type: 'string', format: 'date-time' },
+            permissions: {
+                type: 'object',
+                required: ['view', 'edit'],
+                properties: { view: { type: 'boolean' }, edit: { type: 'boolean' } },
+            },
+            urls: { type: 'object', required: ['location'], properties: { location: { type: 'string', format: 'uri' } } },
+        },
+    };
     const attributes = (schemas.RevisionSemanticChangePageEdited?.properties as JsonObject | undefined)?.attributes as JsonObject | undefined;
     if (attributes?.oneOf) {
         attributes.anyOf = attributes.oneOf;
