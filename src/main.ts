@@ -28,6 +28,8 @@ async function main() {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
+    // A statement of an operation stopped at its deadline is cancelled by PostgreSQL itself.
+    statementTimeoutMs: config.graphqlLimits.executionTimeoutMs,
   });
 
   let starterToken: string | undefined;

@@ -30,6 +30,12 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** PostgreSQL: how long a connection may take to open before it fails (default 10 s). */
   connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: `statement_timeout` of the pool's connections (unset: none). The server passes
+   * the execution deadline, so a statement an operation started (a lock wait included) stops at
+   * the latest one deadline after it began, instead of running on after the client was answered.
+   */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
@@ -46,7 +52,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await probe.connect().catch((error) => Promise.reject(unreachable(connectionString, error)));
       await probe.end();
     }
-    const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
+    const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs, statement_timeout: options.statementTimeoutMs });
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
@@ -109,7 +115,14 @@ function withBytesArguments(factory: PrismaPGlite): PrismaPGlite {
         const value = Reflect.get(object, property, receiver);
         if (typeof value !== "function") return value;
         if (property === "queryRaw" || property === "executeRaw") {
-          return (query: SqlQuery) => value.call(object, decode(query));
+          // PGlite runs each statement synchronously in this thread and resolves at once: a long
+          // series of statements (an operation, an import) would run as one chain of microtasks,
+          // and no timer (the execution deadline), no other request and no client disconnect would
+          // be seen until it ends. Yielding to the event loop before each statement lets them in.
+          return async (query: SqlQuery) => {
+            await new Promise((resolve) => setImmediate(resolve));
+            return value.call(object, decode(query));
+          };
         }
         if (property === "startTransaction") {
           return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable);

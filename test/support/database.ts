@@ -19,13 +19,14 @@ export async function createScratchDatabase(
   };
 }
 
-export async function openTestDatabase(): Promise<Database> {
+/** `statementTimeoutMs`: as the server passes its execution deadline (PostgreSQL only). */
+export async function openTestDatabase(options: { statementTimeoutMs?: number } = {}): Promise<Database> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return openDatabase({ dataDir: "memory://" });
   const scratch = await createScratchDatabase(serverUrl);
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: scratch.url });
+    db = await openDatabase({ databaseUrl: scratch.url, statementTimeoutMs: options.statementTimeoutMs });
   } catch (error) {
     await scratch.drop();
     throw error;

@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppConfig } from "../../src/app.ts";
+import { DEFAULT_GRAPHQL_LIMITS } from "../../src/config.ts";
 import { serverOptions, type ServerTimeouts } from "../../src/http/server-options.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
@@ -41,7 +42,7 @@ export async function startTestServer(
   config: Omit<AppConfig, "publicUrl"> = {},
   timeouts: Partial<ServerTimeouts> = {},
 ): Promise<TestServer> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase({ statementTimeoutMs: config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs });
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
   const server: Server = createServer(serverOptions(timeouts), (req, res) => handler!(req, res));

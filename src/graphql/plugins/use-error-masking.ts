@@ -15,6 +15,14 @@ export function toGraphQLError(error: DomainError, source?: GraphQLError): Graph
 /** Prisma's unique-constraint violation: two writers raced for the same unique value. */
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "P2002";
 
+/** PostgreSQL cancelled a statement at its `statement_timeout` (SQLSTATE 57014). */
+function isStatementTimeout(error: unknown): boolean {
+  for (let cause = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth++) {
+    if (cause.code === "57014" || (typeof cause.message === "string" && cause.message.includes("statement timeout"))) return true;
+  }
+  return false;
+}
+
 export function maskError(error: unknown): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof DomainError) {
@@ -25,6 +33,12 @@ export function maskError(error: unknown): Error {
       return error;
     }
     return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
+  }
+  if (isStatementTimeout(original)) {
+    return new GraphQLError("A database statement ran longer than the operation's deadline and was cancelled; retry later or ask for less", {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
+    });
   }
   if (isUniqueViolation(original)) {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));

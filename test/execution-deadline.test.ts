@@ -1,0 +1,183 @@
+// The execution deadline (src/graphql/plugins/use-execution-deadline.ts, EXECUTION_TIMEOUT_MS):
+// an operation that runs past it is answered 503 EXECUTION_TIMEOUT (an envelope, never a stack
+// trace) at the deadline, what it had not started never starts, a canary request is answered
+// within 1 s meanwhile, and a client that goes away stops its operation the same way. On
+// PostgreSQL the statement the operation was waiting on is cancelled by the database itself
+// (statement_timeout); the embedded database runs one statement at a time and cannot cancel one.
+//
+// The long operation is real work, not a seam: a series of 150 createSpace mutations in one
+// document (mutations run one after another; the alias limit raised for this test server only), and on
+// PostgreSQL a statement waiting on a lock the test holds.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
+import { withCanary } from "./support/canary.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+const SERIES = 150;
+// Only the alias limit is raised: the document stays within the default token and size limits.
+const LIMITS = { maxAliases: SERIES };
+
+const series = (organizationId: string, prefix: string) =>
+  `mutation { ${Array.from({ length: SERIES }, (_, i) => `m${i}: createSpace(input: { organization: "${organizationId}", title: "${prefix} ${i}" }) { space { id } }`).join(" ")} }`;
+
+const createdWith = (server: TestServer, organizationId: string, prefix: string) =>
+  server.database.prisma.space.count({ where: { organizationId, title: { startsWith: `${prefix} ` } } });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function postGraphQL(server: TestServer, token: string, query: string, signal?: AbortSignal) {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+    signal,
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: JSON.parse(text) };
+}
+
+/** Stable: the count no longer moves once the operation is stopped. */
+async function settledCount(count: () => Promise<number>) {
+  let last = await count();
+  for (let i = 0; i < 10; i++) {
+    await sleep(200);
+    const now = await count();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
+describe("a long operation past its deadline", () => {
+  const deadlineMs = 300;
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphqlLimits: { ...LIMITS, executionTimeoutMs: deadlineMs } });
+    admin = await server.bootstrap("Deadline org");
+    // Warm up (the first call of a route compiles it; the first statements prepare theirs), so
+    // the canary measures the stall, not a cold start.
+    await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}`);
+    await postGraphQL(server, admin.token, `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Warm-up" }) { space { id } } }`);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("is answered 503 EXECUTION_TIMEOUT at the deadline, starts nothing more, and the canary answers within 1 s", async () => {
+    const canary = await withCanary(`${server.url}/v1/orgs/${admin.organizationId}`, { authorization: `Bearer ${admin.token}` }, () =>
+      postGraphQL(server, admin.token, series(admin.organizationId, "Deadline")),
+    );
+    const { status, body, text } = canary.result;
+    expect(status).toBe(503);
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors).toEqual([{ message: expect.stringMatching(/deadline of 300 ms and was stopped/), extensions: { code: "EXECUTION_TIMEOUT" } }]);
+    expect(text).not.toMatch(/\bat .*\.(ts|js):\d+|node_modules|\/work\//);
+    expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1000);
+    expect(canary.max).toBeLessThan(1000);
+    // The mutations after the deadline never ran, and none runs later.
+    const created = await settledCount(() => createdWith(server, admin.organizationId, "Deadline"));
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThan(SERIES);
+    console.log(`deadline ${deadlineMs} ms: answered in ${Math.round(canary.elapsedMs)} ms, ${created}/${SERIES} mutations ran, canary max ${Math.round(canary.max)} ms`);
+  });
+});
+
+describe("a client that goes away", () => {
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphqlLimits: { ...LIMITS, executionTimeoutMs: 60_000 } });
+    admin = await server.bootstrap("Abort org");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("stops its operation: the mutations not started never run", async () => {
+    const controller = new AbortController();
+    const call = postGraphQL(server, admin.token, series(admin.organizationId, "Aborted"), controller.signal);
+    // Abort once the series is under way.
+    for (let i = 0; i < 100 && (await createdWith(server, admin.organizationId, "Aborted")) === 0; i++) await sleep(20);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    const created = await settledCount(() => createdWith(server, admin.organizationId, "Aborted"));
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThan(SERIES);
+    console.log(`client abort: ${created}/${SERIES} mutations ran`);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("on PostgreSQL, a statement waiting past the deadline (PostgreSQL only: the embedded database cannot cancel a statement)", () => {
+  const deadlineMs = 1000;
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
+    admin = await server.bootstrap("Lock org");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Holds an exclusive lock on "Space" in a transaction of its own until released. */
+  async function lockSpaces() {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const transaction = server.database.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`LOCK TABLE "Space" IN ACCESS EXCLUSIVE MODE`);
+        locked();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await isLocked;
+    return async () => {
+      release();
+      await transaction;
+    };
+  }
+
+  const lockWaits = async () =>
+    Number((await server.database.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0].n);
+
+  it("answers at the deadline on both surfaces, and the database cancels the statement", async () => {
+    const before = await server.database.prisma.space.count();
+    const release = await lockSpaces();
+    try {
+      const canary = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${admin.token}` }, async () => {
+        const graphql = postGraphQL(server, admin.token, `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Locked" }) { space { id } } }`);
+        const rest = server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Locked REST" });
+        await sleep(deadlineMs / 2);
+        expect(await lockWaits()).toBeGreaterThan(0); // both wait on the lock in PostgreSQL
+        return Promise.all([graphql, rest]);
+      });
+      const [graphql, rest] = canary.result;
+      expect(graphql.status).toBe(503);
+      expect(graphql.body.errors[0].extensions.code).toBe("EXECUTION_TIMEOUT");
+      expect(rest.status).toBe(503);
+      // At the deadline, or (whichever PostgreSQL sees first) at the statement timeout: both say so.
+      expect(rest.body).toEqual({ error: { code: 503, message: expect.stringMatching(/deadline/) } });
+      expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1500);
+      expect(canary.max).toBeLessThan(1000);
+      // The lock is still held, yet nothing waits on it any more: PostgreSQL cancelled the statements.
+      let waits = await lockWaits();
+      for (let i = 0; i < 20 && waits > 0; i++) {
+        await sleep(100);
+        waits = await lockWaits();
+      }
+      expect(waits).toBe(0);
+      await release();
+      await sleep(300);
+      expect(await server.database.prisma.space.count()).toBe(before);
+    } finally {
+      await release();
+    }
+  });
+});
