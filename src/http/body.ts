@@ -20,5 +20,7 @@ export async function readTextUpTo(request: Request, limit: number): Promise<str
     }
     chunks.push(value);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks)); // like request.text(): UTF-8, BOM dropped
+  const bytes = Buffer.concat(chunks);
+  if (size > 1024 * 1024) await new Promise((resolve) => setImmediate(resolve)); // let other requests in between
+  return new TextDecoder().decode(bytes); // like request.text(): UTF-8, BOM dropped
 }

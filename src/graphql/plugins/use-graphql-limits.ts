@@ -83,13 +83,25 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
         if (error instanceof DomainError) {
           const refusal = toGraphQLError(error);
           refusal.message = `${error.message} (needed before a request body above ${limits.anonymousBodyBytes} bytes is read)`;
+          // The body is left unread: the connection is closed after the answer rather than kept
+          // alive, which would make the server take in the rest of the body to discard it.
+          Object.assign(refusal.extensions as Record<string, unknown>, { http: { status: error.status, headers: { connection: "close" } } });
           throw refusal;
         }
         throw error;
       }
     }
-    const text = await readTextUpTo(request, limits.maxBodyBytes);
+    let text: string | null;
+    try {
+      text = await readTextUpTo(request, limits.maxBodyBytes);
+    } catch {
+      // The client went away or the request timeout cut the body off: nobody reads this answer.
+      throw limitError("Request body ended before it was complete", "BAD_REQUEST");
+    }
     if (text === null) throw limitError(`Request body is over ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+    // Decoding and parsing megabytes are each tens of milliseconds of CPU: other requests get
+    // their turn in between.
+    if (text.length > limits.anonymousBodyBytes) await new Promise((resolve) => setImmediate(resolve));
     let body: unknown;
     try {
       body = JSON.parse(text);
