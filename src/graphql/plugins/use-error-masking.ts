@@ -46,7 +46,15 @@ export function maskError(error: unknown): Error {
   // Errors of the request itself (syntax, validation, variables that do not coerce) have no
   // path and are the client's to read. An error raised while resolving a field is only shown
   // when it is a domain error: anything else, Pothos' own errors included, is masked.
-  if (error instanceof GraphQLError && !error.path) return error;
+  // They get a code too (the one of every bad input), so that no error reaches a client without one.
+  if (error instanceof GraphQLError && !error.path) {
+    if (error.extensions?.code) return error;
+    if (Object.isExtensible(error.extensions)) {
+      Object.assign(error.extensions, { code: "BAD_REQUEST" });
+      return error;
+    }
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error.originalError, extensions: { ...error.extensions, code: "BAD_REQUEST" } });
+  }
   console.error("Unexpected error:", original);
   return new GraphQLError("Unexpected error", {
     path: error instanceof GraphQLError ? error.path : undefined,
