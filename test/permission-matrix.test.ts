@@ -161,6 +161,13 @@ async function newSite() {
   return { path, siteSpaceId: siteSpaces.body.items[0].id as string };
 }
 
+/** A new visitor-auth site: its path. */
+async function newVisitorAuthSite() {
+  const { path } = await newSite();
+  await server.rest(ownerToken, "PATCH", path, { visibility: "visitor-auth" });
+  return path;
+}
+
 /** A new site with a share link: the site's path and the link's id. */
 async function newShareLink() {
   const { path } = await newSite();
@@ -248,6 +255,9 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, groupId } = await newSiteWithSections();
     return { path: `${path}/section-groups/${groupId}/move`, body: {} };
   },
+  [`GET ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth` }),
+  [`PATCH ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth`, body: { logoutURL: "https://example.com/logout" } }),
+  [`POST ${SITE}/publishing/auth/regenerate`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth/regenerate` }),
   [`GET ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links` }),
   [`POST ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links`, body: { name: "Matrix link" } }),
   [`PATCH ${SITE}/share-links/:shareLinkId`]: async () => {

@@ -164,6 +164,17 @@ describe("visitors", () => {
     expect(ok.headers.get("cache-control")).toContain("private");
     const cookie = ok.headers.get("set-cookie")!.split(";")[0];
     expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(200);
+
+    // A new key: the tokens signed with the old one (and the cookie holding one) are refused at once.
+    const regenerated = (await api().orgs.regenerateSitePublishingAuthById(A.organizationId, site.id)).data.privateKey;
+    expect((await get(`/sites/${site.id}/setup`, { cookie })).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?jwt_token=${await sign(key)}`)).status).toBe(401);
+    expect((await get(`/sites/${site.id}/?jwt_token=${await sign(regenerated)}`)).status).toBe(200);
+    // With a fallback URL, a visitor without a valid token is sent there.
+    await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", fallbackURL: "https://login.example.com/start" });
+    const redirected = await get(`/sites/${site.id}/setup`);
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get("location")).toBe("https://login.example.com/start");
   });
 
   it("opens share-link sites only with a valid, not revoked share key (then kept in a cookie)", async () => {

@@ -374,6 +374,42 @@ describe("share links", () => {
   });
 });
 
+describe("publishing auth", () => {
+  it("reads, updates and regenerates the key of a visitor-auth site; refuses other sites and bad URLs with 400, changing nothing", async () => {
+    const site = await newSite();
+    await expectRestError(api().orgs.getSitePublishingAuthById(A.organizationId, site.id), 400, "visibility");
+    await api().orgs.updateSiteById(A.organizationId, site.id, { visibility: "visitor-auth" as never });
+    const auth = (await api().orgs.getSitePublishingAuthById(A.organizationId, site.id)).data;
+    expect(auth).toMatchObject({ object: "publishing-auth", backend: "custom" });
+    expect(auth.privateKey.length).toBeGreaterThanOrEqual(32);
+    expect(auth.fallbackURL).toBeUndefined();
+
+    const updated = (await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", fallbackURL: "https://example.com/login", logoutURL: "https://example.com/logout" })).data;
+    expect(updated).toMatchObject({ privateKey: auth.privateKey, fallbackURL: "https://example.com/login", logoutURL: "https://example.com/logout" });
+    const cleared = (await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", logoutURL: null })).data;
+    expect(cleared.logoutURL).toBeUndefined();
+    expect(cleared.fallbackURL).toBe("https://example.com/login");
+
+    const before = await snapshot(site.id);
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/publishing/auth`;
+    for (const [body, field] of [[{ fallbackURL: "not a url" }, "fallbackURL"], [{ logoutURL: "javascript:alert(1)" }, "logoutURL"], [{ backend: "integration" }, "backend"], [{ fallbackURL: 3 }, "fallbackURL"]] as const) {
+      const response = await server.rest(A.token, "PATCH", path, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.message).toContain(field);
+    }
+    const reader = await server.addMember(A.organizationId, "read");
+    await expectRestError(api(reader.token).orgs.getSitePublishingAuthById(A.organizationId, site.id), 403);
+    await expectRestError(api(reader.token).orgs.regenerateSitePublishingAuthById(A.organizationId, site.id), 403);
+    expect(await snapshot(site.id)).toEqual(before);
+
+    const regenerated = (await api().orgs.regenerateSitePublishingAuthById(A.organizationId, site.id)).data;
+    expect(regenerated.privateKey).not.toBe(auth.privateKey);
+    expect((await api().orgs.getSitePublishingAuthById(A.organizationId, site.id)).data.privateKey).toBe(regenerated.privateKey);
+    const data = await gql(`query($id: ID!) { site(id: $id) { publishingAuth { privateKey fallbackURL } } }`, { id: site.id });
+    expect(data.site.publishingAuth).toEqual({ privateKey: regenerated.privateKey, fallbackURL: "https://example.com/login" });
+  });
+});
+
 describe("permissions and isolation", () => {
   it("lets readers read, refuses them changes (403), and hides a site from other organizations (404)", async () => {
     const site = await newSite([(await newSpace()).id]);

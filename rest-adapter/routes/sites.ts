@@ -146,6 +146,16 @@ const siteRead = ({ params, query }: RestRequest) => ({ ...site(params), shareKe
 const SHARE_LINK_FIELDS = /* GraphQL */ `
   fragment ShareLinkFields on SiteShareLink { id name active createdAt urls { published } }`;
 
+const PUBLISHING_AUTH_FIELDS = /* GraphQL */ `
+  fragment PublishingAuthFields on SitePublishingAuth { backend privateKey fallbackURL logoutURL }`;
+
+export const restPublishingAuth = (auth: any) => ({
+  object: "publishing-auth",
+  backend: auth.backend,
+  privateKey: auth.privateKey,
+  ...compact({ fallbackURL: auth.fallbackURL, logoutURL: auth.logoutURL }),
+});
+
 export const restShareLink = (link: any) => ({
   object: "share-link",
   id: link.id,
@@ -342,6 +352,41 @@ export const siteRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => restItem(data.sortSiteStructure.item),
+  },
+
+  // Publishing auth (visitor-auth sites)
+  {
+    method: "GET",
+    path: `${prefix}/publishing/auth`,
+    action: "site.manageAccess",
+    document: siteQuery("GetSitePublishingAuth", `publishingAuth { ...PublishingAuthFields }`, PUBLISHING_AUTH_FIELDS),
+    variables: ({ params }) => site(params),
+    status: 200,
+    body: (data) => restPublishingAuth(data.site.publishingAuth),
+  },
+  {
+    method: "PATCH",
+    path: `${prefix}/publishing/auth`,
+    action: "site.manageAccess",
+    document: mutation("updateSitePublishingAuth", "UpdateSitePublishingAuthInput", "publishingAuth { ...PublishingAuthFields }", PUBLISHING_AUTH_FIELDS),
+    variables: ({ params, body }) => {
+      for (const field of ["backend", "fallbackURL", "logoutURL"]) {
+        if (field in body && body[field] !== null && typeof body[field] !== "string") throw new RestInputError(`${field} must be a string`);
+      }
+      if (body.backend === null) throw new RestInputError("backend must be custom");
+      return { input: { ...site(params), ...present(body, ["backend", "fallbackURL", "logoutURL"]) } };
+    },
+    status: 200,
+    body: (data) => restPublishingAuth(data.updateSitePublishingAuth.publishingAuth),
+  },
+  {
+    method: "POST",
+    path: `${prefix}/publishing/auth/regenerate`,
+    action: "site.manageAccess",
+    document: mutation("regenerateSitePublishingAuth", "RegenerateSitePublishingAuthInput", "publishingAuth { ...PublishingAuthFields }", PUBLISHING_AUTH_FIELDS),
+    variables: ({ params }) => ({ input: site(params) }),
+    status: 200,
+    body: (data) => restPublishingAuth(data.regenerateSitePublishingAuth.publishingAuth),
   },
 
   // Share links

@@ -46,6 +46,7 @@ import {
 } from "../core/sites/index.ts";
 import { adaptiveSchemaOf, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
 import { siteLoaders } from "../core/sites/loaders.ts";
+import { publishingAuthOf, readPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from "../core/sites/publishing-auth.ts";
 import { createShareLink, deleteShareLink, listShareLinks, presentShareKey, publishedUrlOf, shareLinkUrl, updateShareLink } from "../core/sites/share-links.ts";
 import { mergeCustomization, siteCustomization, type Customization } from "../core/sites/customization.ts";
 import { pageInMemory } from "../core/pagination.ts";
@@ -353,6 +354,24 @@ export const SiteShareLinkRef = builder.objectRef<SiteShareLink>("SiteShareLink"
     }),
   }),
 });
+
+const SitePublishingAuthRef = builder.simpleObject("SitePublishingAuth", {
+  description: "How visitors of a visitor-auth site authenticate: JWTs signed (HS256) with privateKey",
+  fields: (t) => ({
+    backend: t.string({ description: "custom" }),
+    privateKey: t.string({ description: "Signs visitors' JWTs; regenerating it invalidates every token signed before" }),
+    fallbackURL: t.string({ nullable: true, description: "Where a visitor without a valid token is sent" }),
+    logoutURL: t.string({ nullable: true }),
+  }),
+});
+
+builder.objectField(SiteRef, "publishingAuth", (t) =>
+  t.field({
+    type: SitePublishingAuthRef,
+    description: "Visitor-auth sites only (400 otherwise); admins only",
+    resolve: (site, _args, { core }) => readPublishingAuth(core, site.organizationId, site.id),
+  }),
+);
 
 builder.objectField(SiteRef, "shareLinks", (t) =>
   t.connection({
@@ -681,6 +700,36 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, { core }) => ({
       sectionGroup: await moveSectionGroup(core, input.organization, input.site, input.id, input.position),
     }),
+  }),
+  updateSitePublishingAuth: t.field({
+    type: builder.simpleObject("UpdateSitePublishingAuthPayload", { fields: (p) => ({ publishingAuth: p.field({ type: SitePublishingAuthRef }) }) }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateSitePublishingAuthInput", {
+          fields: (f) => ({
+            site: f.id({ required: true }),
+            organization: f.id(),
+            backend: f.string({ description: "custom" }),
+            fallbackURL: f.string({ description: "null removes it; absent leaves it" }),
+            logoutURL: f.string({ description: "null removes it; absent leaves it" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input: { site, organization, ...patch } }, { core }) => ({
+      publishingAuth: await updatePublishingAuth(core, organization, site, patch),
+    }),
+  }),
+  regenerateSitePublishingAuth: t.field({
+    type: builder.simpleObject("RegenerateSitePublishingAuthPayload", { fields: (p) => ({ publishingAuth: p.field({ type: SitePublishingAuthRef }) }) }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("RegenerateSitePublishingAuthInput", { fields: (f) => ({ site: f.id({ required: true }), organization: f.id() }) }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ publishingAuth: await regeneratePublishingAuth(core, input.organization, input.site) }),
   }),
   createSiteShareLink: t.field({
     type: builder.simpleObject("CreateSiteShareLinkPayload", { fields: (p) => ({ shareLink: p.field({ type: SiteShareLinkRef }) }) }),

@@ -82,13 +82,14 @@ interface Fingerprint {
   updatedAt: Date;
   heads: string | null;
   authPrivateKey: string;
+  authFallbackURL: string | null;
 }
 
 /** The site (by id or hostname) with what its cache key depends on, in one statement. */
 async function fingerprintOf(services: Services, by: { siteId: string } | { hostname: string }): Promise<Fingerprint | null> {
   const where = "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname}`;
   const rows = await services.prisma.$queryRaw<Fingerprint[]>(Prisma.sql`
-    SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey",
+    SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey", s."authFallbackURL",
       (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, ''), ',' ORDER BY sp.id)
          FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads
     FROM "Site" s WHERE ${where}`);
@@ -159,7 +160,12 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
   } else if (site.visibility === "visitor-auth") {
     const cookie = `site_visitor_${site.id}`;
     const token = request.query.get("jwt_token") ?? request.cookies[cookie];
-    if (!token) return refusal(401, "Sign in to read this site: it needs a visitor token.");
+    // A visitor without a valid token goes to the site's fallback URL (its sign-in page) when it has one.
+    const signIn = (message: string) =>
+      site.authFallbackURL
+        ? { refused: { status: 302, contentType: "text/plain; charset=utf-8", body: message, headers: { Location: site.authFallbackURL } } }
+        : refusal(401, message);
+    if (!token) return signIn("Sign in to read this site: it needs a visitor token.");
     try {
       const { payload } = await jwtVerify(token, new TextEncoder().encode(site.authPrivateKey), {
         algorithms: ["HS256"],
@@ -168,7 +174,7 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
       const { iat: _iat, exp: _exp, nbf: _nbf, ...signed } = payload;
       claims = { ...signed };
     } catch {
-      return refusal(401, "The visitor token is not valid (bad signature, or expired).");
+      return signIn("The visitor token is not valid (bad signature, or expired).");
     }
     if (request.query.get("jwt_token")) setCookies["Set-Cookie"] = cookieOf(cookie, token, request.base);
   }
