@@ -255,6 +255,25 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, groupId } = await newSiteWithSections();
     return { path: `${path}/section-groups/${groupId}/move`, body: {} };
   },
+  [`GET ${SITE}/customization`]: async () => ({ path: `${(await newSite()).path}/customization` }),
+  [`PUT ${SITE}/customization`]: async () => {
+    const { path } = await newSite();
+    const current = await server.rest(ownerToken, "GET", `${path}/customization`);
+    return { path: `${path}/customization`, body: { ...current.body, title: "Matrix look" } };
+  },
+  [`GET ${SITE}/site-spaces/:siteSpaceId/customization`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}/customization` };
+  },
+  [`PATCH ${SITE}/site-spaces/:siteSpaceId/customization`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}/customization`, body: { title: "Matrix variant" } };
+  },
+  [`DELETE ${SITE}/site-spaces/:siteSpaceId/customization`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    await server.rest(ownerToken, "PATCH", `${path}/site-spaces/${siteSpaceId}/customization`, { title: "Matrix variant" });
+    return { path: `${path}/site-spaces/${siteSpaceId}/customization` };
+  },
   [`GET ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth` }),
   [`PATCH ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth`, body: { logoutURL: "https://example.com/logout" } }),
   [`POST ${SITE}/publishing/auth/regenerate`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth/regenerate` }),

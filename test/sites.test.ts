@@ -374,6 +374,104 @@ describe("share links", () => {
   });
 });
 
+describe("customization", () => {
+  it("replaces the site's settings (PUT), overrides them per site space (PATCH, null resets), and the published HTML uses title and color", async () => {
+    const main = await newSpace("Look main");
+    const variant = await newSpace("Look variant");
+    const site = await newSite([main.id, variant.id], "Look site");
+    const initial = (await api().orgs.getSiteCustomizationById(A.organizationId, site.id)).data;
+    expect(initial.styling.theme).toBe("clean");
+    expect(initial.updatedAt).toBeUndefined();
+
+    const settings = {
+      ...initial,
+      title: "Branded docs",
+      styling: { ...initial.styling, theme: "bold", primaryColor: { light: "#ff5500", dark: "#aa3300" } },
+    };
+    const saved = await api().orgs.updateSiteCustomizationById(A.organizationId, site.id, settings as never);
+    expect(saved.status).toBe(200);
+    expect(saved.data).toMatchObject({ title: "Branded docs", styling: { theme: "bold", primaryColor: { light: "#ff5500" } } });
+    expect(saved.data.updatedAt).toBeDefined();
+    expect((await api().orgs.getSiteCustomizationById(A.organizationId, site.id)).data).toEqual(saved.data);
+
+    await api().orgs.publishSite(A.organizationId, site.id);
+    const html = await (await fetch(`${server.url}/sites/${site.id}/`)).text();
+    expect(html).toContain("--primary:#ff5500");
+    expect(html).toContain('<header class="theme-bold"><a class="title"');
+    expect(html).toContain(">Branded docs</a>");
+
+    const [, second] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    expect((await api().orgs.getSiteSpaceCustomizationById(A.organizationId, site.id, second.id)).data).toEqual(saved.data);
+    const overridden = await api().orgs.overrideSiteSpaceCustomizationById(A.organizationId, site.id, second.id, {
+      title: "Variant docs",
+      styling: { theme: "muted", primaryColor: { light: "#00aa00", dark: "#007700" } },
+    } as never);
+    expect(overridden.data).toMatchObject({
+      title: "Variant docs",
+      styling: { theme: "muted", primaryColor: { light: "#00aa00" }, corners: "rounded" },
+    });
+    const variantHtml = await (await fetch(`${server.url}/sites/${site.id}/${second.path}/`)).text();
+    expect(variantHtml).toContain("--primary:#00aa00");
+    expect(variantHtml).toContain(">Variant docs</a>");
+    expect(await (await fetch(`${server.url}/sites/${site.id}/`)).text()).toContain("--primary:#ff5500");
+
+    const reset = (
+      await api().orgs.overrideSiteSpaceCustomizationById(A.organizationId, site.id, second.id, { styling: { theme: null } } as never)
+    ).data;
+    expect(reset).toMatchObject({ title: "Variant docs", styling: { theme: "bold", primaryColor: { light: "#00aa00" } } });
+    const published = (await api().orgs.getPublishedContentSite(A.organizationId, site.id)).data;
+    expect((published.customizations.siteSpaces as any)[second.id].title).toBe("Variant docs");
+
+    expect((await api().orgs.deleteSiteSpaceCustomizationById(A.organizationId, site.id, second.id)).status).toBe(205);
+    expect((await api().orgs.deleteSiteSpaceCustomizationById(A.organizationId, site.id, second.id)).status).toBe(204);
+    expect((await api().orgs.getSiteSpaceCustomizationById(A.organizationId, site.id, second.id)).data).toEqual(saved.data);
+  });
+
+  it("refuses settings that do not match the published schema (400 naming the setting) and readers (403), changing nothing", async () => {
+    const site = await newSite([(await newSpace()).id]);
+    const [siteSpace] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    const initial = (await api().orgs.getSiteCustomizationById(A.organizationId, site.id)).data;
+    await api().orgs.overrideSiteSpaceCustomizationById(A.organizationId, site.id, siteSpace.id, { title: "Kept variant" } as never);
+    const before = await snapshot(site.id);
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}`;
+    const { styling: _styling, ...withoutStyling } = initial;
+    for (const [body, mentions] of [
+      [withoutStyling, "styling"],
+      [{ ...initial, styling: { ...initial.styling, theme: "neon" } }, "styling.theme"],
+      [{ ...initial, styling: { ...initial.styling, primaryColor: { light: "red" } } }, "styling.primaryColor"],
+      [{ ...initial, title: "x" }, "title"],
+      [[], "object"],
+    ] as const) {
+      const response = await server.rest(A.token, "PUT", `${path}/customization`, body);
+      expect(response.status, mentions).toBe(400);
+      expect(response.body.error.message).toContain(mentions);
+    }
+    for (const [body, mentions] of [
+      [{ styling: { theme: "neon" } }, "styling.theme"],
+      [{ title: 3 }, "title"],
+    ] as const) {
+      const response = await server.rest(A.token, "PATCH", `${path}/site-spaces/${siteSpace.id}/customization`, body);
+      expect(response.status, mentions).toBe(400);
+      expect(response.body.error.message).toContain(mentions);
+    }
+    await expectRestError(api().orgs.getSiteSpaceCustomizationById(A.organizationId, site.id, "ssp_nope"), 404);
+    const reader = await server.addMember(A.organizationId, "read");
+    await expectRestError(api(reader.token).orgs.updateSiteCustomizationById(A.organizationId, site.id, initial as never), 403);
+    await expectRestError(api(reader.token).orgs.deleteSiteSpaceCustomizationById(A.organizationId, site.id, siteSpace.id), 403);
+    expect((await api(reader.token).orgs.getSiteCustomizationById(A.organizationId, site.id)).status).toBe(200);
+    expect(await snapshot(site.id)).toEqual(before);
+    const response = await server.graphql(
+      A.token,
+      `mutation($input: UpdateSiteCustomizationInput!) { updateSiteCustomization(input: $input) { site { id } } }`,
+      {
+        input: { site: site.id, customization: { ...initial, styling: { ...initial.styling, theme: "neon" } } },
+      },
+    );
+    expectGraphQLError(response, "BAD_REQUEST", "styling.theme");
+    expect(await snapshot(site.id)).toEqual(before);
+  });
+});
+
 describe("publishing auth", () => {
   it("reads, updates and regenerates the key of a visitor-auth site; refuses other sites and bad URLs with 400, changing nothing", async () => {
     const site = await newSite();

@@ -354,6 +354,58 @@ export const siteRoutes: RestRoute[] = [
     body: (data) => restItem(data.sortSiteStructure.item),
   },
 
+  // Customization
+  {
+    method: "GET",
+    path: `${prefix}/customization`,
+    action: "site.read",
+    query: { unmasked: "boolean" },
+    document: siteQuery("GetSiteCustomization", "customization", ""),
+    variables: ({ params }) => site(params),
+    status: 200,
+    body: (data) => data.site.customization,
+  },
+  {
+    method: "PUT",
+    path: `${prefix}/customization`,
+    action: "site.configure",
+    document: mutation("updateSiteCustomization", "UpdateSiteCustomizationInput", "site { customization }"),
+    variables: ({ params, body }) => ({ input: { ...site(params), customization: body } }),
+    status: 200,
+    body: (data) => data.updateSiteCustomization.site.customization,
+  },
+  {
+    method: "GET",
+    path: `${prefix}/site-spaces/:siteSpaceId/customization`,
+    action: "site.read",
+    query: { unmasked: "boolean" },
+    document: /* GraphQL */ `
+      query GetSiteSpaceCustomization($site: ID!, $organization: ID, $id: ID!) {
+        site(id: $site, organization: $organization) { siteSpace(id: $id) { effectiveCustomization } }
+      }`,
+    variables: ({ params }) => ({ ...site(params), id: params.siteSpaceId }),
+    status: 200,
+    body: (data) => data.site.siteSpace.effectiveCustomization,
+  },
+  {
+    method: "PATCH",
+    path: `${prefix}/site-spaces/:siteSpaceId/customization`,
+    action: "site.configure",
+    document: mutation("overrideSiteSpaceCustomization", "OverrideSiteSpaceCustomizationInput", "siteSpace { effectiveCustomization }"),
+    variables: ({ params, body }) => ({ input: { ...site(params), id: params.siteSpaceId, customization: body } }),
+    status: 200,
+    body: (data) => data.overrideSiteSpaceCustomization.siteSpace.effectiveCustomization,
+  },
+  {
+    method: "DELETE",
+    path: `${prefix}/site-spaces/:siteSpaceId/customization`,
+    action: "site.configure",
+    document: mutation("deleteSiteSpaceCustomization", "DeleteSiteSpaceCustomizationInput", "existed"),
+    variables: ({ params }) => ({ input: { ...site(params), id: params.siteSpaceId } }),
+    status: 205,
+    statusOf: (data) => (data.deleteSiteSpaceCustomization.existed ? 205 : 204),
+  },
+
   // Publishing auth (visitor-auth sites)
   {
     method: "GET",

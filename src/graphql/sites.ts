@@ -46,9 +46,17 @@ import {
 } from "../core/sites/index.ts";
 import { adaptiveSchemaOf, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
 import { siteLoaders } from "../core/sites/loaders.ts";
-import { publishingAuthOf, readPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from "../core/sites/publishing-auth.ts";
+import { readPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from "../core/sites/publishing-auth.ts";
 import { createShareLink, deleteShareLink, listShareLinks, presentShareKey, publishedUrlOf, shareLinkUrl, updateShareLink } from "../core/sites/share-links.ts";
-import { mergeCustomization, siteCustomization, type Customization } from "../core/sites/customization.ts";
+import {
+  deleteSiteSpaceCustomization,
+  mergeCustomization,
+  overrideSiteSpaceCustomization,
+  siteCustomization,
+  siteSpaceCustomization,
+  updateSiteCustomization,
+  type Customization,
+} from "../core/sites/customization.ts";
 import { pageInMemory } from "../core/pagination.ts";
 import type { CoreContext } from "../core/context.ts";
 import { builder } from "./builder.ts";
@@ -191,6 +199,11 @@ SiteSpaceRef.implement({
       resolve: async (row, _args, { core }) => (await core.loaders.space.load(row.spaceId))?.title ?? "",
     }),
     urls: t.field({ type: PublishedUrls, resolve: async (row, _args, { core }) => ({ published: await structureFields.siteSpaceUrl(core, row) }) }),
+    effectiveCustomization: t.field({
+      type: "JSON",
+      description: "The site's customization with this site space's overrides (the site's alone when it has none)",
+      resolve: async (row, _args, { core }) => siteSpaceCustomization((await structureOfRow(core, row)).site, row),
+    }),
     customization: t.field({
       type: "JSON",
       nullable: true,
@@ -364,6 +377,19 @@ const SitePublishingAuthRef = builder.simpleObject("SitePublishingAuth", {
     logoutURL: t.string({ nullable: true }),
   }),
 });
+
+builder.objectField(SiteRef, "siteSpace", (t) =>
+  t.field({
+    type: SiteSpaceRef,
+    description: "One of the site's site spaces (NOT_FOUND for any other id)",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (site, { id }, { core }) => {
+      const row = (await structureOf(core, site)).siteSpaces.find((siteSpace) => siteSpace.id === id);
+      if (!row) throw notFound("site space", id);
+      return row;
+    },
+  }),
+);
 
 builder.objectField(SiteRef, "publishingAuth", (t) =>
   t.field({
@@ -699,6 +725,67 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { input }, { core }) => ({
       sectionGroup: await moveSectionGroup(core, input.organization, input.site, input.id, input.position),
+    }),
+  }),
+  updateSiteCustomization: t.field({
+    type: SitePayload("UpdateSiteCustomizationPayload"),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateSiteCustomizationInput", {
+          fields: (f) => ({
+            site: f.id({ required: true }),
+            organization: f.id(),
+            customization: f.field({
+              type: "JSON",
+              required: true,
+              description: "The whole settings (SiteCustomizationSettingsInput of the published API)",
+            }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      site: await updateSiteCustomization(core, input.organization, input.site, input.customization),
+    }),
+  }),
+  overrideSiteSpaceCustomization: t.field({
+    type: SiteSpacePayload("OverrideSiteSpaceCustomizationPayload"),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("OverrideSiteSpaceCustomizationInput", {
+          fields: (f) => ({
+            site: f.id({ required: true }),
+            organization: f.id(),
+            id: f.id({ required: true }),
+            customization: f.field({
+              type: "JSON",
+              required: true,
+              description: "Settings overriding the site's for this site space; null resets one",
+            }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      siteSpace: await overrideSiteSpaceCustomization(core, input.organization, input.site, input.id, input.customization),
+    }),
+  }),
+  deleteSiteSpaceCustomization: t.field({
+    type: builder.simpleObject("DeleteSiteSpaceCustomizationPayload", {
+      fields: (p) => ({ existed: p.boolean({ description: "false when it had no override" }) }),
+    }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("DeleteSiteSpaceCustomizationInput", {
+          fields: (f) => ({ site: f.id({ required: true }), organization: f.id(), id: f.id({ required: true }) }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      existed: await deleteSiteSpaceCustomization(core, input.organization, input.site, input.id),
     }),
   }),
   updateSitePublishingAuth: t.field({

@@ -1,7 +1,16 @@
 // Site customization: the settings a site was given, over the defaults below. Both surfaces
 // answer the whole settings object (the published schema requires every group); a PUT replaces
-// what was set, a site space's PATCH overrides single groups for that variant.
-import type { Site } from "../../generated/prisma/client.ts";
+// what was set, a site space's PATCH overrides single groups for that variant. Settings are
+// checked against the published API's schemas; the published HTML uses the title, the primary
+// color and the theme.
+import { createRequire } from "node:module";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
+import { Prisma, type Site, type SiteSpace } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { badInput, notFound } from "../errors.ts";
+import { requireSite } from "./index.ts";
+import { siteLoaders } from "./loaders.ts";
 
 const color = (light: string, dark = light) => ({ light, dark });
 
@@ -65,4 +74,113 @@ export function mergeCustomization(base: Customization, override: Customization)
 export function siteCustomization(site: Pick<Site, "customization" | "customizationUpdatedAt">): Customization {
   const settings = mergeCustomization(DEFAULT_CUSTOMIZATION as unknown as Customization, site.customization as Customization);
   return site.customizationUpdatedAt ? { ...settings, updatedAt: site.customizationUpdatedAt.toISOString() } : settings;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: validated against the published API's schemas (SiteCustomizationSettingsInput for the
+// site, the site-space override body for a variant), compiled once from @gitbook/api's spec.
+
+const SPEC_ID = "https://api.gitbook.com/openapi.json";
+const SITE_SPACE_OVERRIDE_SCHEMA =
+  "#/paths/~1orgs~1{organizationId}~1sites~1{siteId}~1site-spaces~1{siteSpaceId}~1customization/patch/requestBody/content/application~1json/schema";
+/** Bounds the work one body can cause before it is validated. */
+const CUSTOMIZATION_MAX_BYTES = 64 * 1024;
+
+/** The two validators, compiled on first use (the spec is large; most processes never need them). */
+const validators = new Map<"site" | "override", ValidateFunction>();
+
+function validatorOf(kind: "site" | "override"): ValidateFunction {
+  if (!validators.size) {
+    // Formats are not checked (the spec's own, such as `icon`, have no definition); shapes, enums,
+    // lengths and patterns are. The published HTML checks again what it uses.
+    const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+    ajv.addSchema(createRequire(import.meta.url)("@gitbook/api/spec/openapi.json"), SPEC_ID);
+    validators.set("site", ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/SiteCustomizationSettingsInput` }));
+    validators.set("override", ajv.compile({ $ref: `${SPEC_ID}${SITE_SPACE_OVERRIDE_SCHEMA}` }));
+  }
+  return validators.get(kind)!;
+}
+
+function checkAgainst(kind: "site" | "override", value: unknown): Customization {
+  if (!isPlainObject(value)) throw badInput("customization must be an object of settings");
+  if (Buffer.byteLength(JSON.stringify(value)) > CUSTOMIZATION_MAX_BYTES) throw badInput(`customization must be at most ${CUSTOMIZATION_MAX_BYTES} bytes of JSON`);
+  const validate = validatorOf(kind);
+  if (!validate(value)) {
+    const [error] = validate.errors ?? [];
+    const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, ".") : "customization";
+    const detail = error?.params && "missingProperty" in error.params ? `${where}.${error.params.missingProperty} is required` : `${where} ${error?.message ?? "is not valid"}`;
+    throw badInput(`customization does not match the published schema: ${detail}`);
+  }
+  return value;
+}
+
+/** PUT: the whole settings of the site replace what was set. */
+export async function updateSiteCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, settings: unknown) {
+  await requireSite(ctx, organizationId, siteId, "site.configure");
+  const { updatedAt: _ignored, ...checked } = checkAgainst("site", settings);
+  const now = ctx.clock.now();
+  const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { customization: checked as never, customizationUpdatedAt: now, updatedAt: now } });
+  siteLoaders(ctx).forget(siteId);
+  return site;
+}
+
+/** `patch` over a stored override: null removes a key, objects merge key by key. */
+function applyOverride(stored: Customization, patch: Customization): Customization {
+  const result: Customization = { ...stored };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else if (isPlainObject(value) && isPlainObject(result[key]) && key !== "localizedTitle") result[key] = applyOverride(result[key] as Customization, value);
+    else result[key] = value;
+  }
+  return result;
+}
+
+async function siteSpaceOf(ctx: CoreContext, siteId: string, siteSpaceId: string): Promise<SiteSpace> {
+  const row = await siteLoaders(ctx).siteSpace.load(siteSpaceId);
+  if (!row || row.siteId !== siteId) throw notFound("site space", siteSpaceId);
+  return row;
+}
+
+/** PATCH: overrides of single settings for one site space (null resets one to the site's). */
+export async function overrideSiteSpaceCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string, patch: unknown) {
+  await requireSite(ctx, organizationId, siteId, "site.configure");
+  const checked = checkAgainst("override", patch);
+  const row = await siteSpaceOf(ctx, siteId, siteSpaceId);
+  const customization = applyOverride((row.customization as Customization | null) ?? {}, checked);
+  const [updated] = await ctx.prisma.$transaction([
+    ctx.prisma.siteSpace.update({ where: { id: row.id }, data: { customization: customization as never } }),
+    ctx.prisma.site.update({ where: { id: siteId }, data: { updatedAt: ctx.clock.now() } }),
+  ]);
+  siteLoaders(ctx).forget(siteId);
+  return updated;
+}
+
+/** DELETE: the site space shows the site's settings again; false when it had no override. */
+export async function deleteSiteSpaceCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string): Promise<boolean> {
+  await requireSite(ctx, organizationId, siteId, "site.configure");
+  const row = await siteSpaceOf(ctx, siteId, siteSpaceId);
+  if (row.customization == null) return false;
+  await ctx.prisma.$transaction([
+    ctx.prisma.siteSpace.update({ where: { id: row.id }, data: { customization: Prisma.DbNull } }),
+    ctx.prisma.site.update({ where: { id: siteId }, data: { updatedAt: ctx.clock.now() } }),
+  ]);
+  siteLoaders(ctx).forget(siteId);
+  return true;
+}
+
+/** What a site space looks like: the site's settings with the site space's overrides. */
+export function siteSpaceCustomization(site: Site, siteSpace: Pick<SiteSpace, "customization">): Customization {
+  const settings = siteCustomization(site);
+  return siteSpace.customization == null ? settings : mergeCustomization(settings, siteSpace.customization as Customization);
+}
+
+/** The settings the published HTML uses: the title, and the primary color and theme, checked again. */
+export function pageLook(settings: Customization): { title: string | null; primaryColor: string; theme: string } {
+  const styling = (settings.styling ?? {}) as Record<string, any>;
+  const color = styling.primaryColor?.light;
+  return {
+    title: typeof settings.title === "string" ? settings.title : null,
+    primaryColor: typeof color === "string" && /^#[0-9a-fA-F]{3,8}$/.test(color) ? color : DEFAULT_CUSTOMIZATION.styling.primaryColor.light,
+    theme: typeof styling.theme === "string" && /^[a-z]+$/.test(styling.theme) ? styling.theme : "clean",
+  };
 }

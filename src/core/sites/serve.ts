@@ -15,6 +15,7 @@ import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { escapeHtml, renderMarkdownIn } from "./render.ts";
+import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -343,7 +344,8 @@ function navigation(pages: PageNode[], spaceBase: string, current: string | unde
   return items.length ? `<ul>${items.join("")}</ul>` : "";
 }
 
-const STYLE = `body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#1f2328}header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;border-bottom:1px solid #d0d7de}
+const STYLE = `body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#1f2328}header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;border-bottom:3px solid var(--primary)}
+a{color:var(--primary)}header.theme-bold,header.theme-gradient{background:var(--primary)}header.theme-bold a,header.theme-gradient a{color:#fff}
 header .title{font-weight:600;color:inherit;text-decoration:none}nav.tabs a,nav.variants a{margin-right:1rem}a[aria-current]{font-weight:600}
 .layout{display:flex;gap:2rem;padding:1.5rem}nav.pages{min-width:14rem}nav.pages ul{list-style:none;padding-left:1rem;margin:0}main{flex:1;max-width:48rem}
 table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.3rem .6rem}pre{background:#f6f8fa;padding:1rem;overflow:auto}img{max-width:100%}.description{color:#57606a}`;
@@ -373,18 +375,22 @@ function withChrome(
           .join("")}</nav>`
       : "";
   const content = loaded.contents.get(place.siteSpace.spaceId)!;
-  const body = `<header><a class="title" href="${escapeHtml(base)}/">${escapeHtml(site.title)}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
+  const look = pageLook(siteSpaceCustomization(site, place.siteSpace));
+  const title = look.title ?? site.title;
+  const body = `<header class="theme-${look.theme}"><a class="title" href="${escapeHtml(base)}/">${escapeHtml(title)}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
 <form class="search" action="${escapeHtml(place.spaceBase)}/~search" method="get"><input type="search" name="q" placeholder="Search" aria-label="Search"></form></header>
 <div class="layout"><nav class="pages" aria-label="Pages">${navigation(content.pages, place.spaceBase, view.current)}</nav><main>${view.main}</main></div>`;
-  return page({ status: view.status, title: `${view.title} · ${site.title}`, body, indexed });
+  return page({ status: view.status, title: `${view.title} · ${title}`, body, indexed, primaryColor: look.primaryColor });
 }
 
-function page(view: { status: number; title: string; body: string; indexed?: boolean }): SiteResponse {
+function page(view: { status: number; title: string; body: string; indexed?: boolean; primaryColor?: string }): SiteResponse {
   const robots = view.indexed ? "" : '<meta name="robots" content="noindex">';
+  // The primary color was checked (#rgb to #rrggbbaa) by pageLook: safe inside the style element.
+  const theme = `:root{--primary:${view.primaryColor ?? DEFAULT_CUSTOMIZATION.styling.primaryColor.light}}`;
   return {
     status: view.status,
     contentType: "text/html; charset=utf-8",
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${STYLE}</style></head><body>${view.body}</body></html>`,
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${theme}${STYLE}</style></head><body>${view.body}</body></html>`,
     headers: {
       "Content-Security-Policy": "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     },
