@@ -255,6 +255,7 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, groupId } = await newSiteWithSections();
     return { path: `${path}/section-groups/${groupId}/move`, body: {} };
   },
+  [`POST ${SITE}/search`]: async () => ({ path: `${(await newSite()).path}/search`, body: { query: "matrix" } }),
   [`GET ${SITE}/customization`]: async () => ({ path: `${(await newSite()).path}/customization` }),
   [`PUT ${SITE}/customization`]: async () => {
     const { path } = await newSite();

@@ -234,6 +234,54 @@ describe("visitors", () => {
   });
 });
 
+describe("site search", () => {
+  it("searches the published content only, honoring conditions: a hidden site space's pages are not found", async () => {
+    const main = await spaceWithPages("Searched main");
+    const beta = await spaceWithPages("Searched beta");
+    await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: beta.id, title: "Quasar feature", markdown: "The quasar switch is in beta." },
+    });
+    const outside = await spaceWithPages("Not in the site");
+    await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: outside.id, title: "Quasar elsewhere", markdown: "Another quasar." },
+    });
+    const site = await publishedSite([main.id, beta.id]);
+    const search = (body: Record<string, unknown>) => api().orgs.searchSiteContent(A.organizationId, site.id, body as never);
+    const titles = (items: any[]) => items.flatMap((space) => space.pages.map((page: any) => page.title));
+
+    const all = (await search({ query: "quasar", scope: { mode: "all" } })).data;
+    expect(all.items.map((space: any) => space.id)).toEqual([beta.id]);
+    expect(titles(all.items)).toEqual(["Quasar feature"]);
+    // The default scope is each section's default site space: the main one here.
+    expect((await search({ query: "quasar" })).data.items).toEqual([]);
+    const [, betaSiteSpace] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    expect(titles((await search({ query: "quasar", scope: { mode: "specific", siteSpaceIds: [betaSiteSpace.id] } })).data.items)).toEqual(["Quasar feature"]);
+    expect(titles((await search({ query: "quasar", mode: "current", siteSpaceId: betaSiteSpace.id })).data.items)).toEqual(["Quasar feature"]);
+
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, { condition: "visitor.claims.beta == true" });
+    expect((await search({ query: "quasar", scope: { mode: "all" } })).data.items).toEqual([]);
+    const query = `query($id: ID!, $claims: JSON) { site(id: $id) { search(query: "quasar", scope: { mode: "all" }, claims: $claims) { nodes { id pages { title } } } } }`;
+    expect((await gql(query, { id: site.id, claims: {} })).site.search.nodes).toEqual([]);
+    expect((await gql(query, { id: site.id, claims: { beta: true } })).site.search.nodes).toEqual([{ id: beta.id, pages: [{ title: "Quasar feature" }] }]);
+
+    await api().orgs.unpublishSite(A.organizationId, site.id);
+    expect((await search({ query: "guide", scope: { mode: "all" } })).data.items).toEqual([]);
+
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/search`;
+    for (const [body, mentions] of [
+      [{}, "query"],
+      [{ query: "x".repeat(513) }, "query"],
+      [{ query: "quasar", scope: { mode: "nearby" } }, "scope.mode"],
+      [{ query: "quasar", scope: { mode: "specific", siteSpaceIds: ["ssp_nope"] } }, "siteSpaceIds"],
+      [{ query: "quasar", scope: { mode: "default", restrictTo: "currentSiteSpace" } }, "currentSiteSpace"],
+    ] as const) {
+      const response = await server.rest(A.token, "POST", path, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.message).toContain(mentions);
+    }
+  });
+});
+
 describe("in a browser", () => {
   it("opens a published site in headless Chromium and follows a link in the navigation", async () => {
     const site = await publishedSite([(await spaceWithPages("Browsed")).id]);

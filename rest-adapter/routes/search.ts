@@ -1,14 +1,14 @@
 // Search routes: a space's content and an organization's content.
 import { listBody, pageVariables, type RestRoute } from "../route.ts";
 
-const PAGE_FIELDS = /* GraphQL */ `
+export const SEARCH_PAGE_FIELDS = /* GraphQL */ `
   fragment SearchPageFields on SearchPage {
     id title description path ancestors score rank
     sections { id title path body score urls { app } }
     urls { app }
   }`;
 
-const restPage = (page: any) => ({
+export const restSearchPage = (page: any) => ({
   ...page,
   ancestors: page.ancestors.map((title: string) => ({ title })),
   resultType: "section",
@@ -31,10 +31,10 @@ export const searchRoutes: RestRoute[] = [
           }
         }
       }
-      ${PAGE_FIELDS}`,
+      ${SEARCH_PAGE_FIELDS}`,
     variables: ({ params, query }) => ({ id: params.spaceId, query: query.query, ...pageVariables(query) }),
     status: 200,
-    body: (data) => listBody(data.space.search, restPage),
+    body: (data) => listBody(data.space.search, restSearchPage),
   },
   {
     method: "GET",
@@ -51,10 +51,10 @@ export const searchRoutes: RestRoute[] = [
           }
         }
       }
-      ${PAGE_FIELDS}`,
+      ${SEARCH_PAGE_FIELDS}`,
     variables: ({ params, query }) => ({ id: params.organizationId, query: query.query, ...pageVariables(query) }),
     status: 200,
     body: (data) =>
-      listBody(data.organization.search, (space: any) => ({ type: "space", ...space, pages: space.pages.map(restPage) })),
+      listBody(data.organization.search, (space: any) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
   },
 ];

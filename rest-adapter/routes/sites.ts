@@ -2,6 +2,7 @@
 import { AGENTS_CONTEXTS, SITE_TYPES, SITE_VISIBILITIES } from "../../src/core/sites/index.ts";
 import { compact, graphqlEnum, listBody, pageVariables, present, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
 import { restSpace, SPACE_FIELDS } from "./spaces.ts";
+import { restSearchPage, SEARCH_PAGE_FIELDS } from "./search.ts";
 
 export const SITE_FIELDS = /* GraphQL */ `
   fragment SiteFields on Site {
@@ -354,6 +355,28 @@ export const siteRoutes: RestRoute[] = [
     body: (data) => restItem(data.sortSiteStructure.item),
   },
 
+  // Site search
+  {
+    method: "POST",
+    path: `${prefix}/search`,
+    action: "site.read",
+    query: { page: "string", limit: "limit" },
+    document: siteQuery(
+      "SearchSiteContent",
+      `search(query: $query, scope: $scope, claims: {}, first: $first, after: $after) {
+         totalCount pageInfo { hasNextPage endCursor } nodes { id title score pages { ...SearchPageFields } }
+       }`,
+      SEARCH_PAGE_FIELDS,
+      ", $query: String!, $scope: JSON, $first: Int, $after: String",
+    ),
+    variables: ({ params, query, body }) => {
+      if (typeof body.query !== "string") throw new RestInputError("query is required (a string of at most 512 characters)");
+      return { ...site(params), query: body.query, scope: searchScopeOf(body), ...pageVariables(query) };
+    },
+    status: 200,
+    body: (data) => listBody(data.site.search, (space: any) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
+  },
+
   // Customization
   {
     method: "GET",
@@ -700,4 +723,21 @@ function adaptiveContentInput(value: unknown): boolean {
   const enabled = (value as { enabled?: unknown } | null)?.enabled;
   if (typeof enabled !== "boolean") throw new RestInputError("adaptiveContent must be { enabled: true | false }");
   return enabled;
+}
+
+/** The body's `scope`, or the deprecated `mode` (with `siteSpaceIds` or `siteSpaceId`) as a scope. */
+function searchScopeOf(body: Record<string, unknown>): unknown {
+  if ("scope" in body) return body.scope;
+  switch (body.mode) {
+    case undefined:
+      return "siteSpaceIds" in body ? { mode: "specific", siteSpaceIds: body.siteSpaceIds } : undefined;
+    case "all":
+      return { mode: "all" };
+    case "specific":
+      return { mode: "specific", siteSpaceIds: body.siteSpaceIds };
+    case "current":
+      return { mode: "default", currentSiteSpace: body.siteSpaceId };
+    default:
+      throw new RestInputError("mode must be one of specific, current, all (deprecated: use scope)");
+  }
 }

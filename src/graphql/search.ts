@@ -43,7 +43,7 @@ const SearchPageRef = builder.objectRef<PageResult>("SearchPage").implement({
   }),
 });
 
-const SearchSpaceRef = builder.objectRef<SpaceResult>("SearchSpace").implement({
+export const SearchSpaceRef = builder.objectRef<SpaceResult>("SearchSpace").implement({
   description: "A space with its matching pages",
   fields: (t) => ({
     id: t.exposeString("id"),
@@ -53,6 +53,8 @@ const SearchSpaceRef = builder.objectRef<SpaceResult>("SearchSpace").implement({
     space: t.field({ type: SpaceRef, resolve: (s) => s.id }),
   }),
 });
+
+export const SearchSpaceConnection = builder.connectionObject({ type: SearchSpaceRef, name: "SearchSpaceConnection" }, { name: "SearchSpaceEdge" });
 
 builder.objectField(SpaceRef, "search", (t) =>
   t.connection(
@@ -76,7 +78,6 @@ builder.objectField(OrganizationRef, "search", (t) =>
       resolve: async (organization, args, { core }) =>
         toConnection(await searchOrganization(core, organization.id, args.query, args)),
     },
-    { name: "SearchSpaceConnection" },
-    { name: "SearchSpaceEdge" },
+    SearchSpaceConnection,
   ),
 );

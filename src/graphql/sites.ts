@@ -60,6 +60,8 @@ import {
 import { pageInMemory } from "../core/pagination.ts";
 import type { CoreContext } from "../core/context.ts";
 import { builder } from "./builder.ts";
+import { SearchSpaceConnection, SearchSpaceRef } from "./search.ts";
+import { searchSite } from "../core/sites/search.ts";
 import { enumName, toConnection } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
@@ -377,6 +379,24 @@ const SitePublishingAuthRef = builder.simpleObject("SitePublishingAuth", {
     logoutURL: t.string({ nullable: true }),
   }),
 });
+
+builder.objectField(SiteRef, "search", (t) =>
+  t.connection(
+    {
+      type: SearchSpaceRef,
+      description:
+        "The site's published content matching `query`, as a visitor with `claims` sees it (site spaces whose condition fails are not searched); nothing for an unpublished site",
+      args: {
+        query: t.arg.string({ required: true }),
+        scope: t.arg({ type: "JSON", description: "The published API's SiteSearchScope: { mode: default | specific | all, currentSiteSpace, restrictTo, siteSpaceIds }" }),
+        claims: t.arg({ type: "JSON", description: "The visitor's claims the conditions are evaluated on (default: none)" }),
+      },
+      resolve: async (site, args, { core }) =>
+        toConnection(await searchSite(core, site.organizationId, site.id, { query: args.query, scope: args.scope, claims: args.claims as Record<string, unknown> | null }, args)),
+    },
+    SearchSpaceConnection,
+  ),
+);
 
 builder.objectField(SiteRef, "siteSpace", (t) =>
   t.field({

@@ -249,6 +249,12 @@ export async function searchOrganization(ctx: CoreContext, organizationId: strin
     where: { organizationId, deletedAt: null, AND: [readable.spaces] },
     select: { id: true, title: true },
   });
+  return searchSpaces(ctx, spaces, query, args);
+}
+
+/** `spaces` (the caller checked it may search them), with their pages matching `query`, best first. */
+export async function searchSpaces(ctx: CoreContext, spaces: { id: string; title: string }[], query: string, args: PageArgs) {
+  checkQuery(query);
   const titles = new Map(spaces.map((space) => [space.id, space.title]));
   const results = new Map<string, SpaceResult>();
   for (const page of rankPages(await matchingSections(ctx, [...titles.keys()], query))) {
