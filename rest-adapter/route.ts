@@ -4,6 +4,7 @@
 import type { TadaDocumentNode } from "gql.tada";
 import { print } from "graphql";
 import type { Action } from "../src/auth/policy.ts";
+import { graphql, type FragmentOf } from "./graphql.ts";
 
 /** `string[]`: repeated (`authors=a&authors=b`, as the official client sends arrays) or comma-separated. */
 export type QueryParamType = "string" | "boolean" | "limit" | "string[]";
@@ -50,11 +51,17 @@ export function typedRoute<Result, Variables>(
 /** Connection args of a list route: REST `page` is the cursor, `limit` the page size. */
 export const pageVariables = (query: RestRequest["query"]) => ({ first: query.limit, after: query.page });
 
-/** The REST list envelope from a GraphQL connection. */
-export function listBody<T>(
-  connection: { nodes: T[]; totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
-  toItem: (node: T) => unknown,
-) {
+/** The list query shape: every list route asks its connection for `totalCount pageInfo { ...ListInfo } nodes`. */
+export const ListInfo = graphql(`fragment ListInfo on PageInfo { hasNextPage endCursor }`);
+
+export interface Connection<Node> {
+  nodes: Node[];
+  totalCount: number;
+  pageInfo: FragmentOf<typeof ListInfo>;
+}
+
+/** The REST list envelope (`items`, `count`, `next.page`) from a GraphQL connection. */
+export function listBody<Node>(connection: Connection<Node>, toItem: (node: Node) => unknown) {
   return {
     items: connection.nodes.map(toItem),
     count: connection.totalCount,

@@ -1,9 +1,10 @@
 // The published ChangeRequest shape, shared by the change request routes and by revisions
 // (a merge revision names the change request it merged: `mergedFrom`).
+import { graphql, type FragmentOf } from "../graphql.ts";
 import { compact, restEnum } from "../route.ts";
-import { USER_FIELDS, restUser } from "./members.ts";
+import { UserFields, restUser } from "./members.ts";
 
-export const CHANGE_REQUEST_FIELDS = /* GraphQL */ `
+export const ChangeRequestFields = graphql(`
   fragment ChangeRequestFields on ChangeRequest {
     id number status subject createdAt updatedAt mergedAt
     createdBy { ...UserFields }
@@ -12,10 +13,9 @@ export const CHANGE_REQUEST_FIELDS = /* GraphQL */ `
     revision revisionInitial revisionMergedAncestor revisionMerged
     comments: openCommentCount outdated
     urls { app location }
-  }
-  ${USER_FIELDS}`;
+  }`, [UserFields]);
 
-export function restChangeRequest(c: any) {
+export function restChangeRequest(c: FragmentOf<typeof ChangeRequestFields>) {
   return {
     object: "change-request",
     id: c.id,

@@ -1,9 +1,10 @@
 // /v1/spaces/:spaceId/change-requests…: change requests, their update and merge, and their
 // content: the space content rows (content.ts, links.ts, import.ts) made on the change request's
 // head by `onChangeRequest`. `changeRequestId` is the id or the number.
+import { graphql } from "../graphql.ts";
 import { CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
-import { graphqlEnum, listBody, pageVariables, present, stringOf, type RestRequest, type RestRoute } from "../route.ts";
-import { CHANGE_REQUEST_FIELDS, restChangeRequest } from "./change-request-fields.ts";
+import { graphqlEnum, listBody, ListInfo, pageVariables, present, type RestRequest, type RestRoute, stringOf, typedRoute } from "../route.ts";
+import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { contentRoutes, onChangeRequest } from "./content.ts";
 import { importRoutes } from "./import.ts";
 import { contentLinkRoutes, LIST_QUERY } from "./links.ts";
@@ -13,22 +14,23 @@ const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 const target = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId });
 
 const changeRequestRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/change-requests",
     action: "changeRequest.read",
     query: { ...LIST_QUERY, status: "string", contributor: "string" },
-    document: /* GraphQL */ `
-      query ListChangeRequests($id: ID!, $first: Int, $after: String, $status: ChangeRequestStatus, $contributor: ID) {
+    document: graphql(
+      `query ListChangeRequests($id: ID!, $first: Int, $after: String, $status: ChangeRequestStatus, $contributor: ID) {
         space(id: $id) {
           changeRequests(first: $first, after: $after, status: $status, contributor: $contributor) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...ChangeRequestFields }
           }
         }
-      }
-      ${CHANGE_REQUEST_FIELDS}`,
+      }`,
+      [ChangeRequestFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({
       id: params.spaceId,
       ...pageVariables(query),
@@ -37,44 +39,47 @@ const changeRequestRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => listBody(data.space.changeRequests, restChangeRequest),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/change-requests",
     action: "changeRequest.create",
-    document: /* GraphQL */ `
-      mutation CreateChangeRequest($input: CreateChangeRequestInput!) {
+    document: graphql(
+      `mutation CreateChangeRequest($input: CreateChangeRequestInput!) {
         createChangeRequest(input: $input) { changeRequest { ...ChangeRequestFields } }
-      }
-      ${CHANGE_REQUEST_FIELDS}`,
+      }`,
+      [ChangeRequestFields],
+    ),
     variables: ({ params, body }) => ({
       input: { space: params.spaceId, subject: stringOf(body.subject), agentTaskId: stringOf(body.agentTaskId) },
     }),
     status: 201,
     body: (data) => restChangeRequest(data.createChangeRequest.changeRequest),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: CR,
     action: "changeRequest.read",
-    document: /* GraphQL */ `
-      query GetChangeRequest($space: ID!, $changeRequest: ID!) {
+    document: graphql(
+      `query GetChangeRequest($space: ID!, $changeRequest: ID!) {
         space(id: $space) { changeRequest(id: $changeRequest) { ...ChangeRequestFields } }
-      }
-      ${CHANGE_REQUEST_FIELDS}`,
+      }`,
+      [ChangeRequestFields],
+    ),
     variables: target,
     status: 200,
     body: (data) => restChangeRequest(data.space.changeRequest),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: CR,
     action: "changeRequest.update",
-    document: /* GraphQL */ `
-      mutation UpdateChangeRequest($input: UpdateChangeRequestInput!) {
+    document: graphql(
+      `mutation UpdateChangeRequest($input: UpdateChangeRequestInput!) {
         updateChangeRequest(input: $input) { changeRequest { ...ChangeRequestFields } }
-      }
-      ${CHANGE_REQUEST_FIELDS}`,
+      }`,
+      [ChangeRequestFields],
+    ),
     variables: (request) => {
       const patch = present(request.body, ["subject", "status"]);
       return {
@@ -87,29 +92,27 @@ const changeRequestRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => restChangeRequest(data.updateChangeRequest.changeRequest),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${CR}/merge`,
     action: "changeRequest.merge",
-    document: /* GraphQL */ `
-      mutation MergeChangeRequest($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`,
+    document: graphql(`mutation MergeChangeRequest($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`),
     variables: (request) => ({ input: target(request) }),
     status: 200,
     body: (data) => ({ revision: data.mergeChangeRequest.revision.id, result: "merge" }),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${CR}/update`,
     action: "changeRequest.updateFromSpace",
-    document: /* GraphQL */ `
-      mutation UpdateChangeRequestFromSpace($input: UpdateChangeRequestFromSpaceInput!) {
+    document: graphql(`mutation UpdateChangeRequestFromSpace($input: UpdateChangeRequestFromSpaceInput!) {
         updateChangeRequestFromSpace(input: $input) { revision { id } }
-      }`,
+      }`),
     variables: (request) => ({ input: target(request) }),
     status: 200,
     body: (data) => ({ revision: data.updateChangeRequestFromSpace.revision.id, result: "update" }),
-  },
+  }),
 ];
 
 export const changeRequestsRoutes: RestRoute[] = [...changeRequestRoutes, ...[...contentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest)];

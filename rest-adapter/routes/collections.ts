@@ -1,18 +1,19 @@
 // /v1/collections routes and the organization's collection list.
 import { ROLES } from "../../src/auth/roles.ts";
-import { compact, graphqlEnum, listBody, pageVariables, present, restEnum, type RestRoute } from "../route.ts";
-import { SPACE_FIELDS, restSpace } from "./spaces.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
+import { restSpace, SpaceFields } from "./spaces.ts";
 
-export const COLLECTION_FIELDS = /* GraphQL */ `
+export const CollectionFields = graphql(`
   fragment CollectionFields on Collection {
     id title description defaultLevel
     organization { id }
     parent { id }
     urls { location app }
     permissions { view admin viewInviteLinks create }
-  }`;
+  }`);
 
-export function restCollection(c: any) {
+export function restCollection(c: FragmentOf<typeof CollectionFields>) {
   return {
     object: "collection",
     ...compact({ id: c.id, title: c.title, description: c.description, parent: c.parent?.id }),
@@ -30,44 +31,47 @@ export const defaultLevelInput = (value: unknown) =>
 /** REST position pointers (`{ type: "space", space }`, `{ type: "collection", collection }`) → ids. */
 export function positionInput(position: unknown) {
   if (typeof position !== "object" || position === null) return position;
-  const pointer = (value: any) =>
-    value && typeof value === "object" && typeof (value.space ?? value.collection) === "string" ? (value.space ?? value.collection) : value;
+  const pointer = (value: unknown) => {
+    const { space, collection } = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+    const id = space ?? collection;
+    return typeof id === "string" ? id : value;
+  };
   const { before, after } = position as Record<string, unknown>;
   return compact({ before: pointer(before), after: pointer(after) });
 }
 
-const collectionPayload = (name: string) => (data: any) => restCollection(data[name].collection);
-
 export const collectionRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/collections/:collectionId",
     action: "collection.read",
-    document: /* GraphQL */ `
-      query GetCollection($id: ID!) { collection(id: $id) { ...CollectionFields } }
-      ${COLLECTION_FIELDS}`,
+    document: graphql(
+      `query GetCollection($id: ID!) { collection(id: $id) { ...CollectionFields } }`,
+      [CollectionFields],
+    ),
     variables: ({ params }) => ({ id: params.collectionId }),
     status: 200,
     body: (data) => restCollection(data.collection),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/collections/:collectionId",
     action: "collection.delete",
-    document: /* GraphQL */ `
-      mutation DeleteCollection($id: ID!) { deleteCollection(input: { id: $id }) { deletedCollectionId } }`,
+    document: graphql(`
+      mutation DeleteCollection($id: ID!) { deleteCollection(input: { id: $id }) { deletedCollectionId } }`),
     variables: ({ params }) => ({ id: params.collectionId }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/collections/:collectionId",
     action: "collection.update",
-    document: /* GraphQL */ `
-      mutation UpdateCollection($input: UpdateCollectionInput!) {
+    document: graphql(
+      `mutation UpdateCollection($input: UpdateCollectionInput!) {
         updateCollection(input: $input) { collection { ...CollectionFields } }
-      }
-      ${COLLECTION_FIELDS}`,
+      }`,
+      [CollectionFields],
+    ),
     variables: ({ params, body }) => ({
       input: {
         id: params.collectionId,
@@ -76,87 +80,92 @@ export const collectionRoutes: RestRoute[] = [
       },
     }),
     status: 200,
-    body: collectionPayload("updateCollection"),
-  },
-  {
+    body: (data) => restCollection(data.updateCollection.collection),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/collections/:collectionId/spaces",
     action: "collection.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListCollectionSpaces($id: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListCollectionSpaces($id: ID!, $first: Int, $after: String) {
         collection(id: $id) {
           spaces(first: $first, after: $after) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...SpaceFields }
           }
         }
-      }
-      ${SPACE_FIELDS}`,
+      }`,
+      [SpaceFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.collectionId, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.collection.spaces, restSpace),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/collections/:collectionId/move",
     action: "collection.move",
-    document: /* GraphQL */ `
-      mutation MoveCollection($input: MoveCollectionInput!) {
+    document: graphql(
+      `mutation MoveCollection($input: MoveCollectionInput!) {
         moveCollection(input: $input) { collection { ...CollectionFields } }
-      }
-      ${COLLECTION_FIELDS}`,
+      }`,
+      [CollectionFields],
+    ),
     variables: ({ params, body }) => ({
       input: { id: params.collectionId, ...present(body, ["parent"]), position: positionInput(body.position) },
     }),
     status: 200,
-    body: collectionPayload("moveCollection"),
-  },
-  {
+    body: (data) => restCollection(data.moveCollection.collection),
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/collections/:collectionId/transfer",
     action: "collection.transfer",
-    document: /* GraphQL */ `
-      mutation TransferCollection($input: TransferCollectionInput!) {
+    document: graphql(
+      `mutation TransferCollection($input: TransferCollectionInput!) {
         transferCollection(input: $input) { collection { ...CollectionFields } }
-      }
-      ${COLLECTION_FIELDS}`,
+      }`,
+      [CollectionFields],
+    ),
     variables: ({ params, body }) => ({ input: { id: params.collectionId, organization: body.organization } }),
     status: 200,
-    body: collectionPayload("transferCollection"),
-  },
-  {
+    body: (data) => restCollection(data.transferCollection.collection),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/collections",
     action: "organization.read",
     query: { page: "string", limit: "limit", nested: "boolean" },
-    document: /* GraphQL */ `
-      query ListOrganizationCollections($id: ID!, $first: Int, $after: String, $nested: Boolean) {
+    document: graphql(
+      `query ListOrganizationCollections($id: ID!, $first: Int, $after: String, $nested: Boolean) {
         organization(id: $id) {
           collections(first: $first, after: $after, nested: $nested) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...CollectionFields }
           }
         }
-      }
-      ${COLLECTION_FIELDS}`,
+      }`,
+      [CollectionFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, nested: query.nested ?? true, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.collections, restCollection),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/collections",
     action: "organization.createContent",
-    document: /* GraphQL */ `
-      mutation CreateCollection($input: CreateCollectionInput!) {
+    document: graphql(
+      `mutation CreateCollection($input: CreateCollectionInput!) {
         createCollection(input: $input) { collection { ...CollectionFields } }
-      }
-      ${COLLECTION_FIELDS}`,
+      }`,
+      [CollectionFields],
+    ),
     variables: ({ params, body }) => ({ input: { organization: params.organizationId, ...present(body, ["title", "parent"]) } }),
     status: 201,
-    body: collectionPayload("createCollection"),
-  },
+    body: (data) => restCollection(data.createCollection.collection),
+  }),
 ];

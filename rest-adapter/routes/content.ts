@@ -11,10 +11,9 @@
 // `markdown` in lists and revisions; for a single page `document` (the parsed tree) unless
 // `format=markdown`. Page trees of any depth are read flat (`allPages`, `descendants`, each with
 // its `parentId`) and nested here, so the operation documents need no fixed depth.
-import { CHANGE_REQUEST_FIELDS, restChangeRequest } from "./change-request-fields.ts";
-import { print } from "graphql";
+import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { graphql, type ResultOf } from "../graphql.ts";
-import { compact, formatVariables, listBody, pageVariables, restEnum, typedRoute, type RestRequest, type RestRoute } from "../route.ts";
+import { compact, formatVariables, listBody, pageVariables, restEnum, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
 
 const PageFields = graphql(`
   fragment ContentPageFields on Page {
@@ -31,11 +30,9 @@ type PageData = ResultOf<typeof PageFields>;
 const FileFields = graphql(`
   fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`);
 
-export const PAGE_FIELDS = print(PageFields);
-export const FILE_FIELDS = print(FileFields);
 
-export const REVISION_FIELDS = /* GraphQL */ `
-  fragment ContentRevisionFields on Revision {
+export const RevisionFields = graphql(
+  `fragment ContentRevisionFields on Revision {
     id parents type createdAt variables
     urls { app published public }
     git @include(if: $metadata) { oid message createdByService url ref }
@@ -43,10 +40,9 @@ export const REVISION_FIELDS = /* GraphQL */ `
     files { ...ContentFileFields }
     reusableContents { id title documentId }
     mergedFrom { ...ChangeRequestFields }
-  }
-  ${PAGE_FIELDS}
-  ${FILE_FIELDS}
-  ${CHANGE_REQUEST_FIELDS}`;
+  }`,
+  [PageFields, FileFields, ChangeRequestFields],
+);
 
 export function restFile(f: ResultOf<typeof FileFields>) {
   return { ...compact({ ...f, dimensions: undefined }), ...compact({ dimensions: f.dimensions }) };
@@ -107,7 +103,7 @@ export function restPageTree(pages: PageData[]) {
   return childrenOf(null).map((page) => restPage(page, childrenOf));
 }
 
-export function restRevision(r: any) {
+export function restRevision(r: ResultOf<typeof RevisionFields>) {
   return {
     object: "revision",
     id: r.id,
@@ -117,7 +113,7 @@ export function restRevision(r: any) {
     pages: restPageTree(r.allPages),
     files: r.files.map(restFile),
     // `document` is the id of the body (its content hash), as the published schema has it.
-    reusableContents: r.reusableContents.map((rc: any) => ({ id: rc.id, title: rc.title, document: rc.documentId })),
+    reusableContents: r.reusableContents.map((rc) => ({ id: rc.id, title: rc.title, document: rc.documentId })),
     // Tags do not exist in this service: always empty.
     tags: [],
     variables: r.variables ?? {},
@@ -153,20 +149,21 @@ export function onChangeRequest(route: RestRoute): RestRoute {
 }
 
 export const contentRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content",
     action: "space.read",
     query: FLAGS,
-    document: /* GraphQL */ `
-      query GetContent($space: ID!, $changeRequest: ID, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query GetContent($space: ID!, $changeRequest: ID, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { content { ...ContentRevisionFields } }
-      }
-      ${REVISION_FIELDS}`,
+      }`,
+      [RevisionFields],
+    ),
     variables: (request) => ({ ...targetVariables(request), metadata: request.query.metadata !== false, markdown: true, document: false }),
     status: 200,
     body: (data) => restRevision(data.contentTarget.content),
-  },
+  }),
   typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/content/pages",

@@ -3,10 +3,12 @@
 // comments.ts does for its two bases. Invite answers 204; update 204; remove 205, or 204 when
 // the user or team had no grant there (the published statuses). `permission` is the effective
 // role on the item (users) or the highest grant (teams); GraphQL also says where it comes from.
+import { print } from "graphql";
 import { ROLES } from "../../src/auth/roles.ts";
-import { graphqlEnum, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
-import { USER_FIELDS, restUser } from "./members.ts";
-import { TEAM_FIELDS, restTeam } from "./teams.ts";
+import type { FragmentOf } from "../graphql.ts";
+import { type Connection, graphqlEnum, ListInfo, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
+import { restUser, UserFields } from "./members.ts";
+import { restTeam, TeamFields } from "./teams.ts";
 
 export interface PermissionRoutesOf {
   /** The item's path: `/v1/spaces/:spaceId`. */
@@ -39,12 +41,17 @@ function requiredRole(body: RestRequest["body"]) {
   return roleIn("role", body.role);
 }
 
-const USER_PERMISSION_FIELDS = /* GraphQL */ `
-  totalCount
-  pageInfo { hasNextPage endCursor }
-  nodes { role user { ...UserFields } }`;
+// The documents below are built per kind of item, so gql.tada cannot read their result types; these
+// are written from their selections instead.
+const USER_FIELDS = `${print(UserFields)}\n${print(ListInfo)}`;
+const TEAM_FIELDS = `${print(TeamFields)}\n${print(ListInfo)}`;
+const USER_PERMISSIONS = "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } }";
+type UserPermission = { role: string | null; user: FragmentOf<typeof UserFields> };
+type TeamPermission = { role: string | null; team: FragmentOf<typeof TeamFields> };
+/** `data` of an operation on the item: its root field (`space`, `collection`…) holds `Selection`. */
+type OnItem<Selection> = Record<string, Selection>;
 
-const restUserPermission = (node: any) => ({ permission: restEnum(node.role), user: restUser(node.user) });
+const restUserPermission = (node: UserPermission) => ({ permission: restEnum(node.role), user: restUser(node.user) });
 
 export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
   const { prefix, param, field, typeName } = of;
@@ -67,7 +74,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         input: { [field]: id(request), [subject]: request.params[idParam], role: method === "PATCH" ? requiredRole(request.body) : null },
       }),
       status: 204,
-      ...(method === "DELETE" ? { statusOf: (data: any) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) } : {}),
+      ...(method === "DELETE" ? { statusOf: (data: OnItem<{ previousRole: string | null }>) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) } : {}),
     };
   };
 
@@ -95,12 +102,12 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       query: LIST_QUERY,
       document: /* GraphQL */ `
         query ListUserPermissionsIn${typeName}($id: ID!, $first: Int, $after: String) {
-          ${onItem(`userPermissions(first: $first, after: $after) { ${USER_PERMISSION_FIELDS} }`)}
+          ${onItem(`userPermissions(first: $first, after: $after) { ${USER_PERMISSIONS} }`)}
         }
         ${USER_FIELDS}`,
       variables: (request) => ({ id: id(request), ...pageVariables(request.query) }),
       status: 200,
-      body: (data) => listBody(data[field].userPermissions, restUserPermission),
+      body: (data: OnItem<{ userPermissions: Connection<UserPermission> }>) => listBody(data[field].userPermissions, restUserPermission),
     },
     setGrant("user", "PATCH"),
     setGrant("user", "DELETE"),
@@ -112,15 +119,14 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       document: /* GraphQL */ `
         query ListTeamPermissionsIn${typeName}($id: ID!, $first: Int, $after: String) {
           ${onItem(`teamPermissions(first: $first, after: $after) {
-            totalCount
-            pageInfo { hasNextPage endCursor }
-            nodes { role team { ...TeamFields } }
+            totalCount pageInfo { ...ListInfo } nodes { role team { ...TeamFields } }
           }`)}
         }
         ${TEAM_FIELDS}`,
       variables: (request) => ({ id: id(request), ...pageVariables(request.query) }),
       status: 200,
-      body: (data) => listBody(data[field].teamPermissions, (node: any) => ({ permission: restEnum(node.role), team: restTeam(node.team) })),
+      body: (data: OnItem<{ teamPermissions: Connection<TeamPermission> }>) =>
+        listBody(data[field].teamPermissions, (node) => ({ permission: restEnum(node.role), team: restTeam(node.team) })),
     },
     setGrant("team", "PATCH"),
     setGrant("team", "DELETE"),
@@ -131,7 +137,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       query: { ...LIST_QUERY, role: "string" },
       document: /* GraphQL */ `
         query ListPermissionsAggregateIn${typeName}($id: ID!, $first: Int, $after: String, $role: MemberRole) {
-          ${onItem(`usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSION_FIELDS} }`)}
+          ${onItem(`usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS} }`)}
         }
         ${USER_FIELDS}`,
       variables: (request) => ({
@@ -140,7 +146,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         role: request.query.role === undefined ? undefined : roleIn("role", request.query.role),
       }),
       status: 200,
-      body: (data) => listBody(data[field].usersWithAccess, restUserPermission),
+      body: (data: OnItem<{ usersWithAccess: Connection<UserPermission> }>) => listBody(data[field].usersWithAccess, restUserPermission),
     },
   ];
 }

@@ -2,12 +2,13 @@
 // request's through change-requests.ts), as one revision; under a page, the site's top pages
 // become its children. `url` and `source` go to the operation as they came (strings checked by
 // the core), so both surfaces give the same 400 for a bad value.
-import { stringOf, type RestRequest, type RestRoute } from "../route.ts";
+import { graphql, type ResultOf } from "../graphql.ts";
+import { type RestRequest, type RestRoute, stringOf, typedRoute } from "../route.ts";
 
-const IMPORT_DOCUMENT = /* GraphQL */ `
+const IMPORT_DOCUMENT = graphql(`
   mutation ImportContent($input: ImportContentInput!) {
     importContent(input: $input) { revision { id } importedResources totalResources }
-  }`;
+  }`);
 
 const importInput = ({ params, body }: RestRequest) => ({
   input: {
@@ -20,14 +21,14 @@ const importInput = ({ params, body }: RestRequest) => ({
   },
 });
 
-const importBody = (data: any) => ({
+const importBody = (data: ResultOf<typeof IMPORT_DOCUMENT>) => ({
   revision: data.importContent.revision.id,
   importedResources: data.importContent.importedResources,
   totalResources: data.importContent.totalResources,
 });
 
 export const importRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/content/import",
     action: "space.editContent",
@@ -35,8 +36,8 @@ export const importRoutes: RestRoute[] = [
     variables: importInput,
     status: 201,
     body: importBody,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/content/page/:pageId/import",
     action: "space.editContent",
@@ -44,5 +45,5 @@ export const importRoutes: RestRoute[] = [
     variables: importInput,
     status: 201,
     body: importBody,
-  },
+  }),
 ];

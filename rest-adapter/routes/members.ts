@@ -1,22 +1,22 @@
 // /v1/orgs/{organizationId}/members routes, link invites, ping, organizations by e-mail domain
 // and the caller (`/v1/user`).
+import { graphql, type FragmentOf } from "../graphql.ts";
 import { ROLES } from "../../src/auth/roles.ts";
 import { MEMBER_SORTS } from "../../src/core/members/index.ts";
-import { graphqlEnum, listBody, pageVariables, restEnum, type RestRoute } from "../route.ts";
-import { ORGANIZATION_FIELDS, restOrganization } from "./organizations.ts";
-import { SPACE_FIELDS, restSpace } from "./spaces.ts";
+import { graphqlEnum, listBody, ListInfo, pageVariables, restEnum, type RestRoute, typedRoute } from "../route.ts";
+import { OrganizationFields, restOrganization } from "./organizations.ts";
+import { SpaceFields, restSpace } from "./spaces.ts";
 
-export const USER_FIELDS = /* GraphQL */ `
-  fragment UserFields on User { id displayName email photoURL urls { location } }`;
+export const UserFields = graphql(`
+  fragment UserFields on User { id displayName email photoURL urls { location } }`);
 
-export const MEMBER_FIELDS = /* GraphQL */ `
+export const MemberFields = graphql(`
   fragment MemberFields on Member {
     id role disabled joinedAt lastSeenAt sso spaces teams sites
     user { ...UserFields }
-  }
-  ${USER_FIELDS}`;
+  }`, [UserFields]);
 
-export function restUser(u: any) {
+export function restUser(u: FragmentOf<typeof UserFields>) {
   return {
     object: "user",
     id: u.id,
@@ -27,7 +27,7 @@ export function restUser(u: any) {
   };
 }
 
-export function restMember(m: any) {
+export function restMember(m: FragmentOf<typeof MemberFields>) {
   return {
     object: "member",
     id: m.id,
@@ -46,24 +46,25 @@ export function restMember(m: any) {
 const memberVariables = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, user: params.userId });
 
 export const memberRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/members",
     action: "member.list",
     query: { page: "string", limit: "limit", order: "string", role: "string", search: "string", sort: "string" },
-    document: /* GraphQL */ `
-      query ListMembers(
+    document: graphql(
+      `query ListMembers(
         $id: ID!, $first: Int, $after: String, $role: MemberRoleFilter, $search: String, $sort: MemberSort, $order: ListOrder
       ) {
         organization(id: $id) {
           members(first: $first, after: $after, role: $role, search: $search, sort: $sort, order: $order) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...MemberFields }
           }
         }
-      }
-      ${MEMBER_FIELDS}`,
+      }`,
+      [MemberFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({
       id: params.organizationId,
       ...pageVariables(query),
@@ -74,69 +75,72 @@ export const memberRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => listBody(data.organization.members, restMember),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/members/:userId",
     action: "member.read",
-    document: /* GraphQL */ `
-      query GetMember($id: ID!, $user: ID!) { organization(id: $id) { member(user: $user) { ...MemberFields } } }
-      ${MEMBER_FIELDS}`,
+    document: graphql(
+      `query GetMember($id: ID!, $user: ID!) { organization(id: $id) { member(user: $user) { ...MemberFields } } }`,
+      [MemberFields],
+    ),
     variables: ({ params }) => ({ id: params.organizationId, user: params.userId }),
     status: 200,
     body: (data) => restMember(data.organization.member),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/orgs/:organizationId/members/:userId",
     action: "member.update",
-    document: /* GraphQL */ `
-      mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { member { ...MemberFields } } }
-      ${MEMBER_FIELDS}`,
+    document: graphql(
+      `mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { member { ...MemberFields } } }`,
+      [MemberFields],
+    ),
     variables: ({ params, body }) => ({
       input: { ...memberVariables({ params }), ...("role" in body ? { role: graphqlEnum("role", body.role, ROLES) } : {}) },
     }),
     status: 200,
     body: (data) => restMember(data.updateMember.member),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/members/:userId",
     action: "member.remove",
-    document: /* GraphQL */ `
-      mutation RemoveMember($input: RemoveMemberInput!) { removeMember(input: $input) { removedUserId } }`,
+    document: graphql(`mutation RemoveMember($input: RemoveMemberInput!) { removeMember(input: $input) { removedUserId } }`),
     variables: ({ params }) => ({ input: memberVariables({ params }) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/members/:userId/sso",
     action: "member.setSso",
-    document: /* GraphQL */ `
-      mutation SetMemberSso($input: SetMemberSsoInput!) { setMemberSso(input: $input) { member { ...MemberFields } } }
-      ${MEMBER_FIELDS}`,
+    document: graphql(
+      `mutation SetMemberSso($input: SetMemberSsoInput!) { setMemberSso(input: $input) { member { ...MemberFields } } }`,
+      [MemberFields],
+    ),
     variables: ({ params }) => ({ input: memberVariables({ params }) }),
     status: 200,
     body: (data) => restMember(data.setMemberSso.member),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/members/:userId/spaces",
     action: "member.read",
     query: { page: "string", limit: "limit", order: "string" },
-    document: /* GraphQL */ `
-      query ListMemberSpaces($id: ID!, $user: ID!, $first: Int, $after: String, $order: ListOrder) {
+    document: graphql(
+      `query ListMemberSpaces($id: ID!, $user: ID!, $first: Int, $after: String, $order: ListOrder) {
         organization(id: $id) {
           member(user: $user) {
             spaceAccess(first: $first, after: $after, order: $order) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { permission space { ...SpaceFields } }
             }
           }
         }
-      }
-      ${SPACE_FIELDS}`,
+      }`,
+      [SpaceFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({
       id: params.organizationId,
       user: params.userId,
@@ -145,31 +149,33 @@ export const memberRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) =>
-      listBody(data.organization.member.spaceAccess, (item: any) => ({ permission: restEnum(item.permission), space: restSpace(item.space) })),
-  },
-  {
+      listBody(data.organization.member.spaceAccess, (item) => ({ permission: restEnum(item.permission), space: restSpace(item.space) })),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/members/:userId/teams",
     action: "member.read",
     query: { page: "string", limit: "limit", title: "string" },
     // The team's fields as routes/teams.ts has them (TeamFields, restTeam): written out, because
     // that file imports this one and uses its fragments at load time (no import cycle).
-    document: /* GraphQL */ `
-      query ListMemberTeams($id: ID!, $user: ID!, $first: Int, $after: String, $title: String) {
+    document: graphql(
+      `query ListMemberTeams($id: ID!, $user: ID!, $first: Int, $after: String, $title: String) {
         organization(id: $id) {
           member(user: $user) {
             teamMemberships(first: $first, after: $after, title: $title) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { role team { id title createdAt memberCount spaceCount permissions { admin view } } }
             }
           }
         }
       }`,
+      [ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, user: params.userId, ...pageVariables(query), title: query.title }),
     status: 200,
     body: (data) =>
-      listBody(data.organization.member.teamMemberships, (item: any) => ({
+      listBody(data.organization.member.teamMemberships, (item) => ({
         team: {
           object: "team",
           id: item.team.id,
@@ -181,49 +187,49 @@ export const memberRoutes: RestRoute[] = [
         },
         member: { role: restEnum(item.role) },
       })),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/ping",
     action: "organization.ping",
-    document: /* GraphQL */ `
-      mutation PingOrganization($input: PingOrganizationInput!) { pingOrganization(input: $input) { member { lastSeenAt } } }`,
+    document: graphql(`mutation PingOrganization($input: PingOrganizationInput!) { pingOrganization(input: $input) { member { lastSeenAt } } }`),
     variables: ({ params }) => ({ input: { organization: params.organizationId } }),
     status: 200,
     // No visitor claims exist yet: nothing to attach to the user.
     body: () => ({}),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/link-invites/:inviteId",
     action: "invite.manage",
-    document: /* GraphQL */ `
-      mutation DeleteLinkInvite($input: DeleteLinkInviteInput!) { deleteLinkInvite(input: $input) { deletedLinkInviteId } }`,
+    document: graphql(`mutation DeleteLinkInvite($input: DeleteLinkInviteInput!) { deleteLinkInvite(input: $input) { deletedLinkInviteId } }`),
     variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.inviteId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/email-domains/:emailDomain/orgs",
     action: "viewer",
-    document: /* GraphQL */ `
-      query OrganizationsForEmailDomain($domain: String!) {
+    document: graphql(
+      `query OrganizationsForEmailDomain($domain: String!) {
         organizationsForEmailDomain(emailDomain: $domain) { ...OrganizationFields }
-      }
-      ${ORGANIZATION_FIELDS}`,
+      }`,
+      [OrganizationFields],
+    ),
     variables: ({ params }) => ({ domain: params.emailDomain }),
     status: 200,
     body: (data) => ({ organizations: data.organizationsForEmailDomain.map(restOrganization) }),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/user",
     action: "viewer",
-    document: /* GraphQL */ `
-      query GetAuthenticatedUser { viewer { ...UserFields } }
-      ${USER_FIELDS}`,
+    document: graphql(
+      `query GetAuthenticatedUser { viewer { ...UserFields } }`,
+      [UserFields],
+    ),
     variables: () => ({}),
     status: 200,
     body: (data) => restUser(data.viewer),
-  },
+  }),
 ];

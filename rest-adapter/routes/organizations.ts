@@ -1,8 +1,9 @@
 // /v1/orgs routes.
+import { graphql, type FragmentOf } from "../graphql.ts";
 import { ROLES } from "../../src/auth/roles.ts";
-import { compact, graphqlEnum, listBody, pageVariables, present, restEnum, type RestRoute } from "../route.ts";
+import { compact, graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, type RestRoute, typedRoute } from "../route.ts";
 
-export const ORGANIZATION_FIELDS = /* GraphQL */ `
+export const OrganizationFields = graphql(`
   fragment OrganizationFields on Organization {
     id title createdAt emailDomains hostname type useCase communityType defaultRole
     defaultContent { type site }
@@ -13,9 +14,9 @@ export const ORGANIZATION_FIELDS = /* GraphQL */ `
       view access admin ownTeam createContent createOpenAPISpec ingestConversations viewBilling
       listMembers listTeams listIntegrations listInstallations installIntegration
     }
-  }`;
+  }`);
 
-export function restOrganization(o: any) {
+export function restOrganization(o: FragmentOf<typeof OrganizationFields>) {
   return {
     object: "organization",
     ...compact({ ...o, urls: undefined, defaultRole: undefined }),
@@ -28,46 +29,49 @@ export function restOrganization(o: any) {
 }
 
 export const organizationRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs",
     action: "viewer",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListOrganizations($first: Int, $after: String) {
+    document: graphql(
+      `query ListOrganizations($first: Int, $after: String) {
         viewer {
           organizations(first: $first, after: $after) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...OrganizationFields }
           }
         }
-      }
-      ${ORGANIZATION_FIELDS}`,
+      }`,
+      [OrganizationFields, ListInfo],
+    ),
     variables: ({ query }) => pageVariables(query),
     status: 200,
     body: (data) => listBody(data.viewer.organizations, restOrganization),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId",
     action: "organization.read",
-    document: /* GraphQL */ `
-      query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }
-      ${ORGANIZATION_FIELDS}`,
+    document: graphql(
+      `query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }`,
+      [OrganizationFields],
+    ),
     variables: ({ params }) => ({ id: params.organizationId }),
     status: 200,
     body: (data) => restOrganization(data.organization),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/orgs/:organizationId",
     action: "organization.update",
-    document: /* GraphQL */ `
-      mutation UpdateOrganization($input: UpdateOrganizationInput!) {
+    document: graphql(
+      `mutation UpdateOrganization($input: UpdateOrganizationInput!) {
         updateOrganization(input: $input) { organization { ...OrganizationFields } }
-      }
-      ${ORGANIZATION_FIELDS}`,
+      }`,
+      [OrganizationFields],
+    ),
     variables: ({ params, body }) => ({
       input: {
         id: params.organizationId,
@@ -77,5 +81,5 @@ export const organizationRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => restOrganization(data.updateOrganization.organization),
-  },
+  }),
 ];

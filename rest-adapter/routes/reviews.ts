@@ -4,25 +4,27 @@
 // answered in `format` (markdown by default). Removing a requested reviewer answers 205, or 204
 // when that user had not been asked (the published statuses).
 import { REVIEW_STATUSES } from "../../src/core/reviews/index.ts";
-import { compact, formatVariables, graphqlEnum, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
-import { COMMENT_FIELDS, markdownIn, restComment } from "./comments.ts";
-import { USER_FIELDS, restUser } from "./members.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import { compact, formatVariables, graphqlEnum, listBody, ListInfo, pageVariables, restEnum, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { CommentFields, markdownIn, restComment } from "./comments.ts";
+import { restUser, UserFields } from "./members.ts";
 
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 const LIST_QUERY = { page: "string", limit: "limit" } as const;
 const target = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId });
 
-const REVIEW_FIELDS = /* GraphQL */ `
-  fragment ReviewFields on ChangeRequestReview {
+const ReviewFields = graphql(
+  `fragment ReviewFields on ChangeRequestReview {
     id status outdated revision createdAt updatedAt
     reviewer { ...UserFields }
     requestedBy { ...UserFields }
     comment { ...CommentFields }
     urls { location }
-  }
-  ${COMMENT_FIELDS}`;
+  }`,
+  [UserFields, CommentFields],
+);
 
-function restReview(r: any) {
+function restReview(r: FragmentOf<typeof ReviewFields>) {
   return {
     object: "change-request-review",
     id: r.id,
@@ -38,15 +40,16 @@ function restReview(r: any) {
   };
 }
 
-const REQUESTED_REVIEWER_FIELDS = /* GraphQL */ `
-  fragment RequestedReviewerFields on ChangeRequestRequestedReviewer {
+const RequestedReviewerFields = graphql(
+  `fragment RequestedReviewerFields on ChangeRequestRequestedReviewer {
     revision createdAt
     user { ...UserFields }
     requestedBy { ...UserFields }
-  }
-  ${USER_FIELDS}`;
+  }`,
+  [UserFields],
+);
 
-const restRequestedReviewer = (r: any) => ({
+const restRequestedReviewer = (r: FragmentOf<typeof RequestedReviewerFields>) => ({
   object: "change-request-requested-reviewer",
   revision: r.revision,
   requestedBy: restUser(r.requestedBy),
@@ -55,21 +58,22 @@ const restRequestedReviewer = (r: any) => ({
   user: restUser(r.user),
 });
 
-const CHANGED_PAGE = "id kind title path";
-const CHANGES_FIELDS = /* GraphQL */ `
-  changes {
+const ChangedPageFields = graphql(`fragment ChangedPageFields on ChangedPage { id kind title path }`);
+const ChangeFields = graphql(
+  `fragment ChangeFields on RevisionChange {
     type attributes variables
-    page { ${CHANGED_PAGE} }
-    parentBefore { ${CHANGED_PAGE} }
-    parentAfter { ${CHANGED_PAGE} }
+    page { ...ChangedPageFields }
+    parentBefore { ...ChangedPageFields }
+    parentAfter { ...ChangedPageFields }
     file { id name contentType downloadURL }
     reusableContent { id title document }
-  }
-  more`;
+  }`,
+  [ChangedPageFields],
+);
 
-const restPage = (p: any) => (p ? { id: p.id, type: p.kind, title: p.title, path: p.path } : undefined);
+const restPage = (p: FragmentOf<typeof ChangedPageFields> | null) => (p ? { id: p.id, type: p.kind, title: p.title, path: p.path } : undefined);
 
-function restChange(c: any) {
+function restChange(c: FragmentOf<typeof ChangeFields>) {
   const type = c.type.toLowerCase();
   return {
     type,
@@ -91,38 +95,40 @@ function userIds(value: unknown): string[] {
 }
 
 export const reviewRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: `${CR}/reviews`,
     action: "changeRequest.read",
     query: { ...LIST_QUERY, format: "string", outdated: "boolean" },
-    document: /* GraphQL */ `
-      query ListChangeRequestReviews($space: ID!, $changeRequest: ID!, $first: Int, $after: String, $outdated: Boolean, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query ListChangeRequestReviews($space: ID!, $changeRequest: ID!, $first: Int, $after: String, $outdated: Boolean, $markdown: Boolean!, $document: Boolean!) {
         space(id: $space) {
           changeRequest(id: $changeRequest) {
             reviews(first: $first, after: $after, outdated: $outdated) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { ...ReviewFields }
             }
           }
         }
-      }
-      ${REVIEW_FIELDS}`,
+      }`,
+      [ReviewFields, ListInfo],
+    ),
     variables: (request) => ({ ...target(request), ...pageVariables(request.query), ...formatVariables(request, "markdown"), outdated: request.query.outdated }),
     status: 200,
     body: (data) => listBody(data.space.changeRequest.reviews, restReview),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${CR}/reviews`,
     action: "changeRequest.review",
     query: { format: "string" },
-    document: /* GraphQL */ `
-      mutation SubmitChangeRequestReview($input: SubmitChangeRequestReviewInput!, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `mutation SubmitChangeRequestReview($input: SubmitChangeRequestReviewInput!, $markdown: Boolean!, $document: Boolean!) {
         submitChangeRequestReview(input: $input) { review { ...ReviewFields } }
-      }
-      ${REVIEW_FIELDS}`,
+      }`,
+      [ReviewFields],
+    ),
     variables: (request) => {
       if (request.body.status === undefined) throw new RestInputError(`status is required: one of ${REVIEW_STATUSES.join(", ")}`);
       return {
@@ -136,52 +142,55 @@ export const reviewRoutes: RestRoute[] = [
     },
     status: 201,
     body: (data) => restReview(data.submitChangeRequestReview.review),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${CR}/reviews/:reviewId`,
     action: "changeRequest.read",
     query: { format: "string" },
-    document: /* GraphQL */ `
-      query GetChangeRequestReview($space: ID!, $changeRequest: ID!, $review: ID!, $markdown: Boolean!, $document: Boolean!) {
+    document: graphql(
+      `query GetChangeRequestReview($space: ID!, $changeRequest: ID!, $review: ID!, $markdown: Boolean!, $document: Boolean!) {
         space(id: $space) { changeRequest(id: $changeRequest) { review(id: $review) { ...ReviewFields } } }
-      }
-      ${REVIEW_FIELDS}`,
+      }`,
+      [ReviewFields],
+    ),
     variables: (request) => ({ ...target(request), review: request.params.reviewId, ...formatVariables(request, "markdown") }),
     status: 200,
     body: (data) => restReview(data.space.changeRequest.review),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${CR}/requested-reviewers`,
     action: "changeRequest.read",
     query: LIST_QUERY,
-    document: /* GraphQL */ `
-      query ListRequestedReviewers($space: ID!, $changeRequest: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListRequestedReviewers($space: ID!, $changeRequest: ID!, $first: Int, $after: String) {
         space(id: $space) {
           changeRequest(id: $changeRequest) {
             requestedReviewers(first: $first, after: $after) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { ...RequestedReviewerFields }
             }
           }
         }
-      }
-      ${REQUESTED_REVIEWER_FIELDS}`,
+      }`,
+      [RequestedReviewerFields, ListInfo],
+    ),
     variables: (request) => ({ ...target(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.space.changeRequest.requestedReviewers, restRequestedReviewer),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${CR}/requested-reviewers`,
     action: "changeRequest.requestReview",
-    document: /* GraphQL */ `
-      mutation RequestReviewers($input: RequestChangeRequestReviewersInput!) {
+    document: graphql(
+      `mutation RequestReviewers($input: RequestChangeRequestReviewersInput!) {
         requestChangeRequestReviewers(input: $input) { requestedReviewers { ...RequestedReviewerFields } }
-      }
-      ${REQUESTED_REVIEWER_FIELDS}`,
+      }`,
+      [RequestedReviewerFields],
+    ),
     variables: (request) => {
       // Change requests have no description here: refused rather than dropped.
       if (request.body.description != null) throw new RestInputError("description is not supported: change requests have no description in this service");
@@ -191,56 +200,58 @@ export const reviewRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => ({ users: data.requestChangeRequestReviewers.requestedReviewers.map(restRequestedReviewer) }),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${CR}/requested-reviewers/:userId`,
     action: "changeRequest.requestReview",
-    document: /* GraphQL */ `
-      mutation RemoveRequestedReviewer($input: RemoveChangeRequestRequestedReviewerInput!) {
+    document: graphql(`mutation RemoveRequestedReviewer($input: RemoveChangeRequestRequestedReviewerInput!) {
         removeChangeRequestRequestedReviewer(input: $input) { removed }
-      }`,
+      }`),
     variables: (request) => ({ input: { ...target(request), user: request.params.userId } }),
     status: 205,
     statusOf: (data) => (data.removeChangeRequestRequestedReviewer.removed ? 205 : 204),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${CR}/contributors`,
     action: "changeRequest.read",
     query: LIST_QUERY,
-    document: /* GraphQL */ `
-      query ListChangeRequestContributors($space: ID!, $changeRequest: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListChangeRequestContributors($space: ID!, $changeRequest: ID!, $first: Int, $after: String) {
         space(id: $space) {
           changeRequest(id: $changeRequest) {
             contributors(first: $first, after: $after) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { kind count updatedAt user { ...UserFields } }
             }
           }
         }
-      }
-      ${USER_FIELDS}`,
+      }`,
+      [UserFields, ListInfo],
+    ),
     variables: (request) => ({ ...target(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) =>
-      listBody(data.space.changeRequest.contributors, (c: any) => ({ updatedAt: c.updatedAt, count: c.count, user: restUser(c.user), actionType: restEnum(c.kind) })),
-  },
-  {
+      listBody(data.space.changeRequest.contributors, (c) => ({ updatedAt: c.updatedAt, count: c.count, user: restUser(c.user), actionType: restEnum(c.kind) })),
+  }),
+  typedRoute({
     method: "GET",
     path: `${CR}/changes`,
     action: "changeRequest.read",
     query: { limit: "limit" },
-    document: /* GraphQL */ `
-      query ChangeRequestChanges($space: ID!, $changeRequest: ID!, $limit: Int) {
-        space(id: $space) { changeRequest(id: $changeRequest) { changes(limit: $limit) { ${CHANGES_FIELDS} } } }
+    document: graphql(
+      `query ChangeRequestChanges($space: ID!, $changeRequest: ID!, $limit: Int) {
+        space(id: $space) { changeRequest(id: $changeRequest) { changes(limit: $limit) { changes { ...ChangeFields } more } } }
       }`,
+      [ChangeFields],
+    ),
     variables: (request) => ({ ...target(request), limit: request.query.limit }),
     status: 200,
     body: (data) => {
       const { changes, more } = data.space.changeRequest.changes;
       return { changes: changes.map(restChange), ...(more ? { more } : {}) };
     },
-  },
+  }),
 ];

@@ -1,18 +1,18 @@
 // /v1/orgs/{organizationId}/saml routes (SAML providers) and the organization's SSO logins.
+import { graphql, type FragmentOf } from "../graphql.ts";
 import { ROLES } from "../../src/auth/roles.ts";
-import { graphqlEnum, listBody, pageVariables, present, restEnum, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
-import { TEAM_FIELDS, restTeam } from "./teams.ts";
+import { graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { TeamFields, restTeam } from "./teams.ts";
 
-export const SAML_PROVIDER_FIELDS = /* GraphQL */ `
+export const SamlProviderFields = graphql(`
   fragment SamlProviderFields on SamlProvider {
     id label ssoURL entityID certificate defaultRole createdAt status
     defaultTeam { ...TeamFields }
     service { acsURL startURL entityID }
     urls { location }
-  }
-  ${TEAM_FIELDS}`;
+  }`, [TeamFields]);
 
-export function restSamlProvider(p: any) {
+export function restSamlProvider(p: FragmentOf<typeof SamlProviderFields>) {
   return {
     object: "saml-provider",
     id: p.id,
@@ -41,90 +41,91 @@ function providerInput(body: RestRequest["body"]) {
 }
 
 const providerPath = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, id: params.samlProviderId });
-const providerPayload = (name: string) => (data: any) => restSamlProvider(data[name].samlProvider);
 
 export const samlRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/saml",
     action: "saml.manage",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListSamlProviders($id: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListSamlProviders($id: ID!, $first: Int, $after: String) {
         organization(id: $id) {
           samlProviders(first: $first, after: $after) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...SamlProviderFields }
           }
         }
-      }
-      ${SAML_PROVIDER_FIELDS}`,
+      }`,
+      [SamlProviderFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.samlProviders, restSamlProvider),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/saml",
     action: "saml.manage",
-    document: /* GraphQL */ `
-      mutation CreateSamlProvider($input: CreateSamlProviderInput!) {
+    document: graphql(
+      `mutation CreateSamlProvider($input: CreateSamlProviderInput!) {
         createSamlProvider(input: $input) { samlProvider { ...SamlProviderFields } }
-      }
-      ${SAML_PROVIDER_FIELDS}`,
+      }`,
+      [SamlProviderFields],
+    ),
     variables: ({ params, body }) => {
       for (const field of REQUIRED) if (body[field] == null) throw new RestInputError(`${field} is required`);
       return { input: { organization: params.organizationId, ...providerInput(body) } };
     },
     status: 201,
-    body: providerPayload("createSamlProvider"),
-  },
-  {
+    body: (data) => restSamlProvider(data.createSamlProvider.samlProvider),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/saml/:samlProviderId",
     action: "saml.manage",
-    document: /* GraphQL */ `
-      query GetSamlProvider($organization: ID!, $id: ID!) {
+    document: graphql(
+      `query GetSamlProvider($organization: ID!, $id: ID!) {
         organization(id: $organization) { samlProvider(id: $id) { ...SamlProviderFields } }
-      }
-      ${SAML_PROVIDER_FIELDS}`,
+      }`,
+      [SamlProviderFields],
+    ),
     variables: providerPath,
     status: 200,
     body: (data) => restSamlProvider(data.organization.samlProvider),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/orgs/:organizationId/saml/:samlProviderId",
     action: "saml.manage",
-    document: /* GraphQL */ `
-      mutation UpdateSamlProvider($input: UpdateSamlProviderInput!) {
+    document: graphql(
+      `mutation UpdateSamlProvider($input: UpdateSamlProviderInput!) {
         updateSamlProvider(input: $input) { samlProvider { ...SamlProviderFields } }
-      }
-      ${SAML_PROVIDER_FIELDS}`,
+      }`,
+      [SamlProviderFields],
+    ),
     variables: (request) => ({ input: { ...providerPath(request), ...providerInput(request.body) } }),
     status: 200,
-    body: providerPayload("updateSamlProvider"),
-  },
-  {
+    body: (data) => restSamlProvider(data.updateSamlProvider.samlProvider),
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/saml/:samlProviderId",
     action: "saml.manage",
-    document: /* GraphQL */ `
-      mutation DeleteSamlProvider($input: DeleteSamlProviderInput!) {
+    document: graphql(`mutation DeleteSamlProvider($input: DeleteSamlProviderInput!) {
         deleteSamlProvider(input: $input) { deletedSamlProviderId }
-      }`,
+      }`),
     variables: (request) => ({ input: providerPath(request) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/sso",
     action: "sso.list",
-    document: /* GraphQL */ `
-      query ListSsoLogins($id: ID!) { organization(id: $id) { ssoLogins { id label startURL } } }`,
+    document: graphql(`query ListSsoLogins($id: ID!) { organization(id: $id) { ssoLogins { id label startURL } } }`),
     variables: ({ params }) => ({ id: params.organizationId }),
     status: 200,
     body: (data) => ({ items: data.organization.ssoLogins }),
-  },
+  }),
 ];

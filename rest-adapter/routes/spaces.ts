@@ -1,9 +1,11 @@
 // /v1/spaces routes and the organization's space list and creation.
+import { print } from "graphql";
 import { SPACE_EDIT_MODES } from "../../src/core/spaces/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, present, restEnum, type RestRoute } from "../route.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
 import { defaultLevelInput, positionInput } from "./collections.ts";
 
-export const SPACE_FIELDS = /* GraphQL */ `
+export const SpaceFields = graphql(`
   fragment SpaceFields on Space {
     id title emoji visibility createdAt updatedAt deletedAt editMode revision defaultLevel mergeRules
     organization { id }
@@ -12,9 +14,11 @@ export const SPACE_FIELDS = /* GraphQL */ `
     changeRequestsOpen: openChangeRequestCount changeRequestsDraft: draftChangeRequestCount
     urls { location app published public icon }
     permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review installIntegration }
-  }`;
+  }`);
+/** For documents not typed yet. */
+export const SPACE_FIELDS = print(SpaceFields);
 
-export function restSpace(s: any) {
+export function restSpace(s: FragmentOf<typeof SpaceFields>) {
   return {
     object: "space",
     ...compact({ ...s, organization: undefined, parent: undefined, urls: undefined }),
@@ -28,41 +32,32 @@ export function restSpace(s: any) {
   };
 }
 
-const spacePayload = (name: string) => (data: any) => restSpace(data[name].space);
-
-const spaceMutation = (name: string, inputType: string) => /* GraphQL */ `
-  mutation ${name[0].toUpperCase()}${name.slice(1)}($input: ${inputType}!) {
-    ${name}(input: $input) { space { ...SpaceFields } }
-  }
-  ${SPACE_FIELDS}`;
 
 export const spaceRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId",
     action: "space.read",
     // shareKey only matters for share-link sites, which do not exist yet; it is accepted.
     query: { shareKey: "string" },
-    document: /* GraphQL */ `
-      query GetSpace($id: ID!) { space(id: $id) { ...SpaceFields } }
-      ${SPACE_FIELDS}`,
+    document: graphql(`query GetSpace($id: ID!) { space(id: $id) { ...SpaceFields } }`, [SpaceFields]),
     variables: ({ params }) => ({ id: params.spaceId }),
     status: 200,
     body: (data) => restSpace(data.space),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/spaces/:spaceId",
     action: "space.delete",
-    document: /* GraphQL */ `mutation DeleteSpace($id: ID!) { deleteSpace(input: { id: $id }) { deletedSpaceId } }`,
+    document: graphql(`mutation DeleteSpace($id: ID!) { deleteSpace(input: { id: $id }) { deletedSpaceId } }`),
     variables: ({ params }) => ({ id: params.spaceId }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/spaces/:spaceId",
     action: "space.rename",
-    document: spaceMutation("updateSpace", "UpdateSpaceInput"),
+    document: graphql(`mutation UpdateSpace($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params, body }) => ({
       input: {
         id: params.spaceId,
@@ -72,71 +67,66 @@ export const spaceRoutes: RestRoute[] = [
       },
     }),
     status: 200,
-    body: spacePayload("updateSpace"),
-  },
-  {
+    body: (data) => restSpace(data.updateSpace.space),
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/duplicate",
     action: "space.duplicate",
-    document: spaceMutation("duplicateSpace", "DuplicateSpaceInput"),
+    document: graphql(`mutation DuplicateSpace($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 201,
-    body: spacePayload("duplicateSpace"),
-  },
-  {
+    body: (data) => restSpace(data.duplicateSpace.space),
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/restore",
     action: "space.restore",
-    document: spaceMutation("restoreSpace", "RestoreSpaceInput"),
+    document: graphql(`mutation RestoreSpace($input: RestoreSpaceInput!) { restoreSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 200,
-    body: spacePayload("restoreSpace"),
-  },
-  {
+    body: (data) => restSpace(data.restoreSpace.space),
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/move",
     action: "space.move",
-    document: spaceMutation("moveSpace", "MoveSpaceInput"),
+    document: graphql(`mutation MoveSpace($input: MoveSpaceInput!) { moveSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params, body }) => ({
       input: { id: params.spaceId, ...present(body, ["parent"]), position: positionInput(body.position) },
     }),
     status: 200,
-    body: spacePayload("moveSpace"),
-  },
-  {
+    body: (data) => restSpace(data.moveSpace.space),
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/spaces/:spaceId/transfer",
     action: "space.transfer",
-    document: spaceMutation("transferSpace", "TransferSpaceInput"),
+    document: graphql(`mutation TransferSpace($input: TransferSpaceInput!) { transferSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params, body }) => ({ input: { id: params.spaceId, organization: body.organization } }),
     status: 200,
-    body: spacePayload("transferSpace"),
-  },
-  {
+    body: (data) => restSpace(data.transferSpace.space),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/spaces",
     action: "organization.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListOrganizationSpaces($id: ID!, $first: Int, $after: String) {
-        organization(id: $id) {
-          spaces(first: $first, after: $after) {
-            totalCount
-            pageInfo { hasNextPage endCursor }
-            nodes { ...SpaceFields }
-          }
-        }
-      }
-      ${SPACE_FIELDS}`,
+    document: graphql(
+      `query ListOrganizationSpaces($id: ID!, $first: Int, $after: String) {
+        organization(id: $id) { spaces(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...SpaceFields } } }
+      }`,
+      [SpaceFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.spaces, restSpace),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/spaces",
     action: "organization.createContent",
-    document: spaceMutation("createSpace", "CreateSpaceInput"),
+    document: graphql(`mutation CreateSpace($input: CreateSpaceInput!) { createSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
     variables: ({ params, body }) => ({
       input: {
         organization: params.organizationId,
@@ -145,6 +135,6 @@ export const spaceRoutes: RestRoute[] = [
       },
     }),
     status: 201,
-    body: spacePayload("createSpace"),
-  },
+    body: (data) => restSpace(data.createSpace.space),
+  }),
 ];

@@ -1,15 +1,16 @@
 // /v1/orgs/{organizationId}/teams routes: teams and their members.
+import { graphql, type FragmentOf } from "../graphql.ts";
 import { TEAM_MEMBER_ROLES } from "../../src/core/teams/index.ts";
-import { graphqlEnum, listBody, pageVariables, present, restEnum, RestInputError, type RestRoute } from "../route.ts";
-import { MEMBER_FIELDS, restMember } from "./members.ts";
+import { graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, RestInputError, type RestRoute, typedRoute } from "../route.ts";
+import { MemberFields, restMember } from "./members.ts";
 
-export const TEAM_FIELDS = /* GraphQL */ `
+export const TeamFields = graphql(`
   fragment TeamFields on Team {
     id title createdAt memberCount spaceCount
     permissions { admin view }
-  }`;
+  }`);
 
-export function restTeam(t: any) {
+export function restTeam(t: FragmentOf<typeof TeamFields>) {
   return {
     object: "team",
     id: t.id,
@@ -46,104 +47,107 @@ function membershipsInput(value: unknown) {
 const teamPath = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, team: params.teamId });
 
 export const teamRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/teams",
     action: "team.list",
     query: { page: "string", limit: "limit", title: "string", owner: "string" },
-    document: /* GraphQL */ `
-      query ListTeams($id: ID!, $first: Int, $after: String, $title: String, $owner: ID) {
+    document: graphql(
+      `query ListTeams($id: ID!, $first: Int, $after: String, $title: String, $owner: ID) {
         organization(id: $id) {
           teams(first: $first, after: $after, title: $title, owner: $owner) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...TeamFields }
           }
         }
-      }
-      ${TEAM_FIELDS}`,
+      }`,
+      [TeamFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query), title: query.title, owner: query.owner }),
     status: 200,
     body: (data) => listBody(data.organization.teams, restTeam),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/orgs/:organizationId/teams",
     action: "team.create",
-    document: /* GraphQL */ `
-      mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { ...TeamFields } } }
-      ${TEAM_FIELDS}`,
+    document: graphql(
+      `mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { ...TeamFields } } }`,
+      [TeamFields],
+    ),
     variables: ({ params, body }) => {
       if (typeof body.title !== "string") throw new RestInputError("title is required: a string of 1 to 64 characters");
       return { input: { organization: params.organizationId, title: body.title, members: stringList("members", body.members) } };
     },
     status: 201,
     body: (data) => restTeam(data.createTeam.team),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/teams/:teamId",
     action: "team.read",
-    document: /* GraphQL */ `
-      query GetTeam($id: ID!, $team: ID!) { organization(id: $id) { team(id: $team) { ...TeamFields } } }
-      ${TEAM_FIELDS}`,
+    document: graphql(
+      `query GetTeam($id: ID!, $team: ID!) { organization(id: $id) { team(id: $team) { ...TeamFields } } }`,
+      [TeamFields],
+    ),
     variables: ({ params }) => ({ id: params.organizationId, team: params.teamId }),
     status: 200,
     body: (data) => restTeam(data.organization.team),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/orgs/:organizationId/teams/:teamId",
     action: "team.update",
-    document: /* GraphQL */ `
-      mutation UpdateTeam($input: UpdateTeamInput!) { updateTeam(input: $input) { team { ...TeamFields } } }
-      ${TEAM_FIELDS}`,
+    document: graphql(
+      `mutation UpdateTeam($input: UpdateTeamInput!) { updateTeam(input: $input) { team { ...TeamFields } } }`,
+      [TeamFields],
+    ),
     variables: ({ params, body }) => ({ input: { organization: params.organizationId, id: params.teamId, ...present(body, ["title"]) } }),
     status: 200,
     body: (data) => restTeam(data.updateTeam.team),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/teams/:teamId",
     action: "team.delete",
-    document: /* GraphQL */ `
-      mutation DeleteTeam($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`,
+    document: graphql(`mutation DeleteTeam($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`),
     variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.teamId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/teams/:teamId/members",
     action: "team.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListTeamMembers($id: ID!, $team: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListTeamMembers($id: ID!, $team: ID!, $first: Int, $after: String) {
         organization(id: $id) {
           team(id: $team) {
             members(first: $first, after: $after) {
               totalCount
-              pageInfo { hasNextPage endCursor }
+              pageInfo { ...ListInfo }
               nodes { role member { ...MemberFields } permissions { view } }
             }
           }
         }
-      }
-      ${MEMBER_FIELDS}`,
+      }`,
+      [MemberFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, team: params.teamId, ...pageVariables(query) }),
     status: 200,
     body: (data) =>
-      listBody(data.organization.team.members, (item: any) => ({
+      listBody(data.organization.team.members, (item) => ({
         organization: restMember(item.member),
         team: { role: restEnum(item.role) },
         permissions: item.permissions,
       })),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/orgs/:organizationId/teams/:teamId/members",
     action: "team.manageMembers",
-    document: /* GraphQL */ `
-      mutation UpdateTeamMembers($input: UpdateTeamMembersInput!) { updateTeamMembers(input: $input) { team { id } } }`,
+    document: graphql(`mutation UpdateTeamMembers($input: UpdateTeamMembersInput!) { updateTeamMembers(input: $input) { team { id } } }`),
     variables: ({ params, body }) => ({
       input: {
         ...teamPath({ params }),
@@ -153,25 +157,23 @@ export const teamRoutes: RestRoute[] = [
       },
     }),
     status: 204,
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
     action: "team.manageMembers",
-    document: /* GraphQL */ `
-      mutation SetTeamMember($input: SetTeamMemberInput!) { setTeamMember(input: $input) { team { id } } }`,
+    document: graphql(`mutation SetTeamMember($input: SetTeamMemberInput!) { setTeamMember(input: $input) { team { id } } }`),
     variables: ({ params, body }) => ({
       input: { ...teamPath({ params }), user: params.userId, ...(body.role != null ? { role: teamRole("role", body.role) } : {}) },
     }),
     status: 204,
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
     action: "team.manageMembers",
-    document: /* GraphQL */ `
-      mutation RemoveTeamMember($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { id } } }`,
+    document: graphql(`mutation RemoveTeamMember($input: RemoveTeamMemberInput!) { removeTeamMember(input: $input) { team { id } } }`),
     variables: ({ params }) => ({ input: { ...teamPath({ params }), user: params.userId } }),
     status: 204,
-  },
+  }),
 ];

@@ -40,7 +40,7 @@ import { markdownToDocument } from "../core/content/document.ts";
 import { builder } from "./builder.ts";
 import { ChangeRequestRef } from "./change-requests.ts";
 import { enumName, toConnection } from "./common.ts";
-import { RevisionRef } from "./content.ts";
+import { ContentTargetRef, RevisionRef } from "./content.ts";
 import { ListOrder, MemberRef } from "./members.ts";
 import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
@@ -226,8 +226,12 @@ const commentListArgs = builder.args((t) => ({
 }));
 
 /** `comments` and `commenters` of a space or a change request. */
-function commentLists<Parent>(baseOf: (parent: Parent) => CommentBase, kind: "space" | "change request") {
-  const on = kind === "space" ? "the space itself (not on its change requests)" : "the change request";
+function commentLists<Parent>(baseOf: (parent: Parent) => CommentBase, kind: "space" | "change request" | "target") {
+  const on = {
+    space: "the space itself (not on its change requests)",
+    "change request": "the change request",
+    target: "the target: the space itself, or the change request when one is given",
+  }[kind];
   return (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Parent>) => ({
     comments: t.connection(
       {
@@ -257,6 +261,8 @@ function commentLists<Parent>(baseOf: (parent: Parent) => CommentBase, kind: "sp
 
 builder.objectFields(SpaceRef, commentLists((space) => ({ spaceId: space.id }), "space"));
 builder.objectFields(ChangeRequestRef, commentLists((changeRequest) => ({ spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id }), "change request"));
+// One operation serves both bases of the REST comment routes.
+builder.objectFields(ContentTargetRef, commentLists((head) => ({ spaceId: head.space.id, changeRequestId: head.changeRequest?.id ?? null }), "target"));
 
 // --- Mutations -----------------------------------------------------------------------------------
 
