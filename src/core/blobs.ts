@@ -7,7 +7,7 @@
 // `storeBlobs`, which takes a shared advisory lock held until their transaction commits; the
 // collector takes the same lock exclusively, so it runs between writers and sees every reference
 // they committed. Blobs younger than the grace period are never collected either.
-import type { Prisma } from "../generated/prisma/client.ts";
+import { Prisma } from "../generated/prisma/client.ts";
 import type { Services } from "./context.ts";
 
 /** Arbitrary constant key of the blob lock (advisory locks are per database). */
@@ -35,8 +35,18 @@ export type BlobRow = Prisma.BlobCreateManyInput;
 export async function storeBlobs(tx: Prisma.TransactionClient, _referrer: BlobReferrer, rows: BlobRow[]): Promise<void> {
   if (!rows.length) return;
   await tx.$queryRaw`SELECT pg_advisory_xact_lock_shared(${BLOB_LOCK_KEY})::text`;
-  await tx.blob.createMany({ data: rows, skipDuplicates: true });
+  // The bytes travel as base64 text decoded by the database: on PGlite a 2 MB bytea parameter
+  // costs over a second of the main thread (every request waits), base64 about a fifth of that.
+  for (let start = 0; start < rows.length; start += BLOB_ROWS_PER_INSERT) {
+    const values = rows
+      .slice(start, start + BLOB_ROWS_PER_INSERT)
+      .map((row) => Prisma.sql`(${row.hash}, decode(${Buffer.from(row.data).toString("base64")}, 'base64'), ${row.size})`);
+    await tx.$executeRaw`INSERT INTO "Blob" (hash, data, size) VALUES ${Prisma.join(values)} ON CONFLICT (hash) DO NOTHING`;
+  }
 }
+
+/** Rows per INSERT statement (three parameters each, far below PostgreSQL's 65535). */
+const BLOB_ROWS_PER_INSERT = 1000;
 
 /**
  * Deletes blobs older than `graceMs` that no referrer names; returns how many. Age is measured by

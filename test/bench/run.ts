@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import autocannon from "autocannon";
 import { routes } from "../../rest-adapter/routes/index.ts";
 import { createScratchDatabase } from "../support/database.ts";
+import { openapiTargets } from "./openapi.ts";
 import { COLLECTIONS, CONTENT_PAGES, SPACES, startChild, type BareRoute, type Child, type Statement } from "./protocol.ts";
 
 const SHORT = process.argv.includes("--short");
@@ -324,6 +325,11 @@ async function main() {
   }
 
   for (const line of await mergeTargets(services[0], notes)) rows.push(line);
+
+  // OpenAPI processing (its own service child with the job worker; test/bench/openapi.ts).
+  const openapi = await openapiTargets(ROUNDS, progress);
+  rows.push(...openapi.rows);
+  notes.push(...openapi.notes);
 
   const maxRssMb = 1024;
   for (const s of services) {

@@ -92,7 +92,10 @@ async function main() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The rate limiter runs (its cost is part of a request) but with limits no bench run reaches.
   const rateLimits = { perToken: 1e9, perAddress: 1e9, windowSeconds: 60 };
-  const { yoga } = createApp({ database, config: { publicUrl: url, rateLimits }, startJobs: false });
+  // BENCH_JOBS=1 (the OpenAPI processing bench): the job worker runs, and specs are fetched from
+  // the bench's own server on 127.0.0.1.
+  const jobs = process.env.BENCH_JOBS === "1";
+  const { yoga } = createApp({ database, config: { publicUrl: url, rateLimits, ...(jobs ? { importAllowPrivateHosts: true } : {}) }, startJobs: jobs });
   server.on("request", (req, res) => void yoga(req, res));
   const content = await seedContent(url, seeded.token, seeded.organizationId);
 
