@@ -28,11 +28,30 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   relay: {
     clientMutationId: "omit",
-    nodesOnConnection: {},
+    nodesOnConnection: { description: "The items of this page (the nodes of `edges`, without cursors)" },
     cursorType: "String",
     // One id across both surfaces: the node id is the REST id, its prefix names the type.
     encodeGlobalID: (_typename, id) => String(id),
     decodeGlobalID: (globalID) => decodeNodeId(globalID),
+    // Descriptions of the types and fields the plugin generates for every list and node.
+    nodeTypeOptions: { description: "An object with a globally unique id (its prefix names the type), readable with `node(id:)`" },
+    idFieldOptions: { description: "Globally unique id, the same as the REST id (`org_…`, `spc_…`)" },
+    nodeQueryOptions: { description: "The object with this id, of any type implementing Node; not found when the caller cannot see it" },
+    nodesQueryOptions: { description: "The objects with these ids, in the same order; null for each one not found or not visible" },
+    pageInfoTypeOptions: { description: "Where a page of a list stands: whether more items follow, and the cursors to fetch them" },
+    hasNextPageFieldOptions: { description: "Whether more items follow this page (fetch them with `after: endCursor`)" },
+    hasPreviousPageFieldOptions: { description: "Always false: lists page forward only" },
+    startCursorFieldOptions: { description: "Cursor of the first item of this page; null when the page is empty" },
+    endCursorFieldOptions: { description: "Cursor of the last item of this page, for `after`; null when the page is empty" },
+    defaultConnectionTypeOptions: {
+      description: "One page of a list: its items (as nodes, or as edges with cursors), where it stands, and the total count",
+    },
+    defaultEdgeTypeOptions: { description: "One item of a list page, with the cursor to continue after it" },
+    edgesFieldOptions: { description: "The items of this page, each with its cursor" },
+    nodesFieldOptions: { description: "The items of this page" },
+    pageInfoFieldOptions: { description: "Whether more items follow, and the cursors to fetch them" },
+    cursorFieldOptions: { description: "Opaque cursor of this item: pass it as `after` to continue after it" },
+    nodeFieldOptions: { description: "The item" },
   },
 });
 
@@ -55,8 +74,12 @@ function isNodeType(typename: string): boolean {
   return config.interfaces.some((iface) => builder.configStore.getTypeConfig(iface).name === node.name);
 }
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({
+  description: "Reads. Everything starts from `viewer` (the caller), or from an object's id (`organization`, `space`, `node`, …)",
+});
+builder.mutationType({
+  description: "Writes. Each mutation takes one `input` object and answers a payload with what it changed",
+});
 
 builder.scalarType("DateTime", {
   description: "An ISO 8601 date-time string",

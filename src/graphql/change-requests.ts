@@ -15,7 +15,7 @@ import {
 } from "../core/change-requests/index.ts";
 import { notFound } from "../core/errors.ts";
 import { builder } from "./builder.ts";
-import { enumName, toConnection } from "./common.ts";
+import { enumName, toConnection, payloadDescription } from "./common.ts";
 import { ContentTargetRef, headContentFields, RevisionRef } from "./content.ts";
 import { revisionAt } from "../core/content/target.ts";
 import { UserRef } from "./organizations.ts";
@@ -29,8 +29,8 @@ export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
   >,
 });
 
-const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", {
-  fields: (t) => ({ app: t.string(), location: t.string() }),
+const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", { description: "Addresses of a change request",
+  fields: (t) => ({ app: t.string({ description: "URL of the change request in the app" }), location: t.string({ description: "URL of the change request in the REST API" }) }),
 });
 
 export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
@@ -47,14 +47,14 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
     ),
   fields: (t) => ({
     number: t.exposeInt("number", { description: "1, 2, 3 … within the space" }),
-    status: t.field({ type: ChangeRequestStatus, resolve: (c) => c.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
-    subject: t.exposeString("subject"),
-    createdBy: t.field({ type: UserRef, resolve: (c) => c.createdById }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    mergedBy: t.field({ type: UserRef, nullable: true, resolve: (c) => c.mergedById }),
-    mergedAt: t.expose("mergedAt", { type: "DateTime", nullable: true }),
-    space: t.field({ type: SpaceRef, resolve: (c) => c.spaceId }),
+    status: t.field({ description: "DRAFT, OPEN, MERGED or ARCHIVED", type: ChangeRequestStatus, resolve: (c) => c.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
+    subject: t.exposeString("subject", { description: "Short summary of the change; empty when not given" }),
+    createdBy: t.field({ description: "Who opened the change request", type: UserRef, resolve: (c) => c.createdById }),
+    createdAt: t.expose("createdAt", { description: "When the change request was opened", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When the change request or its content last changed", type: "DateTime" }),
+    mergedBy: t.field({ description: "Who merged the change request; null unless merged", type: UserRef, nullable: true, resolve: (c) => c.mergedById }),
+    mergedAt: t.expose("mergedAt", { description: "When the change request was merged; null unless merged", type: "DateTime", nullable: true }),
+    space: t.field({ description: "The space the change request belongs to", type: SpaceRef, resolve: (c) => c.spaceId }),
     revision: t.id({ description: "Id of the change request's head revision", resolve: (c) => c.revisionId }),
     revisionInitial: t.id({ description: "Id of the space revision it was opened from", resolve: (c) => c.revisionInitialId }),
     revisionMergedAncestor: t.id({
@@ -74,7 +74,7 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
       description: "Open comments on the change request (replies not counted)",
       resolve: (c, _args, { core }) => core.loaders.openCommentCount.load(`cr:${c.id}`),
     }),
-    urls: t.field({
+    urls: t.field({ description: "Addresses of the change request in the REST API and the app",
       type: ChangeRequestUrls,
       resolve: (c, _args, { core }) => ({
         app: core.urls.app(`/s/${c.spaceId}/~/changes/${c.number}`),
@@ -129,18 +129,18 @@ builder.objectFields(SpaceRef, (t) => ({
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
-  space: f.id({ required: true }),
+  space: f.id({ description: "Id of the space", required: true }),
   changeRequest: f.id({ required: true, description: "The change request's id, or its number in the space" }),
 });
 
 const ChangeRequestPayload = (name: string) =>
-  builder.simpleObject(name, { fields: (p) => ({ changeRequest: p.field({ type: ChangeRequestRef }) }) });
+  builder.simpleObject(name, { description: payloadDescription(name), fields: (p) => ({ changeRequest: p.field({ description: "The change request, as it stands after the change", type: ChangeRequestRef }) }) });
 
 const RevisionPayload = (name: string, revision: string) =>
-  builder.simpleObject(name, {
+  builder.simpleObject(name, { description: payloadDescription(name),
     fields: (p) => ({
       revision: p.field({ type: RevisionRef, description: revision }),
-      changeRequest: p.field({ type: ChangeRequestRef }),
+      changeRequest: p.field({ description: "The change request, as it stands after the change", type: ChangeRequestRef }),
     }),
   });
 
@@ -151,9 +151,9 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateChangeRequestInput", {
+        type: builder.inputType("CreateChangeRequestInput", { description: "Input of the createChangeRequest mutation",
           fields: (f) => ({
-            space: f.id({ required: true }),
+            space: f.id({ description: "Id of the space", required: true }),
             subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters` }),
             agentTaskId: f.string({ description: "The agent task the change request implements" }),
           }),
@@ -168,7 +168,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateChangeRequestInput", {
+        type: builder.inputType("UpdateChangeRequestInput", { description: "Input of the updateChangeRequest mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
             subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters; null leaves it` }),
@@ -186,7 +186,7 @@ builder.mutationFields((t) => ({
     description:
       "Brings the space's newest content into the change request: a three-way merge against the content it is based on. " +
       "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
-    args: { input: t.arg({ required: true, type: builder.inputType("UpdateChangeRequestFromSpaceInput", { fields: changeRequestTarget }) }) },
+    args: { input: t.arg({ required: true, type: builder.inputType("UpdateChangeRequestFromSpaceInput", { description: "Input of the updateChangeRequestFromSpace mutation", fields: changeRequestTarget }) }) },
     resolve: (_root, { input }, { core }) => updateChangeRequestFromSpace(core, input.space, input.changeRequest),
   }),
   mergeChangeRequest: t.field({
@@ -194,7 +194,7 @@ builder.mutationFields((t) => ({
     description:
       "Puts the change request's edits onto the space (needs review): a three-way merge against the content it is based on. " +
       "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
-    args: { input: t.arg({ required: true, type: builder.inputType("MergeChangeRequestInput", { fields: changeRequestTarget }) }) },
+    args: { input: t.arg({ required: true, type: builder.inputType("MergeChangeRequestInput", { description: "Input of the mergeChangeRequest mutation", fields: changeRequestTarget }) }) },
     resolve: (_root, { input }, { core }) => mergeChangeRequest(core, input.space, input.changeRequest),
   }),
 }));

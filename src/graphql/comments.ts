@@ -39,7 +39,7 @@ import {
 import { markdownToDocument } from "../core/content/document.ts";
 import { builder } from "./builder.ts";
 import { ChangeRequestRef } from "./change-requests.ts";
-import { enumName, toConnection } from "./common.ts";
+import { enumName, toConnection, payloadDescription } from "./common.ts";
 import { ContentTargetRef, RevisionRef } from "./content.ts";
 import { ListOrder, MemberRef } from "./members.ts";
 import { UserRef } from "./organizations.ts";
@@ -71,23 +71,23 @@ function pathOf(row: Comment): string {
 const CommentBody = builder.objectRef<string>("CommentBody").implement({
   description: "The body of a comment or reply: markdown as posted, or parsed into a document tree",
   fields: (t) => ({
-    markdown: t.string({ resolve: (markdown) => markdown }),
-    document: t.field({ type: "JSON", resolve: (markdown) => markdownToDocument(markdown) }),
+    markdown: t.string({ description: "The body as Markdown, as it was posted", resolve: (markdown) => markdown }),
+    document: t.field({ description: "The body as a document tree (the published API's JSONDocument)", type: "JSON", resolve: (markdown) => markdownToDocument(markdown) }),
   }),
 });
 
-const EmojiReactionUser = builder.objectRef<{ userId: string; reactedAt: Date }>("EmojiReactionUser").implement({
+const EmojiReactionUser = builder.objectRef<{ userId: string; reactedAt: Date }>("EmojiReactionUser").implement({ description: "A user who reacted with an emoji, and when",
   fields: (t) => ({
-    user: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
-    reactedAt: t.field({ type: "DateTime", resolve: (r) => r.reactedAt }),
+    user: t.field({ description: "The user who reacted", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
+    reactedAt: t.field({ description: "When the user reacted", type: "DateTime", resolve: (r) => r.reactedAt }),
   }),
 });
 
 const EmojiReaction = builder.objectRef<ReactionGroup>("EmojiReaction").implement({
   description: "The users who reacted with one emoji (each user once)",
   fields: (t) => ({
-    emoji: t.string({ resolve: (r) => r.emoji }),
-    count: t.int({ resolve: (r) => r.users.length }),
+    emoji: t.string({ description: "The emoji", resolve: (r) => r.emoji }),
+    count: t.int({ description: "How many users reacted with this emoji", resolve: (r) => r.users.length }),
     users: t.field({ type: [EmojiReactionUser], description: "In the order they reacted", resolve: (r) => r.users }),
   }),
 });
@@ -95,7 +95,7 @@ const EmojiReaction = builder.objectRef<ReactionGroup>("EmojiReaction").implemen
 const CommentReplier = builder.objectRef<Replier>("CommentReplier").implement({
   description: "A user who replied to a comment",
   fields: (t) => ({
-    user: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
+    user: t.field({ description: "A user who replied", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
     count: t.int({ description: "How many replies they posted", resolve: (r) => r.count }),
     updatedAt: t.field({ type: "DateTime", description: "When they last replied", resolve: (r) => r.updatedAt }),
   }),
@@ -104,19 +104,19 @@ const CommentReplier = builder.objectRef<Replier>("CommentReplier").implement({
 const CommentPermissions = builder.simpleObject("CommentPermissions", {
   description: "What the caller may do with the comment or reply",
   fields: (t) => ({
-    view: t.boolean(),
+    view: t.boolean({ description: "Whether the caller may read the comment" }),
     edit: t.boolean({ description: "Edit the body: its author, or an admin of the space" }),
     reply: t.boolean({ description: "Reply and react" }),
     delete: t.boolean({ description: "Its author, or an admin of the space" }),
   }),
 });
 
-const CommentUrls = builder.simpleObject("CommentUrls", { fields: (t) => ({ location: t.string() }) });
+const CommentUrls = builder.simpleObject("CommentUrls", { description: "Addresses of a comment or reply", fields: (t) => ({ location: t.string({ description: "URL of the comment in the REST API" }) }) });
 
 const CommentTargetNode = builder.objectRef<Comment>("CommentTargetNode").implement({
   description: "The place in the page the comment is attached to",
   fields: (t) => ({
-    id: t.id({ resolve: (c) => c.targetNodeId! }),
+    id: t.id({ description: "Id of the place (a block) in the page", resolve: (c) => c.targetNodeId! }),
     preview: t.string({
       nullable: true,
       description: "The title of the page section whose heading anchor is the node id (as in the target revision); null when none is",
@@ -128,13 +128,13 @@ const CommentTargetNode = builder.objectRef<Comment>("CommentTargetNode").implem
 const CommentTargetPage = builder.objectRef<TargetPage>("CommentTargetPage").implement({
   description: "The page a comment is on, as it was in the revision the comment targets",
   fields: (t) => ({
-    id: t.id({ resolve: (p) => p.page.id }),
-    title: t.string({ resolve: (p) => p.page.title }),
-    emoji: t.string({ nullable: true, resolve: (p) => p.page.emoji ?? null }),
-    icon: t.string({ nullable: true, resolve: (p) => p.page.icon ?? null }),
-    createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
-    updatedAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
-    path: t.string({ resolve: (p) => p.path }),
+    id: t.id({ description: "Id of the page", resolve: (p) => p.page.id }),
+    title: t.string({ description: "Title of the page", resolve: (p) => p.page.title }),
+    emoji: t.string({ description: "Emoji of the page; null when none", nullable: true, resolve: (p) => p.page.emoji ?? null }),
+    icon: t.string({ description: "Icon of the page; null when none", nullable: true, resolve: (p) => p.page.icon ?? null }),
+    createdAt: t.field({ description: "When the page was created", type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
+    updatedAt: t.field({ description: "When the page last changed", type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
+    path: t.string({ description: "Path of the page in its content", resolve: (p) => p.path }),
     outdated: t.boolean({
       description: "True when, in the current head of the comment's space or change request, the page is gone or its title or body changed since",
       resolve: (p) => p.outdated,
@@ -145,23 +145,23 @@ const CommentTargetPage = builder.objectRef<TargetPage>("CommentTargetPage").imp
 const CommentTarget = builder.objectRef<Comment>("CommentTarget").implement({
   description: "What a comment is about",
   fields: (t) => ({
-    node: t.field({ type: CommentTargetNode, nullable: true, resolve: (c) => (c.targetNodeId ? c : null) }),
-    page: t.field({ type: CommentTargetPage, nullable: true, resolve: (c, _args, { core }) => targetPageOf(core, c) }),
-    changeRequest: t.field({ type: ChangeRequestRef, nullable: true, resolve: (c) => c.changeRequestId }),
-    space: t.field({ type: SpaceRef, resolve: (c) => c.spaceId }),
+    node: t.field({ description: "The place in the page the comment is attached to; null for the whole page", type: CommentTargetNode, nullable: true, resolve: (c) => (c.targetNodeId ? c : null) }),
+    page: t.field({ description: "The page the comment is on; null for a comment on the whole content", type: CommentTargetPage, nullable: true, resolve: (c, _args, { core }) => targetPageOf(core, c) }),
+    changeRequest: t.field({ description: "The change request the comment is on; null for a comment on the space", type: ChangeRequestRef, nullable: true, resolve: (c) => c.changeRequestId }),
+    space: t.field({ description: "The space the comment belongs to", type: SpaceRef, resolve: (c) => c.spaceId }),
     revision: t.field({ type: RevisionRef, description: "The head of the space or change request when the comment was posted", resolve: (c) => c.targetRevisionId }),
   }),
 });
 
 /** Fields comments and replies share. */
 const postedFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Comment>) => ({
-  postedBy: t.field({ type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.postedById) }),
-  postedAt: t.expose("postedAt", { type: "DateTime" }),
+  postedBy: t.field({ description: "Who posted it", type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.postedById) }),
+  postedAt: t.expose("postedAt", { description: "When it was posted", type: "DateTime" }),
   editedAt: t.expose("editedAt", { type: "DateTime", nullable: true, description: "When the body was last edited" }),
-  reactions: t.field({ type: [EmojiReaction], resolve: (c, _args, { core }) => reactionsOf(core, c) }),
+  reactions: t.field({ description: "Emoji reactions, one entry per emoji with its count", type: [EmojiReaction], resolve: (c, _args, { core }) => reactionsOf(core, c) }),
   body: t.field({ type: CommentBody, description: `Markdown, 1 to ${COMMENT_BODY_MAX} characters`, resolve: (c) => c.body }),
-  permissions: t.field({ type: CommentPermissions, resolve: (c, _args, { core }) => commentPermissions(core, c) }),
-  urls: t.field({ type: CommentUrls, resolve: (c, _args, { core }) => ({ location: core.urls.api(pathOf(c)) }) }),
+  permissions: t.field({ description: "What the caller may do with it", type: CommentPermissions, resolve: (c, _args, { core }) => commentPermissions(core, c) }),
+  urls: t.field({ description: "Addresses of it in the REST API", type: CommentUrls, resolve: (c, _args, { core }) => ({ location: core.urls.api(pathOf(c)) }) }),
 });
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -173,16 +173,16 @@ export const CommentRef = builder.loadableNode("Comment", {
   load: (ids: string[], { core }) => Promise.all(ids.map((id) => readCommentOrReply(core, id, "comment").catch((error: Error) => error))),
   fields: (t) => ({
     ...postedFields(t),
-    status: t.field({ type: CommentStatus, resolve: (c) => c.status as CommentStatusValue }),
-    resolvedAt: t.expose("resolvedAt", { type: "DateTime", nullable: true }),
-    resolvedBy: t.field({
+    status: t.field({ description: "open or resolved", type: CommentStatus, resolve: (c) => c.status as CommentStatusValue }),
+    resolvedAt: t.expose("resolvedAt", { description: "When the comment was resolved; null while open", type: "DateTime", nullable: true }),
+    resolvedBy: t.field({ description: "Who resolved the comment; null while open",
       type: UserRef,
       nullable: true,
       resolve: (c, _args, { core }) => (c.resolvedById ? shownUser(core, c.resolvedById) : null),
     }),
-    replyCount: t.int({ resolve: (c, _args, { core }) => replyCountOf(core, c) }),
+    replyCount: t.int({ description: "Number of replies", resolve: (c, _args, { core }) => replyCountOf(core, c) }),
     repliers: t.field({ type: [CommentReplier], description: "In the order of their last reply", resolve: (c, _args, { core }) => repliersOf(core, c) }),
-    target: t.field({ type: CommentTarget, resolve: (c) => c }),
+    target: t.field({ description: "What the comment is about: the space or a change request, and the page and place in it if any", type: CommentTarget, resolve: (c) => c }),
   }),
 });
 
@@ -269,7 +269,7 @@ builder.objectFields(ContentTargetRef, commentLists((head) => ({ spaceId: head.s
 type Fields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
 
 const baseFields = (f: Fields) => ({
-  space: f.id({ required: true }),
+  space: f.id({ description: "Id of the space", required: true }),
   changeRequest: f.id({ description: "A change request of the space (its id or number); absent: the space itself" }),
 });
 
@@ -282,11 +282,11 @@ const updateFields = (f: Fields) => ({
 
 const baseOf = (input: { space: string; changeRequest?: string | null }): CommentBase => ({ spaceId: input.space, changeRequestId: input.changeRequest });
 
-const CommentPayload = (name: string) => builder.simpleObject(name, { fields: (p) => ({ comment: p.field({ type: CommentRef }) }) });
+const CommentPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (p) => ({ comment: p.field({ description: "The comment, as it stands after the change", type: CommentRef }) }) });
 const ReplyPayload = (name: string) =>
-  builder.simpleObject(name, {
+  builder.simpleObject(name, { description: payloadDescription(name),
     fields: (p) => ({
-      reply: p.field({ type: CommentReplyRef }),
+      reply: p.field({ description: "The reply, as it stands after the change", type: CommentReplyRef }),
       comment: p.field({ type: CommentRef, description: "The comment it replies to" }),
     }),
   });
@@ -298,7 +298,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PostCommentInput", {
+        type: builder.inputType("PostCommentInput", { description: "Input of the postComment mutation",
           fields: (f) => ({
             ...baseFields(f),
             page: f.id({ description: "A page of the current head of the space or change request" }),
@@ -316,10 +316,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateCommentInput", {
+        type: builder.inputType("UpdateCommentInput", { description: "Input of the updateComment mutation",
           fields: (f) => ({
             ...baseFields(f),
-            comment: f.id({ required: true }),
+            comment: f.id({ description: "Id of the comment", required: true }),
             ...updateFields(f),
             resolved: f.boolean({ description: "true resolves, false reopens; null leaves it" }),
           }),
@@ -329,12 +329,12 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, { core }) => ({ comment: await updateComment(core, baseOf(input), input.comment, input) }),
   }),
   deleteComment: t.field({
-    type: builder.simpleObject("DeleteCommentPayload", { fields: (p) => ({ deletedCommentId: p.id() }) }),
+    type: builder.simpleObject("DeleteCommentPayload", { description: "Result of the deleteComment mutation", fields: (p) => ({ deletedCommentId: p.id({ description: "Id of the comment deleted" }) }) }),
     description: "Deletes a comment with its replies and reactions (author or space admin)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteCommentInput", { fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }) }) }),
+        type: builder.inputType("DeleteCommentInput", { description: "Input of the deleteComment mutation", fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -342,13 +342,13 @@ builder.mutationFields((t) => ({
       return { deletedCommentId: input.comment };
     },
   }),
-  postCommentReply: t.field({
+  postCommentReply: t.field({ description: "Replies to a comment",
     type: ReplyPayload("PostCommentReplyPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PostCommentReplyInput", {
-          fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }), body: f.string({ required: true, description: BODY }) }),
+        type: builder.inputType("PostCommentReplyInput", { description: "Input of the postCommentReply mutation",
+          fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }), body: f.string({ required: true, description: BODY }) }),
         }),
       }),
     },
@@ -363,11 +363,11 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateCommentReplyInput", {
+        type: builder.inputType("UpdateCommentReplyInput", { description: "Input of the updateCommentReply mutation",
           fields: (f) => ({
             ...baseFields(f),
-            comment: f.id({ required: true }),
-            reply: f.id({ required: true }),
+            comment: f.id({ description: "Id of the comment", required: true }),
+            reply: f.id({ description: "Id of the reply", required: true }),
             ...updateFields(f),
             resolved: f.boolean({ description: "Change requests only: true resolves the comment, false reopens it; null leaves it" }),
           }),
@@ -377,13 +377,13 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, { core }) => updateReply(core, baseOf(input), input.comment, input.reply, input),
   }),
   deleteCommentReply: t.field({
-    type: builder.simpleObject("DeleteCommentReplyPayload", { fields: (p) => ({ deletedCommentReplyId: p.id() }) }),
+    type: builder.simpleObject("DeleteCommentReplyPayload", { description: "Result of the deleteCommentReply mutation", fields: (p) => ({ deletedCommentReplyId: p.id({ description: "Id of the reply deleted" }) }) }),
     description: "Deletes a reply with its reactions (author or space admin)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteCommentReplyInput", {
-          fields: (f) => ({ ...baseFields(f), comment: f.id({ required: true }), reply: f.id({ required: true }) }),
+        type: builder.inputType("DeleteCommentReplyInput", { description: "Input of the deleteCommentReply mutation",
+          fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }), reply: f.id({ description: "Id of the reply", required: true }) }),
         }),
       }),
     },

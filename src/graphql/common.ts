@@ -21,8 +21,8 @@ export const SpaceEditMode = enumOf("SpaceEditMode", "live: direct edits; locked
 export const ContentPositionInput = builder.inputType("ContentPositionInput", {
   description: "Where to put an item among its siblings; the ids are of spaces or collections. Default: last.",
   fields: (t) => ({
-    before: t.id(),
-    after: t.id(),
+    before: t.id({ description: "Put it right before this sibling" }),
+    after: t.id({ description: "Put it right after this sibling" }),
   }),
 });
 
@@ -40,3 +40,15 @@ export function toConnection<T>(page: Page<T>) {
     },
   };
 }
+
+/** `CreatePageInput` → `createPage`: the mutation an input or payload type belongs to. */
+const mutationOf = (typeName: string) => {
+  const base = typeName.replace(/(Input|Payload)$/, "");
+  return base[0].toLowerCase() + base.slice(1);
+};
+
+/** The description of a mutation's input type, from its name. */
+export const inputDescription = (typeName: string) => `Input of the ${mutationOf(typeName)} mutation`;
+
+/** The description of a mutation's payload type, from its name. */
+export const payloadDescription = (typeName: string) => `Result of the ${mutationOf(typeName)} mutation`;

@@ -9,7 +9,7 @@ import { PAGE_KINDS, type ContentEdit, type PageCover, type PageFields, type Pag
 import { DomainError, badInput } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { builder } from "./builder.ts";
-import { enumName } from "./common.ts";
+import { enumName, payloadDescription } from "./common.ts";
 // content.ts imports PageKind from here: the two modules only use each other's types inside
 // field thunks, which run when the schema is built.
 import { PageRef, ReusableContentRef, RevisionRef, type PageItem } from "./content.ts";
@@ -27,20 +27,20 @@ export const PageKind = builder.enumType("PageKind", {
   >,
 });
 
-const PageCoverSize = builder.enumType("PageCoverSize", {
+const PageCoverSize = builder.enumType("PageCoverSize", { description: "How wide a page's cover is shown",
   values: { HERO: { value: "hero" as const }, FULL: { value: "full" as const } },
 });
 
 const PageLayoutInput = builder.inputType("PageLayoutInput", {
   description: "The whole layout of a page: on update it replaces the current one (null removes it)",
   fields: (f) => ({
-    cover: f.boolean(),
-    coverSize: f.field({ type: PageCoverSize }),
-    title: f.boolean(),
-    description: f.boolean(),
-    tableOfContents: f.boolean(),
-    outline: f.boolean(),
-    pagination: f.boolean(),
+    cover: f.boolean({ description: "Show the cover" }),
+    coverSize: f.field({ description: "How wide the cover is shown", type: PageCoverSize }),
+    title: f.boolean({ description: "Show the title" }),
+    description: f.boolean({ description: "Show the description" }),
+    tableOfContents: f.boolean({ description: "Show the table of contents" }),
+    outline: f.boolean({ description: "Show the outline of headings" }),
+    pagination: f.boolean({ description: "Show links to the previous and next pages" }),
   }),
 });
 
@@ -57,24 +57,24 @@ const MARKDOWN_DESCRIPTION = "Body of a document page, at most 1 MiB (UTF-8) (41
 
 /** Fields of a page that create and update share. */
 const pageFields = (f: Fields) => ({
-  emoji: f.string(),
-  icon: f.string(),
+  emoji: f.string({ description: "Emoji of the page (Unicode code point in hex); null removes it" }),
+  icon: f.string({ description: "Icon of the page; null removes it" }),
   description: f.string({ description: "At most 1000 characters" }),
   slug: f.string({
     description: "Lowercase letters and digits separated by single hyphens, at most 100 characters; made unique among the pages of the same path with -2, -3, …",
   }),
-  hidden: f.boolean(),
-  noIndex: f.boolean(),
-  noRobotsIndex: f.boolean(),
-  layout: f.field({ type: PageLayoutInput }),
-  cover: f.field({ type: PageCoverInput }),
+  hidden: f.boolean({ description: "Leave the page out of the published navigation" }),
+  noIndex: f.boolean({ description: "Leave the page out of search engines and the site search" }),
+  noRobotsIndex: f.boolean({ description: "Ask search engines not to index the page" }),
+  layout: f.field({ description: "Which parts of the page are shown when published", type: PageLayoutInput }),
+  cover: f.field({ description: "The cover image (a file of the content); null removes it", type: PageCoverInput }),
   markdown: f.string({ description: MARKDOWN_DESCRIPTION }),
   href: f.string({ description: "Target URL (link pages only)" }),
 });
 
 const createFields = (f: Fields) => ({
   title: f.string({ required: true, description: "1 to 100 characters" }),
-  kind: f.field({ type: PageKind, defaultValue: "document" }),
+  kind: f.field({ description: "DOCUMENT (default), GROUP or LINK", type: PageKind, defaultValue: "document" }),
   ...pageFields(f),
   parent: f.id({ description: "Parent page; absent or null: the top level" }),
   before: f.id({ description: "Sibling to insert before (default: last)" }),
@@ -82,13 +82,13 @@ const createFields = (f: Fields) => ({
 });
 
 const updateFields = (f: Fields) => ({
-  page: f.id({ required: true }),
+  page: f.id({ description: "Id of the page", required: true }),
   title: f.string({ description: "1 to 100 characters; null leaves it" }),
   ...pageFields(f),
 });
 
 const moveFields = (f: Fields) => ({
-  page: f.id({ required: true }),
+  page: f.id({ description: "Id of the page", required: true }),
   parent: f.id({ description: "New parent page; null: the top level; absent keeps the current parent" }),
   before: f.id({ description: "Sibling (in the target parent) to move before" }),
   after: f.id({ description: "Sibling (in the target parent) to move after" }),
@@ -96,7 +96,7 @@ const moveFields = (f: Fields) => ({
 
 /** Whose content a mutation edits: the space's own, or one of its change requests'. */
 export const targetFields = (f: Fields) => ({
-  space: f.id({ required: true }),
+  space: f.id({ description: "Id of the space", required: true }),
   changeRequest: f.id({ description: "Edit this change request's content (its id or number) instead of the space's own; its head moves, the space's does not" }),
 });
 
@@ -106,10 +106,10 @@ export const targetOf = (input: { space: string; changeRequest?: string | null }
   changeRequest: input.changeRequest,
 });
 
-const CreatePageEditInput = builder.inputType("CreatePageEditInput", { fields: (f) => createFields(f) });
-const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { fields: (f) => updateFields(f) });
-const MovePageEditInput = builder.inputType("MovePageEditInput", { fields: (f) => moveFields(f) });
-const DeletePageEditInput = builder.inputType("DeletePageEditInput", { fields: (f) => ({ page: f.id({ required: true }) }) });
+const CreatePageEditInput = builder.inputType("CreatePageEditInput", { description: "The createPage edit of an editContent batch", fields: (f) => createFields(f) });
+const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { description: "The updatePage edit of an editContent batch", fields: (f) => updateFields(f) });
+const MovePageEditInput = builder.inputType("MovePageEditInput", { description: "The movePage edit of an editContent batch", fields: (f) => moveFields(f) });
+const DeletePageEditInput = builder.inputType("DeletePageEditInput", { description: "The deletePage edit of an editContent batch", fields: (f) => ({ page: f.id({ description: "Id of the page", required: true }) }) });
 
 const REUSABLE_MARKDOWN_DESCRIPTION = "Body of the reusable content, at most 1 MiB (UTF-8) (413 above)";
 
@@ -118,7 +118,7 @@ const createReusableFields = (f: Fields) => ({
   markdown: f.string({ description: `${REUSABLE_MARKDOWN_DESCRIPTION}; absent: empty` }),
 });
 const updateReusableFields = (f: Fields) => ({
-  reusableContent: f.id({ required: true }),
+  reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }),
   title: f.string({ description: "1 to 100 characters; null leaves it" }),
   markdown: f.string({ description: `${REUSABLE_MARKDOWN_DESCRIPTION}; null leaves it` }),
 });
@@ -131,25 +131,25 @@ const variablesFields = (f: Fields) => ({
   }),
 });
 
-const CreateReusableContentEditInput = builder.inputType("CreateReusableContentEditInput", { fields: (f) => createReusableFields(f) });
-const UpdateReusableContentEditInput = builder.inputType("UpdateReusableContentEditInput", { fields: (f) => updateReusableFields(f) });
-const DeleteReusableContentEditInput = builder.inputType("DeleteReusableContentEditInput", {
-  fields: (f) => ({ reusableContent: f.id({ required: true }) }),
+const CreateReusableContentEditInput = builder.inputType("CreateReusableContentEditInput", { description: "The createReusableContent edit of an editContent batch", fields: (f) => createReusableFields(f) });
+const UpdateReusableContentEditInput = builder.inputType("UpdateReusableContentEditInput", { description: "The updateReusableContent edit of an editContent batch", fields: (f) => updateReusableFields(f) });
+const DeleteReusableContentEditInput = builder.inputType("DeleteReusableContentEditInput", { description: "The deleteReusableContent edit of an editContent batch",
+  fields: (f) => ({ reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }) }),
 });
-const SetVariablesEditInput = builder.inputType("SetVariablesEditInput", { fields: (f) => variablesFields(f) });
+const SetVariablesEditInput = builder.inputType("SetVariablesEditInput", { description: "The setVariables edit of an editContent batch", fields: (f) => variablesFields(f) });
 
 const ContentEditInput = builder.inputType("ContentEditInput", {
   description: "One edit of a batch: exactly one of the fields",
   isOneOf: true,
   fields: (f) => ({
-    createPage: f.field({ type: CreatePageEditInput }),
-    updatePage: f.field({ type: UpdatePageEditInput }),
-    movePage: f.field({ type: MovePageEditInput }),
-    deletePage: f.field({ type: DeletePageEditInput }),
-    createReusableContent: f.field({ type: CreateReusableContentEditInput }),
-    updateReusableContent: f.field({ type: UpdateReusableContentEditInput }),
-    deleteReusableContent: f.field({ type: DeleteReusableContentEditInput }),
-    setVariables: f.field({ type: SetVariablesEditInput }),
+    createPage: f.field({ description: "Creates a page", type: CreatePageEditInput }),
+    updatePage: f.field({ description: "Changes a page's fields or body", type: UpdatePageEditInput }),
+    movePage: f.field({ description: "Moves a page (under another parent, or among its siblings)", type: MovePageEditInput }),
+    deletePage: f.field({ description: "Deletes a page and the pages below it", type: DeletePageEditInput }),
+    createReusableContent: f.field({ description: "Creates a reusable content", type: CreateReusableContentEditInput }),
+    updateReusableContent: f.field({ description: "Changes a reusable content's title or body", type: UpdateReusableContentEditInput }),
+    deleteReusableContent: f.field({ description: "Deletes a reusable content", type: DeleteReusableContentEditInput }),
+    setVariables: f.field({ description: "Replaces the content's variables", type: SetVariablesEditInput }),
   }),
 });
 
@@ -259,20 +259,20 @@ function reusableContentIn(revision: Revision, id: string) {
 const REVISION_DESCRIPTION = "The new revision (the new head of the space, or of the change request); its parent is the previous head";
 
 const ReusableContentPayload = (name: string) =>
-  builder.simpleObject(name, {
+  builder.simpleObject(name, { description: payloadDescription(name),
     fields: (t) => ({
       revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
       reusableContent: t.field({ type: ReusableContentRef, description: "The reusable content, as it stands in the new revision" }),
-      space: t.field({ type: SpaceRef }),
+      space: t.field({ description: "The space, as it stands after the change", type: SpaceRef }),
     }),
   });
 
 const PagePayload = (name: string) =>
-  builder.simpleObject(name, {
+  builder.simpleObject(name, { description: payloadDescription(name),
     fields: (t) => ({
       revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
       page: t.field({ type: PageRef, description: "The page, as it stands in the new revision" }),
-      space: t.field({ type: SpaceRef }),
+      space: t.field({ description: "The space, as it stands after the change", type: SpaceRef }),
     }),
   });
 
@@ -283,7 +283,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreatePageInput", { fields: (f) => ({ ...targetFields(f), ...createFields(f) }) }),
+        type: builder.inputType("CreatePageInput", { description: "Input of the createPage mutation", fields: (f) => ({ ...targetFields(f), ...createFields(f) }) }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -298,7 +298,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdatePageInput", { fields: (f) => ({ ...targetFields(f), ...updateFields(f) }) }),
+        type: builder.inputType("UpdatePageInput", { description: "Input of the updatePage mutation", fields: (f) => ({ ...targetFields(f), ...updateFields(f) }) }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -312,7 +312,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MovePageInput", { fields: (f) => ({ ...targetFields(f), ...moveFields(f) }) }),
+        type: builder.inputType("MovePageInput", { description: "Input of the movePage mutation", fields: (f) => ({ ...targetFields(f), ...moveFields(f) }) }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -321,18 +321,18 @@ builder.mutationFields((t) => ({
     },
   }),
   deletePage: t.field({
-    type: builder.simpleObject("DeletePagePayload", {
+    type: builder.simpleObject("DeletePagePayload", { description: "Result of the deletePage mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
-        deletedPageId: p.id(),
-        space: p.field({ type: SpaceRef }),
+        deletedPageId: p.id({ description: "Id of the page deleted" }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description: "Deletes a page and its subpages: one new revision",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeletePageInput", { fields: (f) => ({ ...targetFields(f), page: f.id({ required: true }) }) }),
+        type: builder.inputType("DeletePageInput", { description: "Input of the deletePage mutation", fields: (f) => ({ ...targetFields(f), page: f.id({ description: "Id of the page", required: true }) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -346,7 +346,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateReusableContentInput", { fields: (f) => ({ ...targetFields(f), ...createReusableFields(f) }) }),
+        type: builder.inputType("CreateReusableContentInput", { description: "Input of the createReusableContent mutation", fields: (f) => ({ ...targetFields(f), ...createReusableFields(f) }) }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -361,7 +361,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateReusableContentInput", { fields: (f) => ({ ...targetFields(f), ...updateReusableFields(f) }) }),
+        type: builder.inputType("UpdateReusableContentInput", { description: "Input of the updateReusableContent mutation", fields: (f) => ({ ...targetFields(f), ...updateReusableFields(f) }) }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -370,19 +370,19 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteReusableContent: t.field({
-    type: builder.simpleObject("DeleteReusableContentPayload", {
+    type: builder.simpleObject("DeleteReusableContentPayload", { description: "Result of the deleteReusableContent mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
-        deletedReusableContentId: p.id(),
-        space: p.field({ type: SpaceRef }),
+        deletedReusableContentId: p.id({ description: "Id of the reusable content deleted" }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description: "Deletes a reusable content: one new revision",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteReusableContentInput", {
-          fields: (f) => ({ ...targetFields(f), reusableContent: f.id({ required: true }) }),
+        type: builder.inputType("DeleteReusableContentInput", { description: "Input of the deleteReusableContent mutation",
+          fields: (f) => ({ ...targetFields(f), reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }) }),
         }),
       }),
     },
@@ -392,17 +392,17 @@ builder.mutationFields((t) => ({
     },
   }),
   setRevisionVariables: t.field({
-    type: builder.simpleObject("SetRevisionVariablesPayload", {
+    type: builder.simpleObject("SetRevisionVariablesPayload", { description: "Result of the setRevisionVariables mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
-        space: p.field({ type: SpaceRef }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description: "Replaces the revision-level variables of the space's content: one new revision",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SetRevisionVariablesInput", { fields: (f) => ({ ...targetFields(f), ...variablesFields(f) }) }),
+        type: builder.inputType("SetRevisionVariablesInput", { description: "Input of the setRevisionVariables mutation", fields: (f) => ({ ...targetFields(f), ...variablesFields(f) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -411,7 +411,7 @@ builder.mutationFields((t) => ({
     },
   }),
   editContent: t.field({
-    type: builder.simpleObject("EditContentPayload", {
+    type: builder.simpleObject("EditContentPayload", { description: "Result of the editContent mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         createdPages: p.field({ type: [PageRef], description: "The pages the batch's createPage edits made, in their order" }),
@@ -419,7 +419,7 @@ builder.mutationFields((t) => ({
           type: [ReusableContentRef],
           description: "The reusable contents the batch's createReusableContent edits made, in their order",
         }),
-        space: p.field({ type: SpaceRef }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description:
@@ -428,7 +428,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("EditContentInput", {
+        type: builder.inputType("EditContentInput", { description: "Input of the editContent mutation",
           fields: (f) => ({
             ...targetFields(f),
             message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),

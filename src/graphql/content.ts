@@ -56,9 +56,9 @@ const filesOf = (revision: Revision): FileItem[] => contentOf(revision).files.ma
 // --- Types -------------------------------------------------------------------------------------
 
 
-const RevisionUrls = builder.simpleObject("RevisionUrls", {
+const RevisionUrls = builder.simpleObject("RevisionUrls", { description: "Addresses of a revision",
   fields: (t) => ({
-    app: t.string(),
+    app: t.string({ description: "URL of the revision in the app" }),
     published: t.string({ nullable: true, description: "Only when the space is not private" }),
     public: t.string({ nullable: true, description: "Only when the space is public" }),
   }),
@@ -67,15 +67,15 @@ const RevisionUrls = builder.simpleObject("RevisionUrls", {
 const RevisionGit = builder.simpleObject("RevisionGit", {
   description: "The git commit a revision comes from (none until git sync exists)",
   fields: (t) => ({
-    oid: t.string(),
-    message: t.string(),
-    createdByService: t.boolean(),
-    url: t.string({ nullable: true }),
-    ref: t.string({ nullable: true }),
+    oid: t.string({ description: "The commit id" }),
+    message: t.string({ description: "The commit message" }),
+    createdByService: t.boolean({ description: "Whether the commit was made by this service (an export) rather than imported" }),
+    url: t.string({ description: "URL of the commit; null when unknown", nullable: true }),
+    ref: t.string({ description: "The Git reference (branch); null when unknown", nullable: true }),
   }),
 });
 
-const PageUrls = builder.simpleObject("PageUrls", { fields: (t) => ({ app: t.string() }) });
+const PageUrls = builder.simpleObject("PageUrls", { description: "Addresses of a page", fields: (t) => ({ app: t.string({ description: "URL of the page in the app" }) }) });
 
 /** The effective layout: stored settings over the defaults. */
 const LAYOUT_DEFAULTS = {
@@ -98,69 +98,69 @@ const PageLayoutRef = builder.objectRef<typeof LAYOUT_DEFAULTS>("PageLayout").im
   description: "How a document page is shown: each setting as stored, else its default",
   fields: (t) => ({
     width: t.exposeString("width", { description: "default or wide" }),
-    cover: t.exposeBoolean("cover"),
+    cover: t.exposeBoolean("cover", { description: "Whether the cover is shown" }),
     coverSize: t.exposeString("coverSize", { description: "hero, full or background" }),
     coverMask: t.exposeString("coverMask", { description: "none or radial" }),
-    title: t.exposeBoolean("title"),
-    description: t.exposeBoolean("description"),
-    tableOfContents: t.exposeBoolean("tableOfContents"),
-    outline: t.exposeBoolean("outline"),
-    pagination: t.exposeBoolean("pagination"),
-    metadata: t.exposeBoolean("metadata"),
-    tags: t.exposeBoolean("tags"),
-    actions: t.exposeBoolean("actions"),
-    anchors: t.exposeBoolean("anchors"),
+    title: t.exposeBoolean("title", { description: "Whether the title is shown" }),
+    description: t.exposeBoolean("description", { description: "Whether the description is shown" }),
+    tableOfContents: t.exposeBoolean("tableOfContents", { description: "Whether the table of contents is shown" }),
+    outline: t.exposeBoolean("outline", { description: "Whether the outline of headings is shown" }),
+    pagination: t.exposeBoolean("pagination", { description: "Whether links to the previous and next pages are shown" }),
+    metadata: t.exposeBoolean("metadata", { description: "Whether metadata (last update, authors) is shown" }),
+    tags: t.exposeBoolean("tags", { description: "Whether tags are shown" }),
+    actions: t.exposeBoolean("actions", { description: "Whether page actions are shown" }),
+    anchors: t.exposeBoolean("anchors", { description: "Whether heading anchors are shown" }),
   }),
 });
 
 const FileReference = builder.simpleObject("FileReference", {
   description: "A file of the revision",
-  fields: (t) => ({ kind: t.string({ description: "Always file" }), file: t.id() }),
+  fields: (t) => ({ kind: t.string({ description: "Always file" }), file: t.id({ description: "Id of the file in the same content" }) }),
 });
 
-const PageCoverRef = builder.simpleObject("PageCover", {
+const PageCoverRef = builder.simpleObject("PageCover", { description: "The cover image of a page",
   fields: (t) => ({
-    ref: t.field({ type: FileReference, nullable: true }),
-    refDark: t.field({ type: FileReference, nullable: true }),
-    yPos: t.float(),
+    ref: t.field({ description: "The cover image: a file of the content", type: FileReference, nullable: true }),
+    refDark: t.field({ description: "The cover image in dark mode; null: the same as ref", type: FileReference, nullable: true }),
+    yPos: t.float({ description: "Vertical position of the image in the cover, in pixels" }),
   }),
 });
 
-const FileDimensions = builder.simpleObject("FileDimensions", {
-  fields: (t) => ({ width: t.int(), height: t.int() }),
+const FileDimensions = builder.simpleObject("FileDimensions", { description: "Width and height of an image, in pixels",
+  fields: (t) => ({ width: t.int({ description: "Width in pixels" }), height: t.int({ description: "Height in pixels" }) }),
 });
 
 export const PageRef = builder.objectRef<PageItem>("Page");
 PageRef.implement({
   description: "A page of a revision. Page ids are stable across revisions, so a page is not a node: reach it through its space or revision.",
   fields: (t) => ({
-    id: t.id({ resolve: (p) => p.page.id }),
-    title: t.string({ resolve: (p) => p.page.title }),
-    emoji: t.string({ nullable: true, resolve: (p) => p.page.emoji ?? null }),
-    icon: t.string({ nullable: true, resolve: (p) => p.page.icon ?? null }),
-    createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
-    updatedAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
-    type: t.field({ type: PageKind, resolve: (p) => p.page.kind }),
-    slug: t.string({ resolve: (p) => p.page.slug }),
+    id: t.id({ description: "Id of the page, stable across revisions", resolve: (p) => p.page.id }),
+    title: t.string({ description: "Title of the page", resolve: (p) => p.page.title }),
+    emoji: t.string({ description: "Emoji of the page (Unicode code point in hex); null when none", nullable: true, resolve: (p) => p.page.emoji ?? null }),
+    icon: t.string({ description: "Icon of the page; null when none", nullable: true, resolve: (p) => p.page.icon ?? null }),
+    createdAt: t.field({ description: "When the page was created", type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
+    updatedAt: t.field({ description: "When the page last changed", type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
+    type: t.field({ description: "DOCUMENT, GROUP or LINK", type: PageKind, resolve: (p) => p.page.kind }),
+    slug: t.string({ description: "The page's path segment, unique among its siblings", resolve: (p) => p.page.slug }),
     path: t.string({ description: "Slugs from the top, joined by /; groups add no segment", resolve: (p) => p.path }),
     parentId: t.id({ nullable: true, description: "The parent page; null at the top level", resolve: (p) => p.parentId }),
-    description: t.string({ nullable: true, resolve: (p) => p.page.description ?? null }),
+    description: t.string({ description: "Short description of the page; null when none", nullable: true, resolve: (p) => p.page.description ?? null }),
     href: t.string({ nullable: true, description: "Target URL of a link page", resolve: (p) => p.page.href ?? null }),
     documentId: t.id({
       nullable: true,
       description: "Id of the page body (its content hash); null for groups and links",
       resolve: (p) => p.page.body ?? null,
     }),
-    urls: t.field({ type: PageUrls, resolve: (p, _args, { core }) => ({ app: core.urls.app(`${p.appBase}/${p.path}`) }) }),
-    hidden: t.boolean({ resolve: (p) => p.page.hidden }),
-    noIndex: t.boolean({ resolve: (p) => p.page.noIndex }),
-    noRobotsIndex: t.boolean({ resolve: (p) => p.page.noRobotsIndex }),
+    urls: t.field({ description: "Addresses of the page", type: PageUrls, resolve: (p, _args, { core }) => ({ app: core.urls.app(`${p.appBase}/${p.path}`) }) }),
+    hidden: t.boolean({ description: "Whether the page is left out of the published navigation", resolve: (p) => p.page.hidden }),
+    noIndex: t.boolean({ description: "Whether search engines and the site search leave the page out", resolve: (p) => p.page.noIndex }),
+    noRobotsIndex: t.boolean({ description: "Whether search engines are asked not to index the page", resolve: (p) => p.page.noRobotsIndex }),
     variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (p) => p.page.variables ?? {} }),
-    layout: t.field({
+    layout: t.field({ description: "Which parts of the page are shown when published",
       type: PageLayoutRef,
       resolve: (p) => ({ ...LAYOUT_DEFAULTS, ...(p.page.layout as Partial<PageLayout> | undefined) }) as typeof LAYOUT_DEFAULTS,
     }),
-    cover: t.field({
+    cover: t.field({ description: "The page's cover image; null when none",
       type: PageCoverRef,
       nullable: true,
       resolve: ({ page: { cover } }) =>
@@ -200,9 +200,9 @@ export const FileRef = builder.objectRef<FileItem>("File");
 FileRef.implement({
   description: "A file of a revision (stable id across revisions)",
   fields: (t) => ({
-    id: t.id({ resolve: (f) => f.file.id }),
-    name: t.string({ resolve: (f) => f.file.name }),
-    contentType: t.string({ resolve: (f) => f.file.contentType }),
+    id: t.id({ description: "Id of the file", resolve: (f) => f.file.id }),
+    name: t.string({ description: "File name", resolve: (f) => f.file.name }),
+    contentType: t.string({ description: "Media type of the file", resolve: (f) => f.file.contentType }),
     size: t.int({ description: "Bytes", resolve: (f) => f.file.size }),
     dimensions: t.field({
       type: FileDimensions,
@@ -210,7 +210,7 @@ FileRef.implement({
       description: "Images only",
       resolve: (f) => (f.file.width != null && f.file.height != null ? { width: f.file.width, height: f.file.height } : null),
     }),
-    downloadURL: t.string({ resolve: (f, _args, { core }) => downloadUrlOf(core, f.file) }),
+    downloadURL: t.string({ description: "Signed URL of the file's bytes, valid for a limited time (no token needed)", resolve: (f, _args, { core }) => downloadUrlOf(core, f.file) }),
   }),
 });
 
@@ -218,10 +218,10 @@ export const ReusableContentRef = builder.objectRef<ReusableContentEntry>("Reusa
 ReusableContentRef.implement({
   description: "A block of markdown shared by the pages of a space (stable id across revisions)",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    title: t.exposeString("title"),
-    createdAt: t.field({ type: "DateTime", resolve: (r) => new Date(r.createdAt) }),
-    updatedAt: t.field({ type: "DateTime", resolve: (r) => new Date(r.updatedAt) }),
+    id: t.exposeID("id", { description: "Id of the reusable content (`rc_…`), stable across revisions" }),
+    title: t.exposeString("title", { description: "Title of the reusable content" }),
+    createdAt: t.field({ description: "When the reusable content was created", type: "DateTime", resolve: (r) => new Date(r.createdAt) }),
+    updatedAt: t.field({ description: "When the reusable content last changed", type: "DateTime", resolve: (r) => new Date(r.updatedAt) }),
     documentId: t.id({ description: "Id of the body (its content hash)", resolve: (r) => r.body }),
     markdown: t.string({
       description: "The body; loaded only when asked for, in one statement for all of a request",
@@ -251,8 +251,8 @@ export const RevisionRef = builder.loadableNode("Revision", {
   fields: (t) => ({
     parents: t.idList({ description: "Ids of the parent revisions", resolve: (r) => r.parentIds }),
     type: t.string({ description: "How the revision was made: edits, merge, update …", resolve: (r) => r.type }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    space: t.field({ type: SpaceRef, resolve: (r) => r.spaceId }),
+    createdAt: t.expose("createdAt", { description: "When the revision was made", type: "DateTime" }),
+    space: t.field({ description: "The space of the revision", type: SpaceRef, resolve: (r) => r.spaceId }),
     pages: t.field({
       type: [PageRef],
       description: "Top-level pages; each has its child `pages`",
@@ -272,8 +272,8 @@ export const RevisionRef = builder.loadableNode("Revision", {
       args: { id: t.arg.id(), path: t.arg.string() },
       resolve: (r, args, { core }) => pageIn(core, r, args),
     }),
-    files: t.field({ type: [FileRef], resolve: (r) => filesOf(r) }),
-    file: t.field({ type: FileRef, args: { id: t.arg.id({ required: true }) }, resolve: (r, { id }) => fileIn(r, id) }),
+    files: t.field({ description: "Every file of the revision", type: [FileRef], resolve: (r) => filesOf(r) }),
+    file: t.field({ description: "A file of the revision by id", type: FileRef, args: { id: t.arg.id({ required: true }) }, resolve: (r, { id }) => fileIn(r, id) }),
     reusableContents: t.field({
       type: [ReusableContentRef],
       description: "Reusable contents, in order of creation",
@@ -286,7 +286,7 @@ export const RevisionRef = builder.loadableNode("Revision", {
       description: "Git metadata of the revision: always null (no git sync)",
       resolve: () => null,
     }),
-    urls: t.field({
+    urls: t.field({ description: "Addresses of the revision",
       type: RevisionUrls,
       resolve: async (r, _args, { core }) => {
         const space = await core.loaders.space.load(r.spaceId);
@@ -360,7 +360,7 @@ export const ContentTargetRef = builder.objectRef<ContentHead>("ContentTarget");
 ContentTargetRef.implement({
   description: "A space's own content, or one of its change requests': the head that reads and edits apply to",
   fields: (t) => ({
-    space: t.field({ type: SpaceRef, resolve: (head) => head.space }),
+    space: t.field({ description: "The space whose content this is", type: SpaceRef, resolve: (head) => head.space }),
     ...headContentFields(t, (head, core) => headRevision(core, head), "target's"),
   }),
 });

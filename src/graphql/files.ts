@@ -45,11 +45,11 @@ const Upload = builder.addScalarType("Upload" as never, UploadScalar) as unknown
 
 builder.mutationFields((t) => ({
   uploadFiles: t.field({
-    type: builder.simpleObject("UploadFilesPayload", {
+    type: builder.simpleObject("UploadFilesPayload", { description: "Result of the uploadFiles mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request)" }),
         files: p.field({ type: [FileRef], description: "The uploaded files, in the order they were given" }),
-        space: p.field({ type: SpaceRef }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description:
@@ -59,10 +59,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UploadFilesInput", {
+        type: builder.inputType("UploadFilesInput", { description: "Input of the uploadFiles mutation",
           fields: (f) => ({
             ...targetFields(f),
-            files: f.field({ type: [Upload], required: true }),
+            files: f.field({ description: "The files, as multipart uploads (the GraphQL multipart request spec)", type: [Upload], required: true }),
             message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
           }),
         }),
@@ -77,21 +77,21 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteFile: t.field({
-    type: builder.simpleObject("DeleteFilePayload", {
+    type: builder.simpleObject("DeleteFilePayload", { description: "Result of the deleteFile mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request), without the file" }),
-        deletedFileId: p.id(),
-        space: p.field({ type: SpaceRef }),
+        deletedFileId: p.id({ description: "Id of the file removed from the content" }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description: "Removes a file from the space's content as one new revision; earlier revisions still have it",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteFileInput", {
+        type: builder.inputType("DeleteFileInput", { description: "Input of the deleteFile mutation",
           fields: (f) => ({
             ...targetFields(f),
-            file: f.id({ required: true }),
+            file: f.id({ description: "Id of the file", required: true }),
             message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
           }),
         }),

@@ -18,7 +18,7 @@ import {
 } from "../core/grants/index.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef } from "./collections.ts";
-import { enumName, MemberRole, toConnection } from "./common.ts";
+import { enumName, MemberRole, toConnection, payloadDescription } from "./common.ts";
 import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 import { TeamRef } from "./teams.ts";
@@ -33,8 +33,8 @@ const AccessSourceKind = builder.enumType("AccessSourceKind", {
 const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implement({
   description: "One source of a role on a space or collection",
   fields: (t) => ({
-    kind: t.field({ type: AccessSourceKind, resolve: (s) => s.kind }),
-    role: t.field({ type: MemberRole, resolve: (s) => s.role }),
+    kind: t.field({ description: "Where the role comes from: the organization role, a default level, or a grant (to the user or one of their teams)", type: AccessSourceKind, resolve: (s) => s.kind }),
+    role: t.field({ description: "The role this source gives", type: MemberRole, resolve: (s) => s.role }),
     space: t.field({ type: SpaceRef, nullable: true, description: "The space the default level or grant is on", resolve: (s) => (s.on?.kind === "space" ? s.on.id : null) }),
     collection: t.field({
       type: CollectionRef,
@@ -43,14 +43,14 @@ const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implemen
       resolve: (s) => (s.on?.kind === "collection" ? s.on.id : null),
     }),
     // The team is shown to whoever may list the item's permissions, as the grant is on the item.
-    team: t.field({ type: TeamRef, nullable: true, resolve: (s, _args, { core }) => (s.teamId ? core.loaders.team.load(s.teamId) : null) }),
+    team: t.field({ description: "The team whose grant gives the role; null for other sources", type: TeamRef, nullable: true, resolve: (s, _args, { core }) => (s.teamId ? core.loaders.team.load(s.teamId) : null) }),
   }),
 });
 
 const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implement({
   description: "A user's effective role on a space or collection, and where it comes from",
   fields: (t) => ({
-    user: t.field({ type: UserRef, resolve: (a) => a.userId }),
+    user: t.field({ description: "The user", type: UserRef, resolve: (a) => a.userId }),
     role: t.field({ type: MemberRole, description: "The effective role: the highest of the sources", resolve: (a) => a.role }),
     sources: t.field({ type: [AccessSourceRef], description: "Every source of a role, highest first", resolve: (a) => a.sources }),
   }),
@@ -59,9 +59,9 @@ const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implem
 const TeamPermissionRef = builder.objectRef<TeamAccess>("TeamPermission").implement({
   description: "A team's role on a space or collection: the highest of its grants on it or on a collection above it",
   fields: (t) => ({
-    team: t.field({ type: TeamRef, resolve: (a, _args, { core }) => core.loaders.team.load(a.teamId).then((team) => team!) }),
-    role: t.field({ type: MemberRole, resolve: (a) => a.role }),
-    sources: t.field({ type: [AccessSourceRef], resolve: (a) => a.sources }),
+    team: t.field({ description: "The team", type: TeamRef, resolve: (a, _args, { core }) => core.loaders.team.load(a.teamId).then((team) => team!) }),
+    role: t.field({ description: "The team's highest role on the item", type: MemberRole, resolve: (a) => a.role }),
+    sources: t.field({ description: "Every origin of that role, highest first", type: [AccessSourceRef], resolve: (a) => a.sources }),
   }),
 });
 
@@ -114,7 +114,7 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
   const SetGrantInput = builder.inputType(`Set${typeName}GrantInput`, {
     description: "Exactly one of user and team",
     fields: (f) => ({
-      [field]: f.id({ required: true }),
+      [field]: f.id({ required: true, description: `Id of the ${kind}` }),
       user: f.id({ description: "A member's user id" }),
       team: f.id({ description: `A team of the ${kind}'s organization` }),
       role: f.field({ type: MemberRole, description: `The role to give on the ${kind}${kind === "collection" ? " and what is beneath it" : ""}; null removes the grant (required)` }),
@@ -123,7 +123,7 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
   const InviteInput = builder.inputType(`InviteTo${typeName}Input`, {
     description: "At least one user or team, at most 100 in all",
     fields: (f) => ({
-      [field]: f.id({ required: true }),
+      [field]: f.id({ required: true, description: `Id of the ${kind}` }),
       role: f.field({ type: MemberRole, description: "The role to give (required)" }),
       users: f.stringList({ description: "Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest" }),
       teams: f.idList({ description: `Teams of the ${kind}'s organization` }),
@@ -133,9 +133,10 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
   builder.mutationFields((t) => ({
     [`set${typeName}Grant`]: t.field({
       type: builder.simpleObject(`Set${typeName}GrantPayload`, {
+        description: payloadDescription(`Set${typeName}GrantPayload`),
         fields: (p) => ({
-          [field]: p.field({ type: ref as never }),
-          role: p.field({ type: MemberRole, nullable: true }),
+          [field]: p.field({ type: ref as never, description: `The ${kind}` }),
+          role: p.field({ type: MemberRole, nullable: true, description: "The role the grant gives now (null: the grant was removed)" }),
           previousRole: p.field({ type: MemberRole, nullable: true, description: "The role the grant gave before (null: there was none)" }),
         }),
       }),
@@ -147,7 +148,10 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
       },
     }),
     [`inviteTo${typeName}`]: t.field({
-      type: builder.simpleObject(`InviteTo${typeName}Payload`, { fields: (p) => ({ [field]: p.field({ type: ref as never }) }) }),
+      type: builder.simpleObject(`InviteTo${typeName}Payload`, {
+        description: payloadDescription(`InviteTo${typeName}Payload`),
+        fields: (p) => ({ [field]: p.field({ type: ref as never, description: `The ${kind}, with its new grants` }) }),
+      }),
       description: `Gives a role on the ${kind} to every user, e-mail and team listed, all or nothing`,
       args: { input: t.arg({ type: InviteInput, required: true }) },
       resolve: async (_root, { input }: any, { core }) => {

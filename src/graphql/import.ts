@@ -8,12 +8,12 @@ import { SpaceRef } from "./spaces.ts";
 
 builder.mutationFields((t) => ({
   importContent: t.field({
-    type: builder.simpleObject("ImportContentPayload", {
+    type: builder.simpleObject("ImportContentPayload", { description: "Result of the importContent mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request)" }),
         importedResources: p.int({ description: "Pages and files imported" }),
         totalResources: p.int({ description: "Resources found, including those skipped (bounds, errors)" }),
-        space: p.field({ type: SpaceRef }),
+        space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
     }),
     description:
@@ -22,7 +22,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("ImportContentInput", {
+        type: builder.inputType("ImportContentInput", { description: "Input of the importContent mutation",
           fields: (f) => ({
             ...targetFields(f),
             parent: f.id({ description: "Import below this page: the site's top pages become its children" }),

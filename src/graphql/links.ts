@@ -22,22 +22,22 @@ const LinkStatus = builder.enumType("LinkStatus", {
 const ContentReference = builder.objectRef<ContentRef>("ContentReference").implement({
   description: "A relative reference to content: `kind` says which of the other fields is set",
   fields: (t) => ({
-    kind: t.string({ resolve: (r) => r.kind }),
+    kind: t.string({ description: "What the reference points at: page, file, anchor, url or space", resolve: (r) => r.kind }),
     page: t.string({
       nullable: true,
       description: "Page id (a broken page link: the path it names)",
       resolve: (r) => ("page" in r ? (r.page ?? null) : null),
     }),
-    anchor: t.string({ nullable: true, resolve: (r) => ("anchor" in r ? r.anchor : null) }),
-    file: t.string({ nullable: true, resolve: (r) => ("file" in r ? r.file : null) }),
-    space: t.string({ nullable: true, resolve: (r) => ("space" in r ? r.space : null) }),
-    url: t.string({ nullable: true, resolve: (r) => ("url" in r ? r.url : null) }),
+    anchor: t.string({ description: "Anchor in the target page; null when none", nullable: true, resolve: (r) => ("anchor" in r ? r.anchor : null) }),
+    file: t.string({ description: "Id of the file, for kind file", nullable: true, resolve: (r) => ("file" in r ? r.file : null) }),
+    space: t.string({ description: "Id of the space, for kind space", nullable: true, resolve: (r) => ("space" in r ? r.space : null) }),
+    url: t.string({ description: "The URL, for kind url", nullable: true, resolve: (r) => ("url" in r ? r.url : null) }),
   }),
 });
 
-const LinkBrokenStats = builder.simpleObject("LinkBrokenStats", {
+const LinkBrokenStats = builder.simpleObject("LinkBrokenStats", { description: "Counts of broken links",
   fields: (t) => ({
-    total: t.int(),
+    total: t.int({ description: "Number of broken links" }),
     changeRequest: t.int({ description: "Broken links added by change requests (none exist yet: 0)" }),
   }),
 });
@@ -45,8 +45,8 @@ const LinkBrokenStats = builder.simpleObject("LinkBrokenStats", {
 const LinkStatsRef = builder.objectRef<LinkStats>("LinkStats").implement({
   description: "Counts over the whole list, before the status filter",
   fields: (t) => ({
-    total: t.exposeInt("total"),
-    broken: t.field({ type: LinkBrokenStats, resolve: (s) => s.broken }),
+    total: t.exposeInt("total", { description: "Number of links" }),
+    broken: t.field({ description: "Counts of broken links", type: LinkBrokenStats, resolve: (s) => s.broken }),
   }),
 });
 
@@ -68,9 +68,9 @@ async function pageItems(core: CoreContext, revision: Revision, ids: string[]): 
 const RevisionLinkRef = builder.objectRef<LinkItem>("RevisionLink").implement({
   description: "A link of a revision: one target, with every page it appears on",
   fields: (t) => ({
-    status: t.field({ type: LinkStatus, resolve: (l) => l.link.status }),
+    status: t.field({ description: "OK, BROKEN, or IN_APP (a URL of the app that is not a space)", type: LinkStatus, resolve: (l) => l.link.status }),
     relation: t.string({ description: "link or image", resolve: (l) => l.link.relation }),
-    targetReference: t.field({ type: ContentReference, resolve: (l) => l.link.target }),
+    targetReference: t.field({ description: "What the link points at", type: ContentReference, resolve: (l) => l.link.target }),
     locationReferences: t.field({
       type: [ContentReference],
       description: "Where the link appears: the pages, as references",
@@ -89,7 +89,7 @@ const RevisionLinkConnection = builder.connectionObject(
     type: RevisionLinkRef,
     name: "RevisionLinkConnection",
     fields: (t) => ({
-      stats: t.field({ type: LinkStatsRef, resolve: (c) => (c as unknown as { stats: LinkStats }).stats }),
+      stats: t.field({ description: "Counts over every link, not only this page", type: LinkStatsRef, resolve: (c) => (c as unknown as { stats: LinkStats }).stats }),
     }),
   },
   { name: "RevisionLinkEdge" },

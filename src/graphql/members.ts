@@ -21,7 +21,7 @@ import {
 } from "../core/members/index.ts";
 import { memberSiteCount } from "../core/sites/index.ts";
 import { builder } from "./builder.ts";
-import { enumName, MemberRole, toConnection } from "./common.ts";
+import { enumName, MemberRole, toConnection, payloadDescription, inputDescription } from "./common.ts";
 import { OrganizationRef, UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 // teams.ts imports this file too: TeamMembershipRef is only used inside field thunks (built
@@ -44,7 +44,7 @@ export const MemberSort = builder.enumType("MemberSort", {
   >,
 });
 
-export const ListOrder = builder.enumType("ListOrder", {
+export const ListOrder = builder.enumType("ListOrder", { description: "Sort direction of a list",
   values: { ASC: { value: "asc" as const }, DESC: { value: "desc" as const } },
 });
 
@@ -55,12 +55,12 @@ MemberRef.implement({
   fields: (t) => ({
     id: t.id({ description: "The user's id", resolve: (m) => m.userId }),
     role: t.field({ type: MemberRole, nullable: true, description: "null for guests", resolve: (m) => m.role as never }),
-    user: t.field({ type: UserRef, resolve: (m) => m.userId }),
-    organization: t.field({ type: OrganizationRef, resolve: (m) => m.organizationId }),
-    disabled: t.exposeBoolean("disabled"),
-    joinedAt: t.expose("joinedAt", { type: "DateTime" }),
-    lastSeenAt: t.expose("lastSeenAt", { type: "DateTime", nullable: true }),
-    sso: t.exposeBoolean("sso"),
+    user: t.field({ description: "The user", type: UserRef, resolve: (m) => m.userId }),
+    organization: t.field({ description: "The organization", type: OrganizationRef, resolve: (m) => m.organizationId }),
+    disabled: t.exposeBoolean("disabled", { description: "Whether the member's access is disabled" }),
+    joinedAt: t.expose("joinedAt", { description: "When the user joined the organization", type: "DateTime" }),
+    lastSeenAt: t.expose("lastSeenAt", { description: "When the member last used the API (recorded at most once a minute); null if never", type: "DateTime", nullable: true }),
+    sso: t.exposeBoolean("sso", { description: "Whether the member signs in through the organization's SAML provider" }),
     spaces: t.int({
       description: "Number of spaces the member reaches through grants (to them or their teams)",
       resolve: (m, _args, { core }) => core.loaders.memberSpaceCount.load(memberKey(m.organizationId, m.userId)),
@@ -87,11 +87,11 @@ interface MemberSpace {
 const MemberSpaceRef = builder.objectRef<MemberSpace>("MemberSpace").implement({
   description: "A space a member can access through a grant, and their effective role on it",
   fields: (t) => ({
-    permission: t.field({
+    permission: t.field({ description: "The member's role on the space",
       type: MemberRole,
       resolve: async ({ userId, space }, _args, { core }) => ((await memberRoleOnSpace(core, userId, space)) ?? "read") as never,
     }),
-    space: t.field({ type: SpaceRef, resolve: ({ space }) => space }),
+    space: t.field({ description: "The space", type: SpaceRef, resolve: ({ space }) => space }),
   }),
 });
 
@@ -142,7 +142,7 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     MemberConnection,
   ),
-  member: t.field({
+  member: t.field({ description: "A member of the organization by user id; not found when the user is not a member",
     type: MemberRef,
     args: { user: t.arg.id({ required: true, description: "The member's user id" }) },
     resolve: (o, { user }, { core }) => readMember(core, o.id, user),
@@ -152,10 +152,10 @@ builder.objectFields(OrganizationRef, (t) => ({
 const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
   description: "A link anyone can use to join the organization with a role",
   fields: (t) => ({
-    id: t.exposeID("id"),
+    id: t.exposeID("id", { description: "Id of the invite link" }),
     role: t.field({ type: MemberRole, nullable: true, description: "null joins as a guest", resolve: (i) => i.role as never }),
-    organization: t.field({ type: OrganizationRef, resolve: (i) => i.organizationId }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    organization: t.field({ description: "The organization the link lets people join", type: OrganizationRef, resolve: (i) => i.organizationId }),
+    createdAt: t.expose("createdAt", { description: "When the invite link was created", type: "DateTime" }),
   }),
 });
 
@@ -169,11 +169,11 @@ builder.queryField("organizationsForEmailDomain", (t) =>
   }),
 );
 
-const MemberPayload = (name: string) => builder.simpleObject(name, { fields: (t) => ({ member: t.field({ type: MemberRef }) }) });
+const MemberPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ member: t.field({ description: "The member, as it stands after the change", type: MemberRef }) }) });
 const MemberInput = (name: string, extra?: "role") =>
-  builder.inputType(name, {
+  builder.inputType(name, { description: inputDescription(name),
     fields: (f) => ({
-      organization: f.id({ required: true }),
+      organization: f.id({ description: "Id of the organization", required: true }),
       user: f.id({ required: true, description: "The member's user id" }),
       ...(extra === "role" ? { role: f.field({ type: MemberRole, description: "null makes the member a guest; absent leaves it" }) } : {}),
     }),
@@ -189,7 +189,7 @@ builder.mutationFields((t) => ({
     }),
   }),
   removeMember: t.field({
-    type: builder.simpleObject("RemoveMemberPayload", { fields: (p) => ({ removedUserId: p.id() }) }),
+    type: builder.simpleObject("RemoveMemberPayload", { description: "Result of the removeMember mutation", fields: (p) => ({ removedUserId: p.id({ description: "Id of the user removed from the organization" }) }) }),
     description:
       "Removes a member, with their team memberships and grants in the organization. The last admin cannot be removed (CONFLICT).",
     args: { input: t.arg({ required: true, type: MemberInput("RemoveMemberInput") }) },
@@ -210,22 +210,22 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PingOrganizationInput", { fields: (f) => ({ organization: f.id({ required: true }) }) }),
+        type: builder.inputType("PingOrganizationInput", { description: "Input of the pingOrganization mutation", fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => ({ member: await pingOrganization(core, input.organization) }),
   }),
   inviteMembers: t.field({
-    type: builder.simpleObject("InviteMembersPayload", { fields: (p) => ({ members: p.field({ type: [MemberRef] }) }) }),
+    type: builder.simpleObject("InviteMembersPayload", { description: "Result of the inviteMembers mutation", fields: (p) => ({ members: p.field({ description: "The members added (existing members are left as they are)", type: [MemberRef] }) }) }),
     description:
       "Adds people by e-mail: a new e-mail gets a user and a member; an existing member keeps their role (change it with updateMember)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("InviteMembersInput", {
+        type: builder.inputType("InviteMembersInput", { description: "Input of the inviteMembers mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
-            emails: f.stringList({ required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            emails: f.stringList({ description: "E-mail addresses of the people to add", required: true }),
             role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
           }),
         }),
@@ -236,14 +236,14 @@ builder.mutationFields((t) => ({
     }),
   }),
   createLinkInvite: t.field({
-    type: builder.simpleObject("CreateLinkInvitePayload", { fields: (p) => ({ linkInvite: p.field({ type: LinkInviteRef }) }) }),
+    type: builder.simpleObject("CreateLinkInvitePayload", { description: "Result of the createLinkInvite mutation", fields: (p) => ({ linkInvite: p.field({ description: "The new invite link", type: LinkInviteRef }) }) }),
     description: "Creates an invite link; refused (CONFLICT) when the organization's inviteLinks is false",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateLinkInviteInput", {
+        type: builder.inputType("CreateLinkInviteInput", { description: "Input of the createLinkInvite mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
             role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
           }),
         }),
@@ -253,13 +253,13 @@ builder.mutationFields((t) => ({
       linkInvite: await createLinkInvite(core, { organizationId: input.organization, role: (input as { role?: string | null }).role }),
     }),
   }),
-  deleteLinkInvite: t.field({
-    type: builder.simpleObject("DeleteLinkInvitePayload", { fields: (p) => ({ deletedLinkInviteId: p.id() }) }),
+  deleteLinkInvite: t.field({ description: "Deletes an invite link; it no longer lets anyone join",
+    type: builder.simpleObject("DeleteLinkInvitePayload", { description: "Result of the deleteLinkInvite mutation", fields: (p) => ({ deletedLinkInviteId: p.id({ description: "Id of the invite link deleted" }) }) }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteLinkInviteInput", {
-          fields: (f) => ({ organization: f.id({ required: true }), id: f.id({ required: true }) }),
+        type: builder.inputType("DeleteLinkInviteInput", { description: "Input of the deleteLinkInvite mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the link invite", required: true }) }),
         }),
       }),
     },

@@ -12,7 +12,7 @@ import {
 import { builder } from "./builder.ts";
 import { enumName, MemberRole, toConnection } from "./common.ts";
 
-const OrganizationType = builder.enumType("OrganizationType", {
+const OrganizationType = builder.enumType("OrganizationType", { description: "What an organization is used for",
   values: Object.fromEntries(ORGANIZATION_TYPES.map((value) => [enumName(value), { value }])),
 });
 
@@ -28,78 +28,78 @@ export const UserRef = builder.loadableNode("User", {
     return users.map((user, index) => (user && shared[index] ? user : notFound("user", ids[index])));
   },
   fields: (t) => ({
-    displayName: t.exposeString("displayName"),
-    email: t.exposeString("email"),
-    photoURL: t.exposeString("photoURL", { nullable: true }),
-    urls: t.field({
-      type: builder.simpleObject("UserUrls", { fields: (u) => ({ location: u.string() }) }),
+    displayName: t.exposeString("displayName", { description: "Name shown for the user" }),
+    email: t.exposeString("email", { description: "E-mail address of the user" }),
+    photoURL: t.exposeString("photoURL", { description: "URL of the user's photo; null when none", nullable: true }),
+    urls: t.field({ description: "Addresses of the user",
+      type: builder.simpleObject("UserUrls", { description: "Addresses of a user", fields: (u) => ({ location: u.string({ description: "URL of the user in the REST API" }) }) }),
       resolve: (user, _args, { core }) => ({ location: core.urls.api(`/users/${user.id}`) }),
     }),
   }),
 });
 
-const OrganizationUrls = builder.simpleObject("OrganizationUrls", {
+const OrganizationUrls = builder.simpleObject("OrganizationUrls", { description: "Addresses of an organization",
   fields: (t) => ({
-    location: t.string(),
-    app: t.string(),
-    logo: t.string({ nullable: true }),
+    location: t.string({ description: "URL of the organization in the REST API" }),
+    app: t.string({ description: "URL of the organization in the app" }),
+    logo: t.string({ description: "URL of the organization's logo; null when none", nullable: true }),
   }),
 });
 
 const OrganizationTrial = builder.simpleObject("OrganizationTrial", {
   description: "Trials do not exist in this service: status is always notapplicable",
-  fields: (t) => ({ status: t.string(), count: t.int() }),
+  fields: (t) => ({ status: t.string({ description: "State of the current trial" }), count: t.int({ description: "Number of trials the organization had" }) }),
 });
 
-const OrganizationDefaultContent = builder.simpleObject("OrganizationDefaultContent", {
-  fields: (t) => ({ type: t.string(), site: t.id() }),
+const OrganizationDefaultContent = builder.simpleObject("OrganizationDefaultContent", { description: "What the organization's hostname shows by default",
+  fields: (t) => ({ type: t.string({ description: "Kind of default content: site" }), site: t.id({ description: "Id of the site shown" }) }),
 });
 
-const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", {
+const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", { description: "What the caller may do in an organization",
   fields: (t) => ({
-    view: t.boolean(),
-    access: t.boolean(),
-    admin: t.boolean(),
-    ownTeam: t.boolean(),
-    createContent: t.boolean(),
-    createOpenAPISpec: t.boolean(),
-    ingestConversations: t.boolean(),
-    viewBilling: t.boolean(),
-    listMembers: t.boolean(),
-    listTeams: t.boolean(),
-    listIntegrations: t.boolean(),
-    listInstallations: t.boolean(),
-    installIntegration: t.boolean(),
+    view: t.boolean({ description: "Whether the caller may read the organization" }),
+    access: t.boolean({ description: "Whether the caller is a member (or guest) with access" }),
+    admin: t.boolean({ description: "Whether the caller administers the organization" }),
+    ownTeam: t.boolean({ description: "Whether the caller may own (create and manage) teams" }),
+    createContent: t.boolean({ description: "Whether the caller may create spaces and collections" }),
+    createOpenAPISpec: t.boolean({ description: "Whether the caller may publish OpenAPI specifications" }),
+    ingestConversations: t.boolean({ description: "Whether the caller may ingest conversations" }),
+    viewBilling: t.boolean({ description: "Whether the caller may see billing" }),
+    listMembers: t.boolean({ description: "Whether the caller may list the members" }),
+    listTeams: t.boolean({ description: "Whether the caller may list the teams" }),
+    listIntegrations: t.boolean({ description: "Whether the caller may list integrations" }),
+    listInstallations: t.boolean({ description: "Whether the caller may list integration installations" }),
+    installIntegration: t.boolean({ description: "Whether the caller may install integrations" }),
   }),
 });
 
-export const OrganizationRef = builder.loadableNode("Organization", {
+export const OrganizationRef = builder.loadableNode("Organization", { description: "An organization: its members, teams, collections, spaces and settings",
   id: { resolve: (organization: Organization) => organization.id },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleOrganizations(core, ids);
     return rows.map((row, index) => row ?? notFound("organization", ids[index]));
   },
   fields: (t) => ({
-    title: t.exposeString("title"),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    emailDomains: t.exposeStringList("emailDomains"),
-    hostname: t.exposeString("hostname", { nullable: true }),
-    type: t.field({ type: OrganizationType, resolve: (o) => o.type as (typeof ORGANIZATION_TYPES)[number] }),
-    useCase: t.exposeString("useCase", { nullable: true }),
-    communityType: t.exposeString("communityType", { nullable: true }),
-    defaultRole: t.field({ type: MemberRole, nullable: true, resolve: (o) => o.defaultRole as never }),
-    defaultContent: t.field({
+    title: t.exposeString("title", { description: "Name of the organization" }),
+    createdAt: t.expose("createdAt", { description: "When the organization was created", type: "DateTime" }),
+    emailDomains: t.exposeStringList("emailDomains", { description: "E-mail domains whose users may join" }),
+    hostname: t.exposeString("hostname", { description: "Custom hostname of the organization; null when none", nullable: true }),
+    type: t.field({ description: "What the organization is used for", type: OrganizationType, resolve: (o) => o.type as (typeof ORGANIZATION_TYPES)[number] }),
+    useCase: t.exposeString("useCase", { description: "What the organization documents; null when not given", nullable: true }),
+    communityType: t.exposeString("communityType", { description: "Kind of community, for a community organization; null otherwise", nullable: true }),
+    defaultRole: t.field({ description: "Role every member has on the organization's content unless granted more; null: none", type: MemberRole, nullable: true, resolve: (o) => o.defaultRole as never }),
+    defaultContent: t.field({ description: "What the organization's hostname shows by default; null when nothing",
       type: OrganizationDefaultContent,
       nullable: true,
       resolve: (o) => (o.defaultSiteId ? { type: "site", site: o.defaultSiteId } : null),
     }),
-    sso: t.exposeBoolean("sso"),
-    ai: t.exposeBoolean("ai"),
-    inviteLinks: t.exposeBoolean("inviteLinks"),
+    sso: t.exposeBoolean("sso", { description: "Whether members sign in through SAML" }),
+    ai: t.exposeBoolean("ai", { description: "Whether AI features are on" }),
+    inviteLinks: t.exposeBoolean("inviteLinks", { description: "Whether invite links are allowed" }),
     mergeRules: t.field({ type: "JSON", description: "What a change request needs to be merged: { type: none } or { type: rules, rules }", resolve: (o) => o.mergeRules }),
-    plan: t.exposeString("plan"),
-    trial: t.field({ type: OrganizationTrial, resolve: () => ({ status: "notapplicable", count: 0 }) }),
-    urls: t.field({
+    plan: t.exposeString("plan", { description: "Billing plan of the organization" }),
+    trial: t.field({ description: "The organization's trial, if any", type: OrganizationTrial, resolve: () => ({ status: "notapplicable", count: 0 }) }),
+    urls: t.field({ description: "Addresses of the organization in the REST API and the app",
       type: OrganizationUrls,
       resolve: (o, _args, { core }) => ({
         location: core.urls.api(`/orgs/${o.id}`),
@@ -107,7 +107,7 @@ export const OrganizationRef = builder.loadableNode("Organization", {
         logo: o.logo,
       }),
     }),
-    permissions: t.field({
+    permissions: t.field({ description: "What the caller may do in the organization",
       type: OrganizationPermissions,
       resolve: async (o, _args, { core }) => organizationPermissions(await core.access.membership(o.id)),
     }),
@@ -120,7 +120,7 @@ builder.queryFields((t) => ({
     description: "The caller",
     resolve: (_root, _args, { core }) => core.viewer.userId,
   }),
-  organization: t.field({
+  organization: t.field({ description: "An organization by id; not found when the caller is not a member",
     type: OrganizationRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, { core }) => getOrganization(core, id),
@@ -135,30 +135,30 @@ builder.objectField(UserRef, "organizations", (t) =>
   }, builder.connectionObject({ type: OrganizationRef, name: "OrganizationConnection" }, { name: "OrganizationEdge" })),
 );
 
-const OrganizationDefaultContentInput = builder.inputType("OrganizationDefaultContentInput", {
-  fields: (t) => ({ type: t.string({ required: true }), site: t.id({ required: true }) }),
+const OrganizationDefaultContentInput = builder.inputType("OrganizationDefaultContentInput", { description: "What the organization's hostname shows by default",
+  fields: (t) => ({ type: t.string({ description: "Kind of default content: site", required: true }), site: t.id({ description: "Id of the site to show", required: true }) }),
 });
 
-const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
+const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", { description: "Input of the updateOrganization mutation",
   fields: (t) => ({
-    id: t.id({ required: true }),
-    title: t.string(),
-    emailDomains: t.stringList(),
-    hostname: t.string(),
+    id: t.id({ description: "Id of the organization", required: true }),
+    title: t.string({ description: "New name; absent: unchanged" }),
+    emailDomains: t.stringList({ description: "E-mail domains whose users may join (replaces the list)" }),
+    hostname: t.string({ description: "Custom hostname; null removes it" }),
     defaultRole: t.field({ type: MemberRole, description: "null makes new members guests" }),
-    defaultContent: t.field({ type: OrganizationDefaultContentInput }),
+    defaultContent: t.field({ description: "What the hostname shows by default; null: nothing", type: OrganizationDefaultContentInput }),
     logo: t.string({ description: "URL of the logo, null removes it" }),
-    sso: t.boolean(),
-    ai: t.boolean(),
-    inviteLinks: t.boolean(),
+    sso: t.boolean({ description: "Make members sign in through SAML" }),
+    ai: t.boolean({ description: "Turn AI features on or off" }),
+    inviteLinks: t.boolean({ description: "Allow invite links" }),
     mergeRules: t.field({ type: "JSON", description: "{ type: none } or { type: rules, rules: [...] }, as the published API has them" }),
   }),
 });
 
 builder.mutationField("updateOrganization", (t) =>
-  t.field({
-    type: builder.simpleObject("UpdateOrganizationPayload", {
-      fields: (p) => ({ organization: p.field({ type: OrganizationRef }) }),
+  t.field({ description: "Changes an organization's settings (admins)",
+    type: builder.simpleObject("UpdateOrganizationPayload", { description: "Result of the updateOrganization mutation",
+      fields: (p) => ({ organization: p.field({ description: "The organization after the change", type: OrganizationRef }) }),
     }),
     args: { input: t.arg({ type: UpdateOrganizationInput, required: true }) },
     resolve: async (_root, { input }, { core }) => {

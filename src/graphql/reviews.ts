@@ -38,16 +38,16 @@ const ReviewStatus = enumOf("ChangeRequestReviewStatus", "approved, or changes-r
 const ContributionKind = enumOf("ChangeRequestContributionKind", "edit: made revisions in it; comment: commented or replied on it", CONTRIBUTION_KINDS);
 const ChangeType = enumOf("RevisionChangeType", "What a change did", CHANGE_TYPES);
 
-const ReviewUrls = builder.simpleObject("ChangeRequestReviewUrls", { fields: (t) => ({ location: t.string() }) });
+const ReviewUrls = builder.simpleObject("ChangeRequestReviewUrls", { description: "Addresses of a review", fields: (t) => ({ location: t.string({ description: "URL of the review in the REST API" }) }) });
 
 const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
   description: "A review of a change request as it was at `revision`",
   fields: (t) => ({
-    id: t.id({ resolve: (r) => r.row.id }),
-    status: t.field({ type: ReviewStatus, resolve: (r) => r.row.status as (typeof REVIEW_STATUSES)[number] }),
+    id: t.id({ description: "Id of the review", resolve: (r) => r.row.id }),
+    status: t.field({ description: "The reviewer's decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, resolve: (r) => r.row.status as (typeof REVIEW_STATUSES)[number] }),
     outdated: t.boolean({ description: "True once the change request moved on from `revision` or the reviewer reviewed again", resolve: (r) => r.outdated }),
     revision: t.id({ description: "The change request's head revision that was reviewed", resolve: (r) => r.row.revisionId }),
-    reviewer: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.row.reviewerId) }),
+    reviewer: t.field({ description: "Who reviewed", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.row.reviewerId) }),
     requestedBy: t.field({
       type: UserRef,
       nullable: true,
@@ -60,9 +60,9 @@ const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
       description: "The comment posted with the review (null once deleted)",
       resolve: (r, _args, { core }) => (r.row.commentId ? readCommentOrReply(core, r.row.commentId, "comment").catch(() => null) : null),
     }),
-    createdAt: t.field({ type: "DateTime", resolve: (r) => r.row.createdAt }),
-    updatedAt: t.field({ type: "DateTime", resolve: (r) => r.row.updatedAt }),
-    urls: t.field({
+    createdAt: t.field({ description: "When the review was submitted", type: "DateTime", resolve: (r) => r.row.createdAt }),
+    updatedAt: t.field({ description: "When the review last changed", type: "DateTime", resolve: (r) => r.row.updatedAt }),
+    urls: t.field({ description: "Addresses of the review",
       type: ReviewUrls,
       resolve: async (r, _args, { core }) => {
         const changeRequest = await core.loaders.changeRequest.load(r.row.changeRequestId);
@@ -75,43 +75,43 @@ const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
 const RequestedReviewerRef = builder.objectRef<ChangeRequestReviewer>("ChangeRequestRequestedReviewer").implement({
   description: "A member asked to review a change request",
   fields: (t) => ({
-    user: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
-    requestedBy: t.field({ type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.requestedById) }),
+    user: t.field({ description: "The reviewer asked", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
+    requestedBy: t.field({ description: "Who requested the review", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.requestedById) }),
     revision: t.id({ description: "The change request's head when asked", resolve: (r) => r.revisionId }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { description: "When the review was requested", type: "DateTime" }),
   }),
 });
 
 const ContributorRef = builder.objectRef<Contributor>("ChangeRequestContributor").implement({
   description: "What one user contributed to a change request, of one kind",
   fields: (t) => ({
-    user: t.field({ type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.userId) }),
-    kind: t.field({ type: ContributionKind, resolve: (c) => c.kind }),
+    user: t.field({ description: "The contributor", type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.userId) }),
+    kind: t.field({ description: "How the user contributed: edit (opened or edited it) or comment", type: ContributionKind, resolve: (c) => c.kind }),
     count: t.int({ description: "Revisions made (edit) or comments and replies posted (comment)", resolve: (c) => c.count }),
     updatedAt: t.field({ type: "DateTime", description: "The latest of them", resolve: (c) => c.updatedAt }),
   }),
 });
 
-const ChangedPageRef = builder.objectRef<ChangedPage>("ChangedPage").implement({
+const ChangedPageRef = builder.objectRef<ChangedPage>("ChangedPage").implement({ description: "A page as it stands on the side of a change where it exists",
   fields: (t) => ({
-    id: t.id({ resolve: (p) => p.id }),
-    kind: t.string({ description: "document, group or link", resolve: (p) => p.kind }),
-    title: t.string({ resolve: (p) => p.title }),
-    path: t.string({ resolve: (p) => p.path }),
+    id: t.id({ description: "Id of the page", resolve: (p) => p.id }),
+    kind: t.string({ description: "DOCUMENT, GROUP or LINK", resolve: (p) => p.kind }),
+    title: t.string({ description: "Title of the page", resolve: (p) => p.title }),
+    path: t.string({ description: "Path of the page in its space (slugs joined by /)", resolve: (p) => p.path }),
   }),
 });
 
-const ChangedFileRef = builder.objectRef<FileEntry>("ChangedFile").implement({
+const ChangedFileRef = builder.objectRef<FileEntry>("ChangedFile").implement({ description: "A file as it stands on the side of a change where it exists",
   fields: (t) => ({
-    id: t.id({ resolve: (f) => f.id }),
-    name: t.string({ resolve: (f) => f.name }),
-    contentType: t.string({ resolve: (f) => f.contentType }),
-    downloadURL: t.string({ resolve: (f, _args, { core }) => downloadUrlOf(core, f) }),
+    id: t.id({ description: "Id of the file", resolve: (f) => f.id }),
+    name: t.string({ description: "File name", resolve: (f) => f.name }),
+    contentType: t.string({ description: "Media type of the file", resolve: (f) => f.contentType }),
+    downloadURL: t.string({ description: "Signed URL of the file's bytes, valid for a limited time", resolve: (f, _args, { core }) => downloadUrlOf(core, f) }),
   }),
 });
 
-const ChangedReusableContentRef = builder.simpleObject("ChangedReusableContent", {
-  fields: (t) => ({ id: t.id(), title: t.string(), document: t.string({ description: "The body's id (its hash)" }) }),
+const ChangedReusableContentRef = builder.simpleObject("ChangedReusableContent", { description: "A reusable content as it stands on the side of a change where it exists",
+  fields: (t) => ({ id: t.id({ description: "Id of the reusable content" }), title: t.string({ description: "Title of the reusable content" }), document: t.string({ description: "The body's id (its hash)" }) }),
 });
 
 const field = <K extends string>(change: SemanticChange, key: K) => (key in change ? (change as Record<K, any>)[key] : null);
@@ -119,12 +119,12 @@ const field = <K extends string>(change: SemanticChange, key: K) => (key in chan
 const RevisionChangeRef = builder.objectRef<SemanticChange>("RevisionChange").implement({
   description: "One change of content: the fields that apply to its type are set",
   fields: (t) => ({
-    type: t.field({ type: ChangeType, resolve: (c) => c.type }),
-    page: t.field({ type: ChangedPageRef, nullable: true, resolve: (c) => field(c, "page") }),
+    type: t.field({ description: "What changed: a page, file or reusable content created, edited, moved or deleted, or the variables edited", type: ChangeType, resolve: (c) => c.type }),
+    page: t.field({ description: "The page changed, for a page change", type: ChangedPageRef, nullable: true, resolve: (c) => field(c, "page") }),
     parentBefore: t.field({ type: ChangedPageRef, nullable: true, description: "page_moved: the parent before (null: the top level)", resolve: (c) => field(c, "parent")?.before ?? null }),
     parentAfter: t.field({ type: ChangedPageRef, nullable: true, description: "page_moved: the parent after (null: the top level)", resolve: (c) => field(c, "parent")?.after ?? null }),
-    file: t.field({ type: ChangedFileRef, nullable: true, resolve: (c) => field(c, "file") }),
-    reusableContent: t.field({ type: ChangedReusableContentRef, nullable: true, resolve: (c) => field(c, "reusableContent") }),
+    file: t.field({ description: "The file changed, for a file change", type: ChangedFileRef, nullable: true, resolve: (c) => field(c, "file") }),
+    reusableContent: t.field({ description: "The reusable content changed, for a reusable content change", type: ChangedReusableContentRef, nullable: true, resolve: (c) => field(c, "reusableContent") }),
     attributes: t.field({
       type: "JSON",
       nullable: true,
@@ -135,9 +135,9 @@ const RevisionChangeRef = builder.objectRef<SemanticChange>("RevisionChange").im
   }),
 });
 
-const ChangesRef = builder.simpleObject("ChangeRequestChanges", {
+const ChangesRef = builder.simpleObject("ChangeRequestChanges", { description: "What a change request changes against the space: pages, files and reusable contents created, edited or removed",
   fields: (t) => ({
-    changes: t.field({ type: [RevisionChangeRef] }),
+    changes: t.field({ description: "One entry per page, file or reusable content created, edited or removed", type: [RevisionChangeRef] }),
     more: t.int({ description: "How many changes were left out beyond the limit" }),
   }),
 });
@@ -159,7 +159,7 @@ builder.objectFields(ChangeRequestRef, (t) => ({
     },
     ReviewConnection,
   ),
-  review: t.field({
+  review: t.field({ description: "The review summary: the latest decision of each reviewer",
     type: ReviewRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (c, { id }, { core }) => getReview(core, c.spaceId, c.id, id),
@@ -190,21 +190,21 @@ builder.objectFields(ChangeRequestRef, (t) => ({
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
-  space: f.id({ required: true }),
+  space: f.id({ description: "Id of the space", required: true }),
   changeRequest: f.id({ required: true, description: "The change request's id, or its number in the space" }),
 });
 
 builder.mutationFields((t) => ({
   submitChangeRequestReview: t.field({
-    type: builder.simpleObject("SubmitChangeRequestReviewPayload", { fields: (p) => ({ review: p.field({ type: ReviewRef }) }) }),
+    type: builder.simpleObject("SubmitChangeRequestReviewPayload", { description: "Result of the submitChangeRequestReview mutation", fields: (p) => ({ review: p.field({ description: "The review submitted", type: ReviewRef }) }) }),
     description: "Reviews the change request as it is now (needs review on the space; not your own change request)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SubmitChangeRequestReviewInput", {
+        type: builder.inputType("SubmitChangeRequestReviewInput", { description: "Input of the submitChangeRequestReview mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
-            status: f.field({ type: ReviewStatus, required: true }),
+            status: f.field({ description: "The decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, required: true }),
             comment: f.string({ description: "Markdown of a comment posted on the change request with the review" }),
           }),
         }),
@@ -215,14 +215,14 @@ builder.mutationFields((t) => ({
     }),
   }),
   requestChangeRequestReviewers: t.field({
-    type: builder.simpleObject("RequestChangeRequestReviewersPayload", {
+    type: builder.simpleObject("RequestChangeRequestReviewersPayload", { description: "Result of the requestChangeRequestReviewers mutation",
       fields: (p) => ({ requestedReviewers: p.field({ type: [RequestedReviewerRef], description: "The requests to the users named" }) }),
     }),
     description: "Asks members who can review the space to review the change request (all or nothing)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RequestChangeRequestReviewersInput", {
+        type: builder.inputType("RequestChangeRequestReviewersInput", { description: "Input of the requestChangeRequestReviewers mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
             users: f.idList({ required: true, description: "User ids, at most 50" }),
@@ -236,14 +236,14 @@ builder.mutationFields((t) => ({
     }),
   }),
   removeChangeRequestRequestedReviewer: t.field({
-    type: builder.simpleObject("RemoveChangeRequestRequestedReviewerPayload", {
+    type: builder.simpleObject("RemoveChangeRequestRequestedReviewerPayload", { description: "Result of the removeChangeRequestRequestedReviewer mutation",
       fields: (p) => ({ removed: p.boolean({ description: "False when the user had not been asked" }) }),
     }),
     description: "Withdraws the request to a member to review the change request",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RemoveChangeRequestRequestedReviewerInput", { fields: (f) => ({ ...changeRequestTarget(f), user: f.id({ required: true }) }) }),
+        type: builder.inputType("RemoveChangeRequestRequestedReviewerInput", { description: "Input of the removeChangeRequestRequestedReviewer mutation", fields: (f) => ({ ...changeRequestTarget(f), user: f.id({ description: "Id of the user", required: true }) }) }),
       }),
     },
     resolve: async (_root, { input }, { core }) => ({ removed: await removeRequestedReviewer(core, input.space, input.changeRequest, input.user) }),

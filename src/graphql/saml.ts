@@ -14,7 +14,7 @@ import {
   updateSamlProvider,
 } from "../core/saml/index.ts";
 import { builder } from "./builder.ts";
-import { enumName, MemberRole, toConnection } from "./common.ts";
+import { enumName, MemberRole, toConnection, payloadDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 import { TeamRef } from "./teams.ts";
 
@@ -43,7 +43,7 @@ export const SamlProviderRef = builder.loadableNode("SamlProvider", {
     return rows.map((row, index) => row ?? notFound("SAML provider", ids[index]));
   },
   fields: (t) => ({
-    label: t.exposeString("label"),
+    label: t.exposeString("label", { description: "Name shown on the sign-in button" }),
     entityID: t.exposeString("entityID", { description: "Entity ID of the identity provider" }),
     ssoURL: t.exposeString("ssoURL", { description: "Single sign-on URL of the identity provider" }),
     certificate: t.exposeString("certificate", { description: "The identity provider's X.509 signing certificate, in PEM format" }),
@@ -59,12 +59,12 @@ export const SamlProviderRef = builder.loadableNode("SamlProvider", {
       description: "Role of members signing in through this provider; null makes them guests",
       resolve: (p) => p.defaultRole as never,
     }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    status: t.field({ type: SamlProviderStatus, resolve: (p) => samlProviderStatus(p) }),
-    service: t.field({ type: SamlServiceProvider, resolve: (p, _args, { core }) => samlService(core, p) }),
-    organization: t.field({ type: OrganizationRef, resolve: (p) => p.organizationId }),
-    urls: t.field({
-      type: builder.simpleObject("SamlProviderUrls", { fields: (u) => ({ location: u.string() }) }),
+    createdAt: t.expose("createdAt", { description: "When the provider was added", type: "DateTime" }),
+    status: t.field({ description: "Whether the provider is fully configured and active", type: SamlProviderStatus, resolve: (p) => samlProviderStatus(p) }),
+    service: t.field({ description: "What the identity provider needs to know about this service", type: SamlServiceProvider, resolve: (p, _args, { core }) => samlService(core, p) }),
+    organization: t.field({ description: "The organization the provider signs members into", type: OrganizationRef, resolve: (p) => p.organizationId }),
+    urls: t.field({ description: "Addresses of the provider",
+      type: builder.simpleObject("SamlProviderUrls", { description: "Addresses of a SAML provider", fields: (u) => ({ location: u.string({ description: "URL of the provider in the REST API" }) }) }),
       resolve: (p, _args, { core }) => ({ location: core.urls.api(`/orgs/${p.organizationId}/saml/${p.id}`) }),
     }),
   }),
@@ -74,7 +74,7 @@ const SsoLogin = builder.simpleObject("SsoLogin", {
   description: "A way to sign in to the organization through single sign-on",
   fields: (t) => ({
     id: t.id({ description: "The SAML provider's id" }),
-    label: t.string(),
+    label: t.string({ description: "Name of the SAML provider shown on the sign-in button" }),
     startURL: t.string({ description: "URL that starts the sign-in" }),
   }),
 });
@@ -88,7 +88,7 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     builder.connectionObject({ type: SamlProviderRef, name: "SamlProviderConnection" }, { name: "SamlProviderEdge" }),
   ),
-  samlProvider: t.field({
+  samlProvider: t.field({ description: "A SAML provider of the organization by id",
     type: SamlProviderRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (o, { id }, { core }) => readSamlProvider(core, o.id, id),
@@ -101,17 +101,17 @@ builder.objectFields(OrganizationRef, (t) => ({
 }));
 
 const SamlProviderPayload = (name: string) =>
-  builder.simpleObject(name, { fields: (t) => ({ samlProvider: t.field({ type: SamlProviderRef }) }) });
+  builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ samlProvider: t.field({ description: "The SAML provider, as it stands after the change", type: SamlProviderRef }) }) });
 
 builder.mutationFields((t) => ({
-  createSamlProvider: t.field({
+  createSamlProvider: t.field({ description: "Adds a SAML provider to an organization (admins)",
     type: SamlProviderPayload("CreateSamlProviderPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateSamlProviderInput", {
+        type: builder.inputType("CreateSamlProviderInput", { description: "Input of the createSamlProvider mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
             label: f.string({ required: true, description: "1 to 30 characters" }),
             entityID: f.string({ required: true, description: "Entity ID of the identity provider, 1 to 1024 characters" }),
             ssoURL: f.string({ required: true, description: "Single sign-on URL of the identity provider (absolute http(s) URL)" }),
@@ -129,19 +129,19 @@ builder.mutationFields((t) => ({
       samlProvider: await createSamlProvider(core, organization, fields),
     }),
   }),
-  updateSamlProvider: t.field({
+  updateSamlProvider: t.field({ description: "Changes a SAML provider's settings",
     type: SamlProviderPayload("UpdateSamlProviderPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateSamlProviderInput", {
+        type: builder.inputType("UpdateSamlProviderInput", { description: "Input of the updateSamlProvider mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
-            id: f.id({ required: true }),
-            label: f.string(),
-            entityID: f.string(),
-            ssoURL: f.string(),
-            certificate: f.string(),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            id: f.id({ description: "Id of the saml provider", required: true }),
+            label: f.string({ description: "Name shown on the sign-in button" }),
+            entityID: f.string({ description: "The identity provider's entity id" }),
+            ssoURL: f.string({ description: "The identity provider's single sign-on URL" }),
+            certificate: f.string({ description: "The identity provider's X.509 signing certificate (PEM)" }),
             defaultTeam: f.id({ description: "null removes the default team" }),
             defaultRole: f.field({ type: MemberRole, description: "null makes SSO members guests" }),
           }),
@@ -152,13 +152,13 @@ builder.mutationFields((t) => ({
       samlProvider: await updateSamlProvider(core, organization, id, nullMeansUnchanged(patch, ["label", "entityID", "ssoURL", "certificate"])),
     }),
   }),
-  deleteSamlProvider: t.field({
-    type: builder.simpleObject("DeleteSamlProviderPayload", { fields: (p) => ({ deletedSamlProviderId: p.id() }) }),
+  deleteSamlProvider: t.field({ description: "Removes a SAML provider from an organization",
+    type: builder.simpleObject("DeleteSamlProviderPayload", { description: "Result of the deleteSamlProvider mutation", fields: (p) => ({ deletedSamlProviderId: p.id({ description: "Id of the SAML provider deleted" }) }) }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteSamlProviderInput", {
-          fields: (f) => ({ organization: f.id({ required: true }), id: f.id({ required: true }) }),
+        type: builder.inputType("DeleteSamlProviderInput", { description: "Input of the deleteSamlProvider mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the saml provider", required: true }) }),
         }),
       }),
     },

@@ -20,49 +20,49 @@ import {
 import { publishedUrls } from "../core/content/target.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";
-import { ContentPositionInput, ContentVisibility, MemberRole, SpaceEditMode, toConnection } from "./common.ts";
+import { ContentPositionInput, ContentVisibility, MemberRole, SpaceEditMode, toConnection, payloadDescription, inputDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 
-const SpacePermissions = builder.simpleObject("SpacePermissions", {
+const SpacePermissions = builder.simpleObject("SpacePermissions", { description: "What the caller may do with a space",
   fields: (t) => ({
-    view: t.boolean(),
-    access: t.boolean(),
-    admin: t.boolean(),
-    viewInviteLinks: t.boolean(),
-    edit: t.boolean(),
-    triggerGitSync: t.boolean(),
-    comment: t.boolean(),
-    merge: t.boolean(),
-    review: t.boolean(),
-    installIntegration: t.boolean(),
+    view: t.boolean({ description: "Whether the caller may read the space" }),
+    access: t.boolean({ description: "Whether the caller has any access" }),
+    admin: t.boolean({ description: "Whether the caller administers the space (grants, deletion)" }),
+    viewInviteLinks: t.boolean({ description: "Whether the caller may see the space's invite links" }),
+    edit: t.boolean({ description: "Whether the caller may edit the content" }),
+    triggerGitSync: t.boolean({ description: "Whether the caller may trigger a Git synchronization" }),
+    comment: t.boolean({ description: "Whether the caller may comment" }),
+    merge: t.boolean({ description: "Whether the caller may merge change requests" }),
+    review: t.boolean({ description: "Whether the caller may review change requests" }),
+    installIntegration: t.boolean({ description: "Whether the caller may install integrations on the space" }),
   }),
 });
 
-const SpaceUrls = builder.simpleObject("SpaceUrls", {
+const SpaceUrls = builder.simpleObject("SpaceUrls", { description: "Addresses of a space",
   fields: (t) => ({
-    location: t.string(),
-    app: t.string(),
+    location: t.string({ description: "URL of the space in the REST API" }),
+    app: t.string({ description: "URL of the space in the app" }),
     published: t.string({ nullable: true, description: "Only when the space is not private" }),
     public: t.string({ nullable: true, description: "Only when the space is public" }),
-    icon: t.string({ nullable: true }),
+    icon: t.string({ description: "URL of the space's icon; null when none", nullable: true }),
   }),
 });
 
-export const SpaceRef = builder.loadableNode("Space", {
+export const SpaceRef = builder.loadableNode("Space", { description: "A space: one body of documentation (a tree of pages, files, reusable contents) with its revisions and change requests",
   id: { resolve: (space: Space) => space.id },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleSpaces(core, ids);
     return rows.map((row, index) => row ?? notFound("space", ids[index]));
   },
   fields: (t) => ({
-    title: t.exposeString("title"),
-    emoji: t.exposeString("emoji"),
-    visibility: t.field({ type: ContentVisibility, resolve: (s) => s.visibility as (typeof SPACE_VISIBILITIES)[number] }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    deletedAt: t.expose("deletedAt", { type: "DateTime", nullable: true }),
-    editMode: t.field({ type: SpaceEditMode, resolve: (s) => s.editMode as (typeof SPACE_EDIT_MODES)[number] }),
-    organization: t.field({ type: OrganizationRef, resolve: (s) => s.organizationId }),
+    title: t.exposeString("title", { description: "Title of the space" }),
+    emoji: t.exposeString("emoji", { description: "Emoji of the space (Unicode code point in hex); empty when none" }),
+    visibility: t.field({ description: "Who can read the space", type: ContentVisibility, resolve: (s) => s.visibility as (typeof SPACE_VISIBILITIES)[number] }),
+    createdAt: t.expose("createdAt", { description: "When the space was created", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When the space or its content last changed", type: "DateTime" }),
+    deletedAt: t.expose("deletedAt", { description: "When the space was deleted (it is restorable for 7 days); null unless deleted", type: "DateTime", nullable: true }),
+    editMode: t.field({ description: "LIVE: direct edits allowed; LOCKED: edits only through change requests", type: SpaceEditMode, resolve: (s) => s.editMode as (typeof SPACE_EDIT_MODES)[number] }),
+    organization: t.field({ description: "The organization the space belongs to", type: OrganizationRef, resolve: (s) => s.organizationId }),
     parent: t.field({
       type: CollectionRef,
       nullable: true,
@@ -89,9 +89,9 @@ export const SpaceRef = builder.loadableNode("Space", {
       description: "Change requests of the space, in any status",
       resolve: async (s, _args, { core }) => Object.values(await core.loaders.changeRequestCounts.load(s.id)).reduce((a, b) => a + b, 0),
     }),
-    openChangeRequestCount: t.int({ resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0 }),
-    draftChangeRequestCount: t.int({ resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0 }),
-    urls: t.field({
+    openChangeRequestCount: t.int({ description: "Number of open change requests", resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0 }),
+    draftChangeRequestCount: t.int({ description: "Number of change requests still in draft", resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0 }),
+    urls: t.field({ description: "Addresses of the space",
       type: SpaceUrls,
       resolve: (s, _args, { core }) => ({
         location: core.urls.api(`/spaces/${s.id}`),
@@ -100,7 +100,7 @@ export const SpaceRef = builder.loadableNode("Space", {
         icon: null,
       }),
     }),
-    permissions: t.field({
+    permissions: t.field({ description: "What the caller may do with the space",
       type: SpacePermissions,
       resolve: async (s, _args, { core }) => spacePermissions(await core.access.roleOnSpace(s)),
     }),
@@ -126,30 +126,30 @@ builder.objectField(CollectionRef, "spaces", (t) =>
 );
 
 builder.queryField("space", (t) =>
-  t.field({
+  t.field({ description: "A space by id; not found when the caller cannot read it",
     type: SpaceRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, { core }) => (await readSpace(core, id)).space,
   }),
 );
 
-const SpacePayload = (name: string) => builder.simpleObject(name, { fields: (t) => ({ space: t.field({ type: SpaceRef }) }) });
+const SpacePayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ space: t.field({ description: "The space, as it stands after the change", type: SpaceRef }) }) });
 const SpaceIdInput = (name: string) =>
-  builder.inputType(name, { fields: (f) => ({ id: f.id({ required: true }) }) });
+  builder.inputType(name, { description: inputDescription(name), fields: (f) => ({ id: f.id({ description: "Id of the space", required: true }) }) });
 
 builder.mutationFields((t) => ({
-  createSpace: t.field({
+  createSpace: t.field({ description: "Creates a space in an organization (or in a collection), with an empty content",
     type: SpacePayload("CreateSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateSpaceInput", {
+        type: builder.inputType("CreateSpaceInput", { description: "Input of the createSpace mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
-            title: f.string(),
-            emoji: f.string(),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            title: f.string({ description: "Title of the new space" }),
+            emoji: f.string({ description: "Emoji of the space (Unicode code point in hex)" }),
             parent: f.id({ description: "Parent collection" }),
-            editMode: f.field({ type: SpaceEditMode }),
+            editMode: f.field({ description: "LIVE (default) or LOCKED", type: SpaceEditMode }),
           }),
         }),
       }),
@@ -158,17 +158,17 @@ builder.mutationFields((t) => ({
       space: await createSpace(core, { ...input, organizationId: input.organization }),
     }),
   }),
-  updateSpace: t.field({
+  updateSpace: t.field({ description: "Changes a space's title, emoji, visibility or edit mode",
     type: SpacePayload("UpdateSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateSpaceInput", {
+        type: builder.inputType("UpdateSpaceInput", { description: "Input of the updateSpace mutation",
           fields: (f) => ({
-            id: f.id({ required: true }),
-            title: f.string(),
+            id: f.id({ description: "Id of the space", required: true }),
+            title: f.string({ description: "New title; absent: unchanged" }),
             emoji: f.string({ description: "null removes it" }),
-            editMode: f.field({ type: SpaceEditMode }),
+            editMode: f.field({ description: "LIVE or LOCKED; absent: unchanged", type: SpaceEditMode }),
             defaultLevel: f.field({ type: MemberRole, description: "null inherits from the parent" }),
             mergeRules: f.field({ type: "JSON", description: "{ type: inherit } (the organization's), { type: none } or { type: rules, rules: [...] }" }),
           }),
@@ -179,34 +179,34 @@ builder.mutationFields((t) => ({
       space: await updateSpace(core, id, nullMeansUnchanged(patch, ["title", "editMode", "mergeRules"])),
     }),
   }),
-  deleteSpace: t.field({
-    type: builder.simpleObject("DeleteSpacePayload", { fields: (p) => ({ deletedSpaceId: p.id() }) }),
+  deleteSpace: t.field({ description: "Deletes a space; it can be restored for 7 days",
+    type: builder.simpleObject("DeleteSpacePayload", { description: "Result of the deleteSpace mutation", fields: (p) => ({ deletedSpaceId: p.id({ description: "Id of the space deleted (it can be restored for 7 days)" }) }) }),
     args: { input: t.arg({ required: true, type: SpaceIdInput("DeleteSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => {
       await deleteSpace(core, input.id);
       return { deletedSpaceId: input.id };
     },
   }),
-  restoreSpace: t.field({
+  restoreSpace: t.field({ description: "Restores a space deleted less than 7 days ago",
     type: SpacePayload("RestoreSpacePayload"),
     args: { input: t.arg({ required: true, type: SpaceIdInput("RestoreSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => ({ space: await restoreSpace(core, input.id) }),
   }),
-  duplicateSpace: t.field({
+  duplicateSpace: t.field({ description: "Copies a space (its head content, reusable contents and variables) into a new space beside it",
     type: SpacePayload("DuplicateSpacePayload"),
     args: { input: t.arg({ required: true, type: SpaceIdInput("DuplicateSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => ({ space: await duplicateSpace(core, input.id) }),
   }),
-  moveSpace: t.field({
+  moveSpace: t.field({ description: "Moves a space into another collection or to the top level, or among its siblings",
     type: SpacePayload("MoveSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MoveSpaceInput", {
+        type: builder.inputType("MoveSpaceInput", { description: "Input of the moveSpace mutation",
           fields: (f) => ({
-            id: f.id({ required: true }),
+            id: f.id({ description: "Id of the space", required: true }),
             parent: f.id({ description: "New parent collection; null for the top level; absent keeps it" }),
-            position: f.field({ type: ContentPositionInput }),
+            position: f.field({ description: "Where to put it among its new siblings; default: last", type: ContentPositionInput }),
           }),
         }),
       }),
@@ -215,13 +215,13 @@ builder.mutationFields((t) => ({
       space: await moveSpace(core, input.id, { parent: input.parent, position: input.position }),
     }),
   }),
-  transferSpace: t.field({
+  transferSpace: t.field({ description: "Moves a space to another organization",
     type: SpacePayload("TransferSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("TransferSpaceInput", {
-          fields: (f) => ({ id: f.id({ required: true }), organization: f.id({ required: true }) }),
+        type: builder.inputType("TransferSpaceInput", { description: "Input of the transferSpace mutation",
+          fields: (f) => ({ id: f.id({ description: "Id of the space", required: true }), organization: f.id({ description: "Id of the organization to move the space to", required: true }) }),
         }),
       }),
     },

@@ -17,7 +17,7 @@ import {
   updateTeamMembers,
 } from "../core/teams/index.ts";
 import { builder } from "./builder.ts";
-import { enumName, toConnection } from "./common.ts";
+import { enumName, toConnection, payloadDescription } from "./common.ts";
 import { MemberRef } from "./members.ts";
 import { OrganizationRef, UserRef, nullMeansUnchanged } from "./organizations.ts";
 
@@ -29,7 +29,7 @@ export const TeamMemberRole = builder.enumType("TeamMemberRole", {
   >,
 });
 
-const TeamPermissions = builder.simpleObject("TeamPermissions", {
+const TeamPermissions = builder.simpleObject("TeamPermissions", { description: "What the caller may do with a team",
   fields: (t) => ({
     admin: t.boolean({ description: "Can the caller manage the team (rename it, change its members)" }),
     view: t.boolean({ description: "Can the caller view the team and list its members" }),
@@ -44,9 +44,9 @@ export const TeamRef = builder.loadableNode("Team", {
     return rows.map((row, index) => row ?? notFound("team", ids[index]));
   },
   fields: (t) => ({
-    title: t.exposeString("title"),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    organization: t.field({ type: OrganizationRef, resolve: (team) => team.organizationId }),
+    title: t.exposeString("title", { description: "Name of the team" }),
+    createdAt: t.expose("createdAt", { description: "When the team was created", type: "DateTime" }),
+    organization: t.field({ description: "The organization the team belongs to", type: OrganizationRef, resolve: (team) => team.organizationId }),
     memberCount: t.int({
       description: "Number of members in the team",
       resolve: (team, _args, { core }) => core.loaders.teamMemberCount.load(team.id),
@@ -55,7 +55,7 @@ export const TeamRef = builder.loadableNode("Team", {
       description: "Number of spaces the team reaches through its grants (on the space or a collection above it)",
       resolve: (team, _args, { core }) => core.loaders.teamSpaceCount.load(team.id),
     }),
-    permissions: t.field({
+    permissions: t.field({ description: "What the caller may do with the team",
       type: TeamPermissions,
       resolve: async (team, _args, { core }) => {
         const [admin, view] = await Promise.all([mayOnTeam(core, "team.manageMembers", team), mayOnTeam(core, "team.read", team)]);
@@ -70,9 +70,9 @@ export const TeamConnection = builder.connectionObject({ type: TeamRef, name: "T
 export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership").implement({
   description: "A member of a team: their membership in the organization and their role in the team",
   fields: (t) => ({
-    role: t.field({ type: TeamMemberRole, resolve: (m) => m.role as never }),
-    team: t.field({ type: TeamRef, resolve: (m) => m.teamId }),
-    user: t.field({ type: UserRef, resolve: (m) => m.userId }),
+    role: t.field({ description: "The member's role in the team: OWNER or MEMBER", type: TeamMemberRole, resolve: (m) => m.role as never }),
+    team: t.field({ description: "The team", type: TeamRef, resolve: (m) => m.teamId }),
+    user: t.field({ description: "The member", type: UserRef, resolve: (m) => m.userId }),
     member: t.field({
       type: MemberRef,
       description: "The user as a member of the team's organization",
@@ -83,8 +83,8 @@ export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership")
         return member;
       },
     }),
-    permissions: t.field({
-      type: builder.simpleObject("TeamMembershipPermissions", {
+    permissions: t.field({ description: "What the caller may do with this membership",
+      type: builder.simpleObject("TeamMembershipPermissions", { description: "What the caller may do with a team membership",
         fields: (p) => ({ view: p.boolean({ description: "Can the caller view the team member" }) }),
       }),
       // Listing a team's members needs to read the team, which shows every member in it.
@@ -117,28 +117,28 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     TeamConnection,
   ),
-  team: t.field({
+  team: t.field({ description: "A team of the organization by id",
     type: TeamRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (o, { id }, { core }) => readTeam(core, o.id, id),
   }),
 }));
 
-const TeamPayload = (name: string) => builder.simpleObject(name, { fields: (t) => ({ team: t.field({ type: TeamRef }) }) });
+const TeamPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ team: t.field({ description: "The team, as it stands after the change", type: TeamRef }) }) });
 
-const TeamMembershipInput = builder.inputType("TeamMembershipInput", {
-  fields: (f) => ({ user: f.id({ required: true }), role: f.field({ type: TeamMemberRole, required: true }) }),
+const TeamMembershipInput = builder.inputType("TeamMembershipInput", { description: "Input of the teamMembership mutation",
+  fields: (f) => ({ user: f.id({ description: "Id of the user (a member of the organization)", required: true }), role: f.field({ description: "Role in the team: OWNER or MEMBER", type: TeamMemberRole, required: true }) }),
 });
 
 builder.mutationFields((t) => ({
-  createTeam: t.field({
+  createTeam: t.field({ description: "Creates a team in an organization",
     type: TeamPayload("CreateTeamPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateTeamInput", {
+        type: builder.inputType("CreateTeamInput", { description: "Input of the createTeam mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
             title: f.string({ required: true, description: "1 to 64 characters" }),
             members: f.idList({ description: "User ids of organization members to add to the team (as members)" }),
           }),
@@ -149,13 +149,13 @@ builder.mutationFields((t) => ({
       team: await createTeam(core, { organizationId: input.organization, title: input.title, members: input.members }),
     }),
   }),
-  updateTeam: t.field({
+  updateTeam: t.field({ description: "Renames a team",
     type: TeamPayload("UpdateTeamPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateTeamInput", {
-          fields: (f) => ({ organization: f.id({ required: true }), id: f.id({ required: true }), title: f.string() }),
+        type: builder.inputType("UpdateTeamInput", { description: "Input of the updateTeam mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the team", required: true }), title: f.string({ description: "New title; absent: unchanged" }) }),
         }),
       }),
     },
@@ -163,13 +163,13 @@ builder.mutationFields((t) => ({
       team: await updateTeam(core, organization, id, nullMeansUnchanged(patch, ["title"])),
     }),
   }),
-  deleteTeam: t.field({
-    type: builder.simpleObject("DeleteTeamPayload", { fields: (p) => ({ deletedTeamId: p.id() }) }),
+  deleteTeam: t.field({ description: "Deletes a team, its memberships and its grants",
+    type: builder.simpleObject("DeleteTeamPayload", { description: "Result of the deleteTeam mutation", fields: (p) => ({ deletedTeamId: p.id({ description: "Id of the team deleted" }) }) }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteTeamInput", {
-          fields: (f) => ({ organization: f.id({ required: true }), id: f.id({ required: true }) }),
+        type: builder.inputType("DeleteTeamInput", { description: "Input of the deleteTeam mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the team", required: true }) }),
         }),
       }),
     },
@@ -185,10 +185,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateTeamMembersInput", {
+        type: builder.inputType("UpdateTeamMembersInput", { description: "Input of the updateTeamMembers mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
-            team: f.id({ required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            team: f.id({ description: "Id of the team", required: true }),
             add: f.stringList({ description: "User ids or e-mails; role from memberships, else kept, else member" }),
             remove: f.stringList({ description: "User ids or e-mails; wins over add and memberships" }),
             memberships: f.field({
@@ -214,12 +214,12 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SetTeamMemberInput", {
+        type: builder.inputType("SetTeamMemberInput", { description: "Input of the setTeamMember mutation",
           fields: (f) => ({
-            organization: f.id({ required: true }),
-            team: f.id({ required: true }),
-            user: f.id({ required: true }),
-            role: f.field({ type: TeamMemberRole }),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            team: f.id({ description: "Id of the team", required: true }),
+            user: f.id({ description: "Id of the user (a member of the organization)", required: true }),
+            role: f.field({ description: "Role in the team: OWNER or MEMBER; absent keeps the current one (MEMBER when new)", type: TeamMemberRole }),
           }),
         }),
       }),
@@ -235,8 +235,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RemoveTeamMemberInput", {
-          fields: (f) => ({ organization: f.id({ required: true }), team: f.id({ required: true }), user: f.id({ required: true }) }),
+        type: builder.inputType("RemoveTeamMemberInput", { description: "Input of the removeTeamMember mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), team: f.id({ description: "Id of the team", required: true }), user: f.id({ description: "Id of the user to remove from the team", required: true }) }),
         }),
       }),
     },
