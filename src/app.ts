@@ -112,6 +112,8 @@ export function createApp({
       useHealth({ database, registry, isDraining }),
       useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" }),
       useSecurityHeaders(),
+      // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
+      useSites(services),
       usePages({ title: TITLE, openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }), starterToken }),
       usePrometheus({
         registry,
@@ -127,7 +129,6 @@ export function createApp({
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),
-      useSites(services),
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),

@@ -3,6 +3,7 @@
 // `<path>.md`, sitemap.xml, robots.txt, llms.txt, ETag and the per-revision cache, visibility
 // (unlisted, visitor-auth JWTs), conditions over visitor claims, and a real browser following a
 // navigation link.
+import { request as httpRequest } from "node:http";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./support/browser.ts";
@@ -146,6 +147,71 @@ describe("a published page over HTTP", () => {
     const after = await get(`/sites/${site.id}/setup`);
     expect(after.headers.get("etag")).not.toBe(etag);
     expect(await after.text()).toContain("Changed body");
+  });
+});
+
+/** A GET with its own Host header (fetch does not let one set it). */
+function getWithHost(path: string, host: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const { port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: "127.0.0.1", port, path, headers: { host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks).toString("utf8"), headers: response.headers }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** A 1×1 PNG. */
+const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+describe("custom hostnames and images", () => {
+  it("serves a site at its hostname when the request's Host is it, with links under that host; other hosts are not the site", async () => {
+    const space = await spaceWithPages("Hosted");
+    const site = await publishedSite([space.id]);
+    const hostname = `docs-${site.id.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, "x")}.example.com`;
+    await api().orgs.updateSiteById(A.organizationId, site.id, { hostname } as never);
+
+    const home = await getWithHost("/", hostname);
+    expect(home.status).toBe(200);
+    expect(home.body).toContain("<h1>Introduction</h1>");
+    expect(home.body).toContain(`href="http://${hostname}/setup"`);
+    const setup = await getWithHost("/setup", `${hostname}:443`);
+    expect(setup.status).toBe(200);
+    expect(setup.body).toContain("<h1>Setup</h1>");
+    expect((await getWithHost("/setup.md", hostname)).body).toContain("# Setup");
+    expect((await getWithHost("/nowhere", hostname)).status).toBe(404);
+    // The service's own paths stay the service's at any host.
+    expect((await getWithHost("/health", hostname)).status).not.toBe(404);
+    expect((await getWithHost("/setup", "unknown.example.com")).status).toBe(404);
+    await api().orgs.unpublishSite(A.organizationId, site.id);
+    expect((await getWithHost("/setup", hostname)).status).toBe(404);
+  });
+
+  it("renders an image of a page through the signed file URL, which answers the file's bytes", async () => {
+    const { data: space } = await api().orgs.createSpace(A.organizationId, { title: "Pictures" });
+    const form = new FormData();
+    const UPLOAD = `mutation($input: UploadFilesInput!) { uploadFiles(input: $input) { files { id } } }`;
+    form.set("operations", JSON.stringify({ query: UPLOAD, variables: { input: { space: space.id, files: [null] } } }));
+    form.set("map", JSON.stringify({ 0: ["variables.input.files.0"] }));
+    form.set("0", new Blob([new Uint8Array(PIXEL)], { type: "image/png" }), "pixel.png");
+    const uploaded = (await (await fetch(`${server.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${A.token}` }, body: form })).json()) as any;
+    const fileId = uploaded.data.uploadFiles.files[0].id;
+    await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: space.id, title: "Diagram", markdown: `Look:\n\n![A pixel](files/${fileId})` },
+    });
+    const site = await publishedSite([space.id]);
+    const html = await (await get(`/sites/${site.id}/`)).text();
+    const src = html.match(/<img src="([^"]+)" alt="A pixel">/)?.[1].replace(/&amp;/g, "&");
+    expect(src, html).toBeDefined();
+    expect(src!.startsWith(`${server.url}/files/`)).toBe(true);
+    expect(new URL(src!).searchParams.get("sig")).toBeTruthy();
+    const image = await fetch(src!);
+    expect(image.status).toBe(200);
+    expect(image.headers.get("content-type")).toContain("image/png");
+    expect(Buffer.from(await image.arrayBuffer())).toEqual(PIXEL);
   });
 });
 

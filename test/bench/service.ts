@@ -80,7 +80,14 @@ async function seedContent(url: string, token: string, organizationId: string) {
   const created = await graphql(`mutation($input: EditContentInput!) { editContent(input: $input) { createdPages { id } } }`, {
     input: { space, edits: Array.from({ length: CONTENT_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i) } })) },
   });
-  return { contentSpaceId: space as string, pageId: created.editContent.createdPages[Math.floor(CONTENT_PAGES / 2)].id as string };
+  const pageId = created.editContent.createdPages[Math.floor(CONTENT_PAGES / 2)].id as string;
+  // A published site showing the space: readers' repeated views of the page are measured.
+  const site = (await graphql(`mutation($input: CreateSiteInput!) { createSite(input: $input) { site { id } } }`, {
+    input: { organization: organizationId, title: "Bench site", spaces: [space] },
+  })).createSite.site.id as string;
+  await graphql(`mutation($input: PublishSiteInput!) { publishSite(input: $input) { site { id } } }`, { input: { site } });
+  const page = (await (await fetch(`${url}/v1/spaces/${space}/content/page/${pageId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { path: string };
+  return { contentSpaceId: space as string, pageId, sitePagePath: `/sites/${site}/${page.path}` };
 }
 
 async function main() {
