@@ -1,14 +1,15 @@
 // /v1/orgs/{organizationId}/translations routes: the contract's TranslationSettings (a title and
 // language codes), which wins over the published API's `Translation` at the same paths, and the
 // published `POST …/{translationId}/run` (204), which runs the translation.
-import { listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import { listBody, ListInfo, pageVariables, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
 
-const FIELDS = /* GraphQL */ `
+const TranslationSettingsFields = graphql(`
   fragment TranslationSettingsFields on TranslationSettings {
     id title languages createdAt updatedAt permissions { view edit } urls { location }
-  }`;
+  }`);
 
-const restTranslation = (translation: any) => ({
+const restTranslation = (translation: FragmentOf<typeof TranslationSettingsFields>) => ({
   object: "translation-settings",
   id: translation.id,
   title: translation.title,
@@ -29,74 +30,74 @@ function settingsOf(body: RestRequest["body"]) {
   return { title: body.title, ...(body.languages != null ? { languages: body.languages as string[] } : {}) };
 }
 
-const GET = /* GraphQL */ `
-  query GetTranslation($organization: ID!, $id: ID!) { organization(id: $organization) { translation(id: $id) { ...TranslationSettingsFields } } }
-  ${FIELDS}`;
-
 export const translationRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/translations",
     action: "translation.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListTranslations($id: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListTranslations($id: ID!, $first: Int, $after: String) {
         organization(id: $id) {
-          translations(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...TranslationSettingsFields } }
+          translations(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...TranslationSettingsFields } }
         }
-      }
-      ${FIELDS}`,
+      }`,
+      [TranslationSettingsFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.translations, restTranslation),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/translations",
     action: "translation.manage",
-    document: /* GraphQL */ `
-      mutation CreateTranslation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { ...TranslationSettingsFields } } }
-      ${FIELDS}`,
+    document: graphql(
+      `mutation CreateTranslation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { ...TranslationSettingsFields } } }`,
+      [TranslationSettingsFields],
+    ),
     variables: ({ params, body }) => ({ input: { organization: params.organizationId, ...settingsOf(body) } }),
     status: 201,
     body: (data) => restTranslation(data.createTranslation.translation),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/translations/:translationId",
     action: "translation.read",
-    document: GET,
+    document: graphql(
+      `query GetTranslation($organization: ID!, $id: ID!) { organization(id: $organization) { translation(id: $id) { ...TranslationSettingsFields } } }`,
+      [TranslationSettingsFields],
+    ),
     variables: ({ params }) => ({ organization: params.organizationId, id: params.translationId }),
     status: 200,
     body: (data) => restTranslation(data.organization.translation),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/orgs/:organizationId/translations/:translationId",
     action: "translation.manage",
-    document: /* GraphQL */ `
-      mutation PutTranslation($input: UpdateTranslationInput!) { updateTranslation(input: $input) { translation { ...TranslationSettingsFields } } }
-      ${FIELDS}`,
+    document: graphql(
+      `mutation PutTranslation($input: UpdateTranslationInput!) { updateTranslation(input: $input) { translation { ...TranslationSettingsFields } } }`,
+      [TranslationSettingsFields],
+    ),
     variables: ({ params, body }) => ({ input: { organization: params.organizationId, id: params.translationId, ...settingsOf(body) } }),
     status: 200,
     body: (data) => restTranslation(data.updateTranslation.translation),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/translations/:translationId",
     action: "translation.manage",
-    document: /* GraphQL */ `
-      mutation DeleteTranslation($input: DeleteTranslationInput!) { deleteTranslation(input: $input) { deletedId } }`,
+    document: graphql(`mutation DeleteTranslation($input: DeleteTranslationInput!) { deleteTranslation(input: $input) { deletedId } }`),
     variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.translationId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/translations/:translationId/run",
     action: "translation.run",
-    document: /* GraphQL */ `
-      mutation RunTranslation($input: RunTranslationInput!) { runTranslation(input: $input) { translation { id } } }`,
+    document: graphql(`mutation RunTranslation($input: RunTranslationInput!) { runTranslation(input: $input) { translation { id } } }`),
     variables: ({ params }) => ({ input: { organization: params.organizationId, translation: params.translationId } }),
     status: 204,
-  },
+  }),
 ];
