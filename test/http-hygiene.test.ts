@@ -57,6 +57,56 @@ describe("rate limits", () => {
   });
 });
 
+describe("every response", () => {
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    admin = await server.bootstrap("Every response org");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("carries X-RateLimit-* headers, and every error is the JSON envelope, whatever answered it", async () => {
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const cases: [string, string, RequestInit?][] = [
+      ["GET", "/health"],
+      ["GET", "/ready"],
+      ["GET", "/metrics"],
+      ["GET", "/"],
+      ["GET", "/reference"],
+      ["GET", "/graphql", { headers: { accept: "text/html" } }],
+      ["GET", "/v1/unknown"],
+      ["GET", "/nothing-here"],
+      ["GET", "/favicon.ico"],
+      ["GET", `/files/${"0".repeat(64)}/a.txt`],
+      ["HEAD", `/v1/orgs/${admin.organizationId}`, { headers: auth }],
+      ["OPTIONS", "/graphql", { headers: { origin: "https://x.example", "access-control-request-method": "POST" } }],
+      ["PUT", `/v1/orgs/${admin.organizationId}`, { headers: auth }],
+      ["POST", "/graphql", { headers: { "content-type": "application/json" }, body: "{" }],
+      ["POST", "/graphql", { headers: { "content-type": "text/plain" }, body: "x" }],
+      ["DELETE", "/graphql"],
+      ["GET", "/v1/user"],
+      ["GET", "/v1/user", { headers: auth }],
+    ];
+    for (const [method, path, init] of cases) {
+      const response = await fetch(`${server.url}${path}`, { method, ...init });
+      const what = `${method} ${path} → ${response.status}`;
+      expect(response.headers.get("x-ratelimit-limit"), what).toMatch(/^\d+$/);
+      expect(response.headers.get("x-ratelimit-remaining"), what).toMatch(/^\d+$/);
+      expect(response.headers.get("x-ratelimit-reset"), what).toMatch(/^\d+$/);
+      const text = await response.text();
+      if (response.status >= 400 && method !== "HEAD") {
+        expect(response.headers.get("content-type"), what).toMatch(/^application\/json/);
+        const body = JSON.parse(text);
+        expect(body.error?.code ?? body.errors?.[0]?.extensions?.code, what).toBeTruthy();
+      }
+    }
+  });
+});
+
 describe("headers, HEAD, toggles", () => {
   let server: TestServer;
   let admin: BootstrapResult;

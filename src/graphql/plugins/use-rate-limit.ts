@@ -1,5 +1,6 @@
 // Rate limits on every request, before any other work: per bearer token (its hash) when one is
-// sent, else per client address. Every response carries `X-RateLimit-Limit`, `-Remaining` and
+// sent, else per client address (the probes /health and /ready are not counted, only shown).
+// Every response carries `X-RateLimit-Limit`, `-Remaining` and
 // `-Reset` (Unix seconds when the window ends); over the limit the answer is 429 with
 // `Retry-After`, as the error envelope of the surface asked. On PostgreSQL the counters are rows
 // (rate-limiter-flexible's Prisma store), so instances sharing the database share the limits;
@@ -26,6 +27,13 @@ function limiter(points: number, duration: number, keyPrefix: string, services: 
   return new RateLimiterPrisma({ storeClient: services.prisma, points, duration, keyPrefix, insuranceLimiter: memory });
 }
 
+function bareStatusMessage(status: number, path: string): string {
+  if (status === 404) return `Nothing at ${path}`;
+  if (status === 405) return `Method not allowed at ${path}`;
+  if (status === 415) return "Unsupported content type: send application/json (or multipart/form-data for uploads)";
+  return `Request refused (HTTP ${status})`;
+}
+
 function headersOf(result: RateLimiterRes, limit: number): Record<string, string> {
   return {
     "X-RateLimit-Limit": String(limit),
@@ -39,15 +47,18 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
   const byAddress = limiter(limits.perAddress, limits.windowSeconds, "rl:address", services, options.shared);
   const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
   const counted = new WeakMap<Request, Record<string, string>>();
+  const keyOf = (request: Request, serverContext: unknown) => {
+    const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
+    return token
+      ? { rateLimiter: byToken, key: createHash("sha256").update(token).digest("base64url"), limit: limits.perToken, token }
+      : { rateLimiter: byAddress, key: address, limit: limits.perAddress, token };
+  };
 
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
       if (EXEMPT.test(url.pathname)) return;
-      const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-      const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
-      const [rateLimiter, key, limit] = token
-        ? [byToken, createHash("sha256").update(token).digest("base64url"), limits.perToken]
-        : [byAddress, address, limits.perAddress];
+      const { rateLimiter, key, limit, token } = keyOf(request, serverContext);
       let result: RateLimiterRes;
       try {
         result = await rateLimiter.consume(key);
@@ -64,11 +75,29 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
       }
       counted.set(request, headersOf(result, limit));
     },
-    onResponse({ request, response }) {
-      const headers = counted.get(request);
-      if (!headers) return;
+    async onResponse({ request, response, serverContext, setResponse }) {
+      let headers = counted.get(request);
+      if (!headers) {
+        // Answered before this plugin's onRequest ran (the probes, /metrics, Yoga's GraphiQL page):
+        // counted now, the probes only looked at, so that every response carries the headers.
+        const { rateLimiter, key, limit } = keyOf(request, serverContext);
+        try {
+          const result = EXEMPT.test(new URL(request.url).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
+          headers = result ? headersOf(result, limit) : { "X-RateLimit-Limit": String(limit), "X-RateLimit-Remaining": String(limit), "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + limits.windowSeconds) };
+        } catch (refusal) {
+          if (!(refusal instanceof RateLimiterRes)) throw refusal;
+          headers = headersOf(refusal, limit);
+        }
+      }
+      let answer = response;
+      // Nothing reaches a client as an empty or plain-text error: a bare 4xx/5xx (Yoga's 404 for an
+      // unknown path, its 415 for an unsupported content type) becomes the REST envelope.
+      if (answer.status >= 400 && request.method !== "HEAD" && !answer.headers.get("content-type")) {
+        answer = errorResponse(answer.status, bareStatusMessage(answer.status, new URL(request.url).pathname), Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))));
+        setResponse(answer);
+      }
       for (const [name, value] of Object.entries(headers)) {
-        if (!response.headers.has(name)) response.headers.set(name, value);
+        if (!answer.headers.has(name)) answer.headers.set(name, value);
       }
     },
   };
