@@ -324,8 +324,14 @@ describe("site search", () => {
     expect(titles((await search({ query: "quasar", scope: { mode: "specific", siteSpaceIds: [betaSiteSpace.id] } })).data.items)).toEqual(["Quasar feature"]);
     expect(titles((await search({ query: "quasar", mode: "current", siteSpaceId: betaSiteSpace.id })).data.items)).toEqual(["Quasar feature"]);
 
+    // The site's search box answers the same, linking results to their published pages.
+    const box = await (await get(`/sites/${site.id}/~search?q=quasar`)).text();
+    expect(box).toContain(`<a href="${server.url}/sites/${site.id}/${betaSiteSpace.path}/quasar-feature">Quasar feature</a>`);
+    expect(box).not.toContain("Quasar elsewhere");
+
     await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, { condition: "visitor.claims.beta == true" });
     expect((await search({ query: "quasar", scope: { mode: "all" } })).data.items).toEqual([]);
+    expect(await (await get(`/sites/${site.id}/~search?q=quasar`)).text()).toContain("<li>No results</li>");
     const query = `query($id: ID!, $claims: JSON) { site(id: $id) { search(query: "quasar", scope: { mode: "all" }, claims: $claims) { nodes { id pages { title } } } } }`;
     expect((await gql(query, { id: site.id, claims: {} })).site.search.nodes).toEqual([]);
     expect((await gql(query, { id: site.id, claims: { beta: true } })).site.search.nodes).toEqual([{ id: beta.id, pages: [{ title: "Quasar feature" }] }]);

@@ -162,7 +162,7 @@ export interface PageResult {
   sections: SectionResult[];
 }
 
-async function matchingSections(ctx: CoreContext, spaceIds: string[], query: string): Promise<SectionHit[]> {
+async function matchingSections(ctx: Pick<CoreContext, "prisma">, spaceIds: string[], query: string): Promise<SectionHit[]> {
   if (!spaceIds.length) return [];
   const rows = await ctx.prisma.$queryRaw<SectionHit[]>(Prisma.sql`
     WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query)
@@ -253,7 +253,7 @@ export async function searchOrganization(ctx: CoreContext, organizationId: strin
 }
 
 /** `spaces` (the caller checked it may search them), with their pages matching `query`, best first. */
-export async function searchSpaces(ctx: CoreContext, spaces: { id: string; title: string }[], query: string, args: PageArgs) {
+export async function searchSpaces(ctx: Pick<CoreContext, "prisma">, spaces: { id: string; title: string }[], query: string, args: PageArgs) {
   checkQuery(query);
   const titles = new Map(spaces.map((space) => [space.id, space.title]));
   const results = new Map<string, SpaceResult>();

@@ -1,7 +1,8 @@
 // Published sites for readers: a request path of a site → server-rendered HTML (or markdown,
 // sitemap.xml, robots.txt, llms.txt). It serves the head revision of each space, so a merge is
-// visible at once. A repeated view costs one statement: the site's fingerprint (its updatedAt
-// and the head revision of every space it shows); the rendered response is cached under it.
+// visible at once. A repeated view costs one statement: the site's fingerprint (a digest of its
+// row and structure rows, and the head revision and title of every space it shows); the rendered
+// response is cached under it.
 import { createHash } from "node:crypto";
 import { jwtVerify } from "jose";
 import { Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
@@ -13,6 +14,7 @@ import { adaptiveSchemaOf, unsignedClaimsValidator } from "./adaptive.ts";
 import type { VisitorClaims } from "./conditions.ts";
 import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
+import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { escapeHtml, renderMarkdownIn } from "./render.ts";
 import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
@@ -81,6 +83,8 @@ interface Fingerprint {
   visibility: string;
   hostname: string | null;
   updatedAt: Date;
+  /** A digest of the site's row and of its structure rows: any change of the site changes it. */
+  version: string;
   heads: string | null;
   authPrivateKey: string;
   authFallbackURL: string | null;
@@ -91,7 +95,11 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
   const where = "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname}`;
   const rows = await services.prisma.$queryRaw<Fingerprint[]>(Prisma.sql`
     SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey", s."authFallbackURL",
-      (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, ''), ',' ORDER BY sp.id)
+      md5(s::text
+        || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSpace" x WHERE x."siteId" = s.id), '')
+        || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSection" x WHERE x."siteId" = s.id), '')
+        || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSectionGroup" x WHERE x."siteId" = s.id), '')) AS version,
+      (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, '') || ':' || md5(sp.title), ',' ORDER BY sp.id)
          FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads
     FROM "Site" s WHERE ${where}`);
   return rows[0] ?? null;
@@ -120,7 +128,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   const access = await visitorAccess(services, fingerprint, request);
   if ("refused" in access) return access.refused;
   const claimsKey = createHash("sha256").update(JSON.stringify(access.claims)).digest("base64url").slice(0, 16);
-  const key = [fingerprint.id, fingerprint.updatedAt.toISOString(), fingerprint.heads ?? "", claimsKey, request.base, request.path, request.query.get("q") ?? ""].join("|");
+  const key = [fingerprint.id, fingerprint.version, fingerprint.heads ?? "", claimsKey, request.base, request.path, request.query.get("q") ?? ""].join("|");
   const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
   const now = services.clock.now().getTime();
   let response = cache.get(key, now);
@@ -438,25 +446,22 @@ function llms(loaded: Loaded, base: string): SiteResponse {
   return { status: 200, contentType: "text/plain; charset=utf-8", body: `${lines.join("\n").replace(/\n{3,}/g, "\n\n")}\n` };
 }
 
-/** Server-rendered results of the site search over what this visitor sees. */
+/** Server-rendered results of the site search (the same as `POST …/search`) over what this visitor sees. */
 async function searchPage(services: Services, loaded: Loaded, place: Place, query: string, indexed: boolean): Promise<SiteResponse> {
-  const trimmed = query.trim().slice(0, 512);
+  const trimmed = query.trim().slice(0, QUERY_MAX);
   let results = "";
   if (trimmed) {
-    const spaceIds = [...new Set(loaded.structure.siteSpaces.map((s) => s.spaceId))];
-    const hits = await services.prisma.$queryRaw<{ spaceId: string; pagePath: string; pageTitle: string; title: string; anchor: string }[]>(Prisma.sql`
-      WITH q AS (SELECT websearch_to_tsquery('english', ${trimmed}) AS query)
-      SELECT s."spaceId", s."pagePath", s."pageTitle", s.title, s.anchor
-      FROM "SearchSection" s, q
-      WHERE s."spaceId" = ANY(${spaceIds}) AND to_tsvector('english', s.title || ' ' || s.body) @@ q.query
-      ORDER BY ts_rank(to_tsvector('english', s.title || ' ' || s.body), q.query) DESC
-      LIMIT 50`);
+    const spaces = [...new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, loaded.spaces.get(s.spaceId)!])).values()];
+    const found = await searchSpaces(services, spaces, trimmed, { first: 50 });
     const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", loaded.structure, place.siteSpace).length);
-    results = hits
-      .map((hit) => {
-        const siteSpace = loaded.structure.siteSpaces.find((s) => s.spaceId === hit.spaceId)!;
-        const url = `${urlOfSiteSpace(base, loaded.structure, siteSpace)}/${hit.pagePath}${hit.anchor ? `#${hit.anchor}` : ""}`;
-        return `<li><a href="${escapeHtml(url)}">${escapeHtml(hit.pageTitle)}${hit.title !== hit.pageTitle ? ` › ${escapeHtml(hit.title)}` : ""}</a></li>`;
+    results = found.items
+      .flatMap((space) => {
+        const siteSpace = loaded.structure.siteSpaces.find((s) => s.spaceId === space.id)!;
+        return space.pages.map((hit) => {
+          const url = `${urlOfSiteSpace(base, loaded.structure, siteSpace)}/${hit.path}`;
+          const section = hit.sections.find((s) => s.id && s.title !== hit.title);
+          return `<li><a href="${escapeHtml(section ? `${url}#${section.id}` : url)}">${escapeHtml(hit.title)}${section ? ` › ${escapeHtml(section.title)}` : ""}</a></li>`;
+        });
       })
       .join("");
   }
