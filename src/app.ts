@@ -9,6 +9,7 @@ import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
+import { ImportTracker } from "./core/import/progress.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
@@ -88,6 +89,7 @@ export function createApp({
     openapiLimits: { ...DEFAULT_OPENAPI_LIMITS },
     jobs,
     logger,
+    imports: new ImportTracker(),
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.

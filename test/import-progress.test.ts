@@ -16,6 +16,9 @@ const page = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main>${body}</main></body></html>`;
 
 const SITE: Record<string, string> = {
+  "/watch/": page("Watch", `<h1>Watch</h1><p><a href="a">A</a>, <a href="b">B</a></p>`),
+  "/watch/a": page("A", `<h1>A</h1>`),
+  "/watch/b": page("B", `<h1>B</h1>`),
   "/": page("Home", `<h1>Home</h1><p><a href="/index.html">Home again</a>, <a href="/about">About</a>, <a href="/docs/">Docs</a></p>`),
   "/index.html": page("Home", `<h1>Home</h1><p><a href="/about">About</a></p>`),
   "/about": page(
@@ -30,6 +33,13 @@ const SITE: Record<string, string> = {
   ),
 };
 
+/** Opens when the test lets /watch/b answer. */
+const gate = (() => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+})();
+
 let site: Server;
 let siteUrl: string;
 let database: Database;
@@ -41,8 +51,10 @@ let organizationId: string;
 const logLines: Record<string, any>[] = [];
 
 beforeAll(async () => {
-  site = createServer((req, res) => {
-    const body = SITE[(req.url ?? "/").split("?")[0]];
+  site = createServer(async (req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/watch/b") await gate.promise; // held until the test has watched the import
+    const body = SITE[path];
     if (body === undefined) res.writeHead(404).end();
     else res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
   });
@@ -160,5 +172,42 @@ describe("import progress", () => {
       url: `${siteUrl}/missing`,
       reason: expect.stringContaining("404"),
     });
+  });
+});
+
+describe("import progress in GraphQL", () => {
+  it("Space.importsInProgress shows an import under way as it gets on, and nothing once it is done", async () => {
+    const { createSpace } = await gql(
+      `mutation($org: ID!) { createSpace(input: { organization: $org, title: "Watched" }) { space { id } } }`,
+      { org: organizationId },
+    );
+    const space = createSpace.space.id as string;
+    const WATCH = `query($id: ID!) { space(id: $id) { importsInProgress { url changeRequest phase pagesFetched queued found startedAt } } }`;
+    expect((await gql(WATCH, { id: space })).space.importsInProgress).toEqual([]);
+
+    const running = fetch(`${url}/v1/spaces/${space}/content/import`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ source: "website", url: `${siteUrl}/watch/` }),
+    });
+    // /watch/ and /watch/a are read; /watch/b is held by the site, so the import waits there.
+    await expect
+      .poll(async () => (await gql(WATCH, { id: space })).space.importsInProgress, { timeout: 10_000, interval: 50 })
+      .toEqual([
+        {
+          url: `${siteUrl}/watch/`,
+          changeRequest: null,
+          phase: "pages",
+          pagesFetched: 2,
+          queued: 1,
+          found: 3,
+          startedAt: expect.any(String),
+        },
+      ]);
+    gate.resolve();
+    const response = await running;
+    expect(response.status).toBe(201);
+    expect((await response.json()) as object).toMatchObject({ importedResources: 3 });
+    expect((await gql(WATCH, { id: space })).space.importsInProgress).toEqual([]);
   });
 });

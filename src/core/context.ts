@@ -5,6 +5,7 @@ import { Access } from "../auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { ImportLimits } from "./import/limits.ts";
+import type { ImportTracker } from "./import/progress.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import type { OpenAPILimits } from "./openapi/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
@@ -29,6 +30,8 @@ export interface Services {
   jobs: JobQueue;
   /** Structured logs (pino): work that takes long, like an import, reports its progress here. */
   logger: Logger;
+  /** Imports under way in this process, with their progress. */
+  imports: ImportTracker;
 }
 
 export interface CoreContext extends Services {

@@ -35,6 +35,7 @@ import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../co
 import { imageSize } from "image-size";
 import { guessContentType, essenceOf } from "../content/files.ts";
 import type { ImportLimits } from "./limits.ts";
+import type { ImportProgress } from "./progress.ts";
 import { publicOnly } from "./net.ts";
 import { HtmlSession, type HtmlOutcome } from "./html.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
@@ -284,16 +285,18 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
   const html = new HtmlSession(limits, total);
+  const progress = ctx.imports.start({ spaceId, changeRequest: input.changeRequest ?? null, url: start.toString(), startedAt: ctx.clock.now() });
   try {
-    return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore });
+    return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore, progress });
   } finally {
+    ctx.imports.finish(progress);
     html.close();
   }
 }
 
 async function crawlAndImport(
   ctx: CoreContext,
-  { input, start, target, limits, total, html, headBefore }: {
+  { input, start, target, limits, total, html, headBefore, progress }: {
     input: ImportInput;
     start: URL;
     target: { spaceId: string; changeRequest?: string | null };
@@ -301,6 +304,7 @@ async function crawlAndImport(
     total: AbortSignal;
     html: HtmlSession;
     headBefore: Revision;
+    progress: ImportProgress;
   },
 ): Promise<ImportResult> {
   let origin = start.origin;
@@ -350,6 +354,7 @@ async function crawlAndImport(
     pages.push({ url: fetched.url, key, title, html: text, contentLinks, images });
     // Progress, page by page: a long import shows it is moving (pages left = queued, bounded).
     log.info({ url: fetched.url.toString(), pages: pages.length, queued: queue.length, found: discovered.size, ms: Date.now() - startedAt }, "import: page fetched");
+    Object.assign(progress, { pagesFetched: pages.length, queued: queue.length, found: discovered.size });
 
     for (const href of links) {
       const target = resolve(href, fetched.url, origin);
@@ -365,6 +370,7 @@ async function crawlAndImport(
     }
   }
 
+  Object.assign(progress, { phase: "images", queued: 0, found: discovered.size });
   if (imageUrls.length) log.info({ images: imageUrls.length, ms: Date.now() - startedAt }, "import: fetching images");
   // Images: each a file of the revision, when it answers an image within the bounds.
   const files = new Map<string, FileEntry>();
@@ -460,6 +466,7 @@ async function crawlAndImport(
     edits.push({ op: "createPage", id: node.id, kind: "document", fields: { title: node.title, slug: node.slug }, body, position: { parent: node.parent } });
   }
 
+  progress.phase = "saving";
   // editContent checks the target again (a locked space, a change request merged meanwhile).
   const revision = await editContent(ctx, {
     target,
