@@ -14,12 +14,20 @@ export const executionTimeoutError = (timeoutMs: number) =>
     extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
   });
 
+/** Deadline of a multipart upload's operation, when EXECUTION_TIMEOUT_MS is below it. */
+export const UPLOAD_TIMEOUT_MS = 60_000;
+
 export function useExecutionDeadline(timeoutMs: number): Plugin {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
+      const request = (args.contextValue as { request?: Request }).request;
+      // An upload's work is bounded by its size (50 MiB) rather than by what it asks for, and
+      // hashing and storing that many bytes takes seconds: it gets a longer deadline.
+      const isUpload = /^multipart\/form-data/i.test(request?.headers.get("content-type") ?? "");
+      const ms = isUpload ? Math.max(timeoutMs, UPLOAD_TIMEOUT_MS) : timeoutMs;
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(executionTimeoutError(timeoutMs)), timeoutMs);
-      const client = (args.contextValue as { request?: Request }).request?.signal;
+      const timer = setTimeout(() => deadline.abort(executionTimeoutError(ms)), ms);
+      const client = request?.signal;
       const signal = client ? AbortSignal.any([client, deadline.signal]) : deadline.signal;
       (args as { signal?: AbortSignal }).signal = signal;
       // graphql-jit (the REST routes' compiled operations) does not read the signal: the answer
