@@ -1,6 +1,7 @@
 // Change requests: the node type, a space's list, and the mutations that open, change, update
 // and merge them. Their content reads like a space's (`content`, `page`, `file`, `files`), and is
 // edited with the content mutations given `changeRequest` (content-editing.ts, files.ts, import.ts).
+import { changeRequestStatusOf } from "../core/storage-types.ts";
 import type { ChangeRequest } from "../generated/prisma/client.ts";
 import {
   CHANGE_REQUEST_STATUSES,
@@ -47,7 +48,7 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
     ),
   fields: (t) => ({
     number: t.exposeInt("number", { description: "1, 2, 3 … within the space" }),
-    status: t.field({ description: "DRAFT, OPEN, MERGED or ARCHIVED", type: ChangeRequestStatus, resolve: (c) => c.status as (typeof CHANGE_REQUEST_STATUSES)[number] }),
+    status: t.field({ description: "DRAFT, OPEN, MERGED or ARCHIVED", type: ChangeRequestStatus, resolve: (c) => changeRequestStatusOf(c.status) }),
     subject: t.exposeString("subject", { description: "Short summary of the change; empty when not given" }),
     createdBy: t.field({ description: "Who opened the change request", type: UserRef, resolve: (c) => c.createdById }),
     createdAt: t.expose("createdAt", { description: "When the change request was opened", type: "DateTime" }),

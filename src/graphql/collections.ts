@@ -1,4 +1,5 @@
 // Collections: types, queries and mutations.
+import { roleOf } from "../core/storage-types.ts";
 import type { Collection } from "../generated/prisma/client.ts";
 import { collectionPermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
@@ -40,7 +41,7 @@ export const CollectionRef = builder.loadableNode("Collection", { description: "
       type: MemberRole,
       nullable: true,
       description: "Level of access of the organization's members; null inherits from the parent",
-      resolve: (c) => c.defaultLevel as never,
+      resolve: (c) => roleOf(c.defaultLevel),
     }),
     urls: t.field({ description: "Addresses of the collection in the REST API and the app",
       type: builder.simpleObject("CollectionUrls", { description: "Addresses of a collection", fields: (u) => ({ location: u.string({ description: "URL of the collection in the REST API" }), app: u.string({ description: "URL of the collection in the app" }) }) }),

@@ -5,6 +5,7 @@
 // The users a comment shows (author, resolver, reacting users, repliers) are read as rows, not
 // through the User node's visibility: they stay shown on a comment the caller can read after
 // they left the organization.
+import { commentStatusOf } from "../core/storage-types.ts";
 import type { Comment, User } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import {
@@ -173,7 +174,7 @@ export const CommentRef = builder.loadableNode("Comment", {
   load: (ids: string[], { core }) => Promise.all(ids.map((id) => readCommentOrReply(core, id, "comment").catch((error: Error) => error))),
   fields: (t) => ({
     ...postedFields(t),
-    status: t.field({ description: "open or resolved", type: CommentStatus, resolve: (c) => c.status as CommentStatusValue }),
+    status: t.field({ description: "open or resolved", type: CommentStatus, resolve: (c) => commentStatusOf(c.status) }),
     resolvedAt: t.expose("resolvedAt", { description: "When the comment was resolved; null while open", type: "DateTime", nullable: true }),
     resolvedBy: t.field({ description: "Who resolved the comment; null while open",
       type: UserRef,

@@ -1,5 +1,6 @@
 // Members of an organization, their spaces and teams, invitations and activity: types, queries
 // and mutations. A Member is not a node: it is addressed by organization and user id.
+import { roleOf } from "../core/storage-types.ts";
 import type { LinkInvite, Member, Space } from "../generated/prisma/client.ts";
 import { ROLES } from "../auth/roles.ts";
 import { memberKey } from "../core/loaders.ts";
@@ -54,7 +55,7 @@ MemberRef.implement({
   description: "A user's membership in an organization",
   fields: (t) => ({
     id: t.id({ description: "The user's id", resolve: (m) => m.userId }),
-    role: t.field({ type: MemberRole, nullable: true, description: "null for guests", resolve: (m) => m.role as never }),
+    role: t.field({ type: MemberRole, nullable: true, description: "null for guests", resolve: (m) => roleOf(m.role) }),
     user: t.field({ description: "The user", type: UserRef, resolve: (m) => m.userId }),
     organization: t.field({ description: "The organization", type: OrganizationRef, resolve: (m) => m.organizationId }),
     disabled: t.exposeBoolean("disabled", { description: "Whether the member's access is disabled" }),
@@ -89,7 +90,7 @@ const MemberSpaceRef = builder.objectRef<MemberSpace>("MemberSpace").implement({
   fields: (t) => ({
     permission: t.field({ description: "The member's role on the space",
       type: MemberRole,
-      resolve: async ({ userId, space }, _args, { core }) => ((await memberRoleOnSpace(core, userId, space)) ?? "read") as never,
+      resolve: async ({ userId, space }, _args, { core }) => (await memberRoleOnSpace(core, userId, space)) ?? "read",
     }),
     space: t.field({ description: "The space", type: SpaceRef, resolve: ({ space }) => space }),
   }),
@@ -153,7 +154,7 @@ const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
   description: "A link anyone can use to join the organization with a role",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Id of the invite link" }),
-    role: t.field({ type: MemberRole, nullable: true, description: "null joins as a guest", resolve: (i) => i.role as never }),
+    role: t.field({ type: MemberRole, nullable: true, description: "null joins as a guest", resolve: (i) => roleOf(i.role) }),
     organization: t.field({ description: "The organization the link lets people join", type: OrganizationRef, resolve: (i) => i.organizationId }),
     createdAt: t.expose("createdAt", { description: "When the invite link was created", type: "DateTime" }),
   }),

@@ -1,4 +1,5 @@
 // OpenAPI specifications of an organization and their versions: types, queries and mutations.
+import { openapiVisibilityOf, processErrorCodeOf, processingStateOf } from "../core/storage-types.ts";
 import type { OpenAPISpec, OpenAPISpecVersion } from "../generated/prisma/client.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -86,11 +87,11 @@ export const OpenAPISpecRef = builder.loadableNode("OpenAPISpec", {
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     sourceURL: t.exposeString("sourceURL", { nullable: true, description: "The URL it is fetched from; null for a text source" }),
-    processingState: t.field({ type: ProcessingState, resolve: (spec) => spec.processingState as never }),
-    visibility: t.field({ type: Visibility, resolve: (spec) => spec.visibility as never }),
+    processingState: t.field({ type: ProcessingState, resolve: (spec) => processingStateOf(spec.processingState) }),
+    visibility: t.field({ type: Visibility, resolve: (spec) => openapiVisibilityOf(spec.visibility) }),
     lastVersion: t.field({ type: OpenAPISpecVersionRef, nullable: true, resolve: (spec: OpenAPISpec) => spec.lastVersionId }),
     lastProcessedAt: t.expose("lastProcessedAt", { type: "DateTime", nullable: true }),
-    lastProcessErrorCode: t.field({ type: ProcessErrorCode, nullable: true, resolve: (spec) => spec.lastProcessErrorCode as never }),
+    lastProcessErrorCode: t.field({ type: ProcessErrorCode, nullable: true, resolve: (spec) => processErrorCodeOf(spec.lastProcessErrorCode) }),
     lastProcessedErrors: t.field({ type: [OpenAPIError], description: "The errors of the last run (at most 20)", resolve: (spec) => processErrors(spec).errors.map((error) => ({ code: error.code ?? null, message: error.message })) }),
     lastProcessedErrorCount: t.int({ resolve: (spec) => processErrors(spec).count }),
     permissions: t.field({ type: SpecPermissions, resolve: (spec, _args, { core }) => specPermissions(core, spec) }),

@@ -1,4 +1,5 @@
 // Organizations and the caller: types, queries and mutations.
+import { organizationTypeOf, roleOf } from "../core/storage-types.ts";
 import type { Organization, User } from "../generated/prisma/client.ts";
 import { organizationPermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
@@ -84,10 +85,10 @@ export const OrganizationRef = builder.loadableNode("Organization", { descriptio
     createdAt: t.expose("createdAt", { description: "When the organization was created", type: "DateTime" }),
     emailDomains: t.exposeStringList("emailDomains", { description: "E-mail domains whose users may join" }),
     hostname: t.exposeString("hostname", { description: "Custom hostname of the organization; null when none", nullable: true }),
-    type: t.field({ description: "What the organization is used for", type: OrganizationType, resolve: (o) => o.type as (typeof ORGANIZATION_TYPES)[number] }),
+    type: t.field({ description: "What the organization is used for", type: OrganizationType, resolve: (o) => organizationTypeOf(o.type) }),
     useCase: t.exposeString("useCase", { description: "What the organization documents; null when not given", nullable: true }),
     communityType: t.exposeString("communityType", { description: "Kind of community, for a community organization; null otherwise", nullable: true }),
-    defaultRole: t.field({ description: "Role every member has on the organization's content unless granted more; null: none", type: MemberRole, nullable: true, resolve: (o) => o.defaultRole as never }),
+    defaultRole: t.field({ description: "Role every member has on the organization's content unless granted more; null: none", type: MemberRole, nullable: true, resolve: (o) => roleOf(o.defaultRole) }),
     defaultContent: t.field({ description: "What the organization's hostname shows by default; null when nothing",
       type: OrganizationDefaultContent,
       nullable: true,

@@ -1,5 +1,6 @@
 // Reviews of change requests, requested reviewers, contributors and changes (on ChangeRequest),
 // the mutations that review and ask for reviews, and the merge rules of organizations and spaces.
+import { reviewStatusOf } from "../core/storage-types.ts";
 import type { ChangeRequestReviewer } from "../generated/prisma/client.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
 import { readCommentOrReply } from "../core/comments/index.ts";
@@ -44,7 +45,7 @@ const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
   description: "A review of a change request as it was at `revision`",
   fields: (t) => ({
     id: t.id({ description: "Id of the review", resolve: (r) => r.row.id }),
-    status: t.field({ description: "The reviewer's decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, resolve: (r) => r.row.status as (typeof REVIEW_STATUSES)[number] }),
+    status: t.field({ description: "The reviewer's decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, resolve: (r) => reviewStatusOf(r.row.status) }),
     outdated: t.boolean({ description: "True once the change request moved on from `revision` or the reviewer reviewed again", resolve: (r) => r.outdated }),
     revision: t.id({ description: "The change request's head revision that was reviewed", resolve: (r) => r.row.revisionId }),
     reviewer: t.field({ description: "Who reviewed", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.row.reviewerId) }),

@@ -1,4 +1,5 @@
 // SAML providers and SSO logins of an organization: types, queries and mutations.
+import { roleOf } from "../core/storage-types.ts";
 import type { SamlProvider } from "../generated/prisma/client.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -57,7 +58,7 @@ export const SamlProviderRef = builder.loadableNode("SamlProvider", {
       type: MemberRole,
       nullable: true,
       description: "Role of members signing in through this provider; null makes them guests",
-      resolve: (p) => p.defaultRole as never,
+      resolve: (p) => roleOf(p.defaultRole),
     }),
     createdAt: t.expose("createdAt", { description: "When the provider was added", type: "DateTime" }),
     status: t.field({ description: "Whether the provider is fully configured and active", type: SamlProviderStatus, resolve: (p) => samlProviderStatus(p) }),

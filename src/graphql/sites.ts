@@ -1,4 +1,5 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
+import { agentsContextOf, siteTypeOf, siteVisibilityOf } from "../core/storage-types.ts";
 import type { Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
 import { atLeast } from "../auth/roles.ts";
 import { notFound } from "../core/errors.ts";
@@ -114,14 +115,14 @@ export const SiteRef = builder.loadableNode("Site", {
   load: async (ids: string[], { core }) => Promise.all(ids.map(async (id) => (await loadReadableSite(core, id)) ?? notFound("site", id))),
   fields: (t) => ({
     title: t.exposeString("title"),
-    type: t.field({ type: SiteType, resolve: (s) => s.type as (typeof SITE_TYPES)[number] }),
-    visibility: t.field({ type: SiteVisibility, resolve: (s) => s.visibility as (typeof SITE_VISIBILITIES)[number] }),
+    type: t.field({ type: SiteType, resolve: (s) => siteTypeOf(s.type) }),
+    visibility: t.field({ type: SiteVisibility, resolve: (s) => siteVisibilityOf(s.visibility) }),
     published: t.exposeBoolean("published"),
     hostname: t.exposeString("hostname", { nullable: true }),
     basename: t.exposeString("basename", { nullable: true }),
     proxy: t.exposeString("proxy", { nullable: true, description: "Origin the site is proxied from (domain and path)" }),
     adaptiveContent: t.exposeBoolean("adaptiveContent"),
-    agentsContext: t.field({ type: SiteAgentsContext, resolve: (s) => s.agentsContext as (typeof AGENTS_CONTEXTS)[number] }),
+    agentsContext: t.field({ type: SiteAgentsContext, resolve: (s) => agentsContextOf(s.agentsContext) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     organization: t.field({ type: OrganizationRef, resolve: (s) => s.organizationId }),

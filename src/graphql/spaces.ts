@@ -1,4 +1,5 @@
 // Spaces: types, queries and mutations.
+import { editModeOf, roleOf, spaceVisibilityOf } from "../core/storage-types.ts";
 import type { Space } from "../generated/prisma/client.ts";
 import { spacePermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
@@ -57,11 +58,11 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
   fields: (t) => ({
     title: t.exposeString("title", { description: "Title of the space" }),
     emoji: t.exposeString("emoji", { description: "Emoji of the space (Unicode code point in hex); empty when none" }),
-    visibility: t.field({ description: "Who can read the space", type: ContentVisibility, resolve: (s) => s.visibility as (typeof SPACE_VISIBILITIES)[number] }),
+    visibility: t.field({ description: "Who can read the space", type: ContentVisibility, resolve: (s) => spaceVisibilityOf(s.visibility) }),
     createdAt: t.expose("createdAt", { description: "When the space was created", type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { description: "When the space or its content last changed", type: "DateTime" }),
     deletedAt: t.expose("deletedAt", { description: "When the space was deleted (it is restorable for 7 days); null unless deleted", type: "DateTime", nullable: true }),
-    editMode: t.field({ description: "LIVE: direct edits allowed; LOCKED: edits only through change requests", type: SpaceEditMode, resolve: (s) => s.editMode as (typeof SPACE_EDIT_MODES)[number] }),
+    editMode: t.field({ description: "LIVE: direct edits allowed; LOCKED: edits only through change requests", type: SpaceEditMode, resolve: (s) => editModeOf(s.editMode) }),
     organization: t.field({ description: "The organization the space belongs to", type: OrganizationRef, resolve: (s) => s.organizationId }),
     parent: t.field({
       type: CollectionRef,
@@ -79,7 +80,7 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
       type: MemberRole,
       nullable: true,
       description: "Level of access of the organization's members; null inherits from the parent",
-      resolve: (s) => s.defaultLevel as never,
+      resolve: (s) => roleOf(s.defaultLevel),
     }),
     openCommentCount: t.int({
       description: "Open comments on the space itself (not on its change requests; replies not counted)",

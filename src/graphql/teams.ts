@@ -1,4 +1,5 @@
 // Teams of an organization and their members: types, queries and mutations.
+import { teamRoleOf } from "../core/storage-types.ts";
 import type { Team, TeamMember } from "../generated/prisma/client.ts";
 import { notFound } from "../core/errors.ts";
 import { memberKey } from "../core/loaders.ts";
@@ -70,7 +71,7 @@ export const TeamConnection = builder.connectionObject({ type: TeamRef, name: "T
 export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership").implement({
   description: "A member of a team: their membership in the organization and their role in the team",
   fields: (t) => ({
-    role: t.field({ description: "The member's role in the team: OWNER or MEMBER", type: TeamMemberRole, resolve: (m) => m.role as never }),
+    role: t.field({ description: "The member's role in the team: OWNER or MEMBER", type: TeamMemberRole, resolve: (m) => teamRoleOf(m.role) }),
     team: t.field({ description: "The team", type: TeamRef, resolve: (m) => m.teamId }),
     user: t.field({ description: "The member", type: UserRef, resolve: (m) => m.userId }),
     member: t.field({

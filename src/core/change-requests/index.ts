@@ -6,7 +6,7 @@
 import type { ChangeRequest, Prisma, Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
-import { contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
+import { contentColumns, contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
 import { contentLockKey } from "../content/target.ts";
 import type { Content } from "../content/tree.ts";
 import { DomainError, badInput } from "../errors.ts";
@@ -191,10 +191,7 @@ async function mergedRevision(
       changeRequestId: revision.changeRequestId,
       parentIds: [sides.ours.id, sides.theirs.id],
       type: revision.type,
-      pages: result.content.pages as never,
-      files: result.content.files as never,
-      reusableContents: (result.content.reusableContents ?? []) as never,
-      variables: (result.content.variables ?? {}) as never,
+      ...contentColumns(result.content),
       message: revision.message,
       createdById: ctx.viewer.userId,
       createdAt: now,

@@ -8,7 +8,7 @@ import PDFDocument from "pdfkit";
 import type { Clock } from "../clock.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { markdownToDocument, type DocumentBlock, type DocumentInline, type DocumentText } from "../content/document.ts";
-import { pageOf } from "../content/index.ts";
+import { contentOf, pageOf } from "../content/index.ts";
 import { findPage, flatten, type LocatedPage, type PageNode } from "../content/tree.ts";
 import { badInput } from "../errors.ts";
 import type { Signer } from "../signer.ts";
@@ -97,7 +97,7 @@ export async function renderPdf(services: Pick<Services, "prisma">, target: PdfT
     services.prisma.revision.findUnique({ where: { id: target.revisionId } }),
   ]);
   if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) return null;
-  const pages = revision.pages as unknown as PageNode[];
+  const { pages } = contentOf(revision);
   const root = target.page ? findPage(pages, target.page)?.page : undefined;
   if (target.page && !root) return null;
   const selected = root ? (target.only ? [{ page: root, path: "", parentId: null }] : flatten([root])) : flatten(pages);

@@ -3,7 +3,7 @@
 // serialized by an advisory lock, so two editors at once both land, one after the other, and
 // neither is lost.
 import { createHash } from "node:crypto";
-import type { Revision } from "../../generated/prisma/client.ts";
+import type { Prisma, Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
 import { notFound } from "../errors.ts";
@@ -36,6 +36,17 @@ export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
 export const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex");
 
+/** A revision's content columns, as written: the one place `Content` becomes JSON columns. */
+export function contentColumns(content: Content) {
+  return {
+    pages: content.pages as unknown as Prisma.InputJsonArray,
+    files: content.files as unknown as Prisma.InputJsonArray,
+    reusableContents: (content.reusableContents ?? []) as unknown as Prisma.InputJsonArray,
+    variables: content.variables ?? {},
+  };
+}
+
+/** A revision's content, as read: the one place its JSON columns become `Content`. */
 export function contentOf(revision: Revision): Content {
   return {
     pages: revision.pages as unknown as PageNode[],
@@ -145,10 +156,7 @@ export async function editContent(ctx: CoreContext, { target, edits, blobs = { m
         changeRequestId: changeRequest?.id ?? null,
         parentIds: [head.id],
         type: "edits",
-        pages: next.pages as never,
-        files: next.files as never,
-        reusableContents: next.reusableContents as never,
-        variables: next.variables as never,
+        ...contentColumns(next),
         message,
         createdById: ctx.viewer.userId,
         createdAt: now,

@@ -20,7 +20,8 @@ import {
 } from "../content-tree/index.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { requireCreateIn } from "../collections/index.ts";
-import type { PageNode } from "../content/tree.ts";
+import { contentColumns, contentOf } from "../content/index.ts";
+import type { Content } from "../content/tree.ts";
 import { reindexSpace } from "../search/index.ts";
 
 export const SPACE_TITLE_MAX = 50;
@@ -101,7 +102,7 @@ export async function listCollectionSpaces(ctx: CoreContext, collection: { id: s
 async function insertSpace(
   tx: Prisma.TransactionClient,
   data: Omit<Prisma.SpaceUncheckedCreateInput, "id" | "revisionId">,
-  content?: Pick<Revision, "pages" | "files" | "reusableContents" | "variables">,
+  content?: Content,
 ): Promise<Space> {
   const id = newId("Space");
   const revisionId = newId("Revision");
@@ -110,14 +111,7 @@ async function insertSpace(
     data: {
       id: revisionId,
       spaceId: id,
-      ...(content
-        ? {
-            pages: content.pages as never,
-            files: content.files as never,
-            reusableContents: content.reusableContents as never,
-            variables: content.variables as never,
-          }
-        : {}),
+      ...(content ? contentColumns(content) : {}),
     },
   });
   return space;
@@ -194,7 +188,7 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
   const title = [...`${source.title} (copy)`].slice(0, SPACE_TITLE_MAX).join("");
   return withTreeLock(ctx, [source.organizationId], async (tx) => {
     const { revisionId } = await tx.space.findUniqueOrThrow({ where: { id: source.id } });
-    const head = await tx.revision.findUniqueOrThrow({ where: { id: revisionId } });
+    const content = contentOf(await tx.revision.findUniqueOrThrow({ where: { id: revisionId } }));
     const copy = await insertSpace(tx, {
       organizationId: source.organizationId,
       parentId: source.parentId,
@@ -204,8 +198,8 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
       editMode: source.editMode,
       defaultLevel: source.defaultLevel,
       sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
-    }, head);
-    await reindexSpace(tx, copy.id, head.pages as unknown as PageNode[]);
+    }, content);
+    await reindexSpace(tx, copy.id, content.pages);
     return copy;
   });
 }
