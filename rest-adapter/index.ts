@@ -42,7 +42,10 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   const query: RestRequest["query"] = {};
   for (const [name, type] of Object.entries(declared)) {
     if (type === "string[]") {
-      const values = url.searchParams.getAll(name).flatMap((value) => value.split(",")).filter((value) => value !== "");
+      const values = url.searchParams
+        .getAll(name)
+        .flatMap((value) => value.split(","))
+        .filter((value) => value !== "");
       const unsafe = values.map(unsafeTextReason).find(Boolean);
       if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
       if (values.length) query[name] = values;
@@ -68,13 +71,13 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   return query;
 }
 
-async function readBody(request: Request): Promise<Record<string, unknown> | Response> {
+async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown> | Response> {
   if (request.method === "GET" || request.method === "HEAD" || request.method === "DELETE") return {};
   const declared = Number(request.headers.get("content-length") ?? 0);
-  if (declared > MAX_BODY_BYTES) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`);
-  const text = await readTextUpTo(request, MAX_BODY_BYTES);
+  if (declared > maxBytes) return errorResponse(413, `Request body is larger than ${maxBytes} bytes`);
+  const text = await readTextUpTo(request, maxBytes);
   // The rest of that body is left unread on the connection: close it rather than reuse it.
-  if (text === null) return errorResponse(413, `Request body is larger than ${MAX_BODY_BYTES} bytes`, { Connection: "close" });
+  if (text === null) return errorResponse(413, `Request body is larger than ${maxBytes} bytes`, { Connection: "close" });
   if (!text.trim()) return {};
   let body: unknown;
   try {
@@ -101,7 +104,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     }
     const query = parseQuery(url, route.query);
     if (query instanceof Response) return query;
-    const body = await readBody(request);
+    const body = await readBody(request, route.maxBodyBytes);
     if (body instanceof Response) return body;
     let variableValues: Record<string, unknown>;
     try {
@@ -110,7 +113,10 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       if (error instanceof RestInputError) return errorResponse(400, error.message);
       throw error;
     }
-    const { contextFactory, execute, schema } = yoga.getEnveloped({ request, params: { query: route.document, variables: variableValues } });
+    const { contextFactory, execute, schema } = yoga.getEnveloped({
+      request,
+      params: { query: route.document, variables: variableValues },
+    });
     let result;
     try {
       const contextValue = await contextFactory();
@@ -158,7 +164,9 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       if (allowed.includes("GET")) allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
       endResponse(
         allowed.length
-          ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, { Allow: allowed.join(", ") })
+          ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, {
+              Allow: allowed.join(", "),
+            })
           : errorResponse(404, `No route ${request.method} ${url.pathname}`),
       );
     },

@@ -24,6 +24,8 @@ export interface RestRoute {
    * resolvers enforce it, and the matrix test checks every route against it for every role.
    */
   action: Action | "viewer";
+  /** Largest JSON body of this route (default MAX_BODY_BYTES, 1 MiB): publishing an integration carries its script. */
+  maxBodyBytes?: number;
   /** Query parameters the route reads, parsed and checked before the operation runs. */
   query?: Record<string, QueryParamType>;
   document: string;
@@ -65,9 +67,7 @@ export function listBody<Node>(connection: Connection<Node>, toItem: (node: Node
   return {
     items: connection.nodes.map(toItem),
     count: connection.totalCount,
-    ...(connection.pageInfo.hasNextPage && connection.pageInfo.endCursor
-      ? { next: { page: connection.pageInfo.endCursor } }
-      : {}),
+    ...(connection.pageInfo.hasNextPage && connection.pageInfo.endCursor ? { next: { page: connection.pageInfo.endCursor } } : {}),
   };
 }
 

@@ -4,12 +4,13 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
 import { Registry } from "prom-client";
-import { DEFAULT_GRAPHQL_LIMITS, type Config } from "./config.ts";
+import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_INTEGRATION_SETTINGS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import type { Services } from "./core/context.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
+import { IntegrationRuntime } from "./core/integrations/runtime.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
@@ -43,10 +44,23 @@ const TITLE = "Documentation publishing API";
 
 /** The settings the app itself uses: PUBLIC_URL is required, the others have their defaults. */
 export type AppConfig = Pick<Config, "publicUrl"> &
-  Partial<Pick<Config, "filesSecret" | "corsOrigins" | "importAllowPrivateHosts" | "graphiqlEnabled" | "introspectionEnabled" | "rateLimits" | "openapiRefetchIntervalHours">> & {
+  Partial<
+    Pick<
+      Config,
+      | "filesSecret"
+      | "corsOrigins"
+      | "importAllowPrivateHosts"
+      | "graphiqlEnabled"
+      | "introspectionEnabled"
+      | "rateLimits"
+      | "openapiRefetchIntervalHours"
+    >
+  > & {
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
+    /** Sandboxes and deliveries of integrations (tests lower the limits). */
+    integrations?: Partial<Config["integrations"]>;
   };
 
 export interface AppOptions {
@@ -76,10 +90,15 @@ export function createApp({
   isDraining = () => false,
 }: AppOptions) {
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
+  const urls = new Urls(config.publicUrl);
+  const integrations = new IntegrationRuntime(
+    { prisma: database.prisma, clock, urls, jobs },
+    { ...DEFAULT_INTEGRATION_SETTINGS, ...config.integrations },
+  );
   const services: Services = {
     prisma: database.prisma,
     clock,
-    urls: new Urls(config.publicUrl),
+    urls,
     signer: new Signer(config.filesSecret, clock),
     importLimits: {
       ...DEFAULT_IMPORT_LIMITS,
@@ -90,6 +109,7 @@ export function createApp({
     jobs,
     logger,
     imports: new ImportTracker(),
+    integrations,
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
@@ -140,9 +160,13 @@ export function createApp({
   });
   registerOpenAPIReference();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
+  integrations.register();
   if (startJobs) jobs.start();
-  /** Stops the job worker (running jobs are released for the next start); the database stays open. */
-  const close = () => jobs.stop();
+  /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
+  const close = async () => {
+    await jobs.stop();
+    await integrations.close();
+  };
   return { yoga, services, jobs, close, registry };
 }
 
@@ -183,10 +207,20 @@ query Start {
 `;
 
 function graphiqlOptions(token: string | undefined): GraphiQLOptions {
-  const headers = JSON.stringify({ Authorization: `Bearer ${token ?? "<your token: npm run -s cli -- token --email you@example.com>"}` }, null, 2);
+  const headers = JSON.stringify(
+    { Authorization: `Bearer ${token ?? "<your token: npm run -s cli -- token --email you@example.com>"}` },
+    null,
+    2,
+  );
   // GraphiQL opens its default tab (a welcome comment) unless tabs are given: the starter query
   // goes in as the one default tab, with its headers.
-  return { title: TITLE, defaultQuery: STARTER_QUERY, headers, defaultTabs: [{ query: STARTER_QUERY, headers }], shouldPersistHeaders: false };
+  return {
+    title: TITLE,
+    defaultQuery: STARTER_QUERY,
+    headers,
+    defaultTabs: [{ query: STARTER_QUERY, headers }],
+    shouldPersistHeaders: false,
+  };
 }
 
 /** GraphiQL's page inlines its ~9 MB of assets (no CDN); rendered once per distinct options. */

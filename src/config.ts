@@ -7,8 +7,7 @@
 import { z } from "zod";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
-const optional = <T extends z.ZodType>(type: T) =>
-  z.preprocess((value) => (value === "" ? undefined : value), type.optional());
+const optional = <T extends z.ZodType>(type: T) => z.preprocess((value) => (value === "" ? undefined : value), type.optional());
 
 /** `true`/`false` (also 1/0, yes/no), or undefined when unset, for defaults that depend on others. */
 const optionalFlag = () =>
@@ -84,9 +83,24 @@ const GRAPHQL_LIMIT_VARIABLES = {
   GRAPHQL_MAX_DIRECTIVES: ["maxDirectives", 1, 10_000, "Most directives in one GraphQL document"],
   GRAPHQL_MAX_TOKENS: ["maxTokens", 10, 1_000_000, "Most lexical tokens in one GraphQL document (parsing stops there)"],
   GRAPHQL_MAX_DOCUMENT_BYTES: ["maxDocumentBytes", 1024, 100 * 1024 * 1024, "Largest GraphQL document (`query`), in bytes (413 above)"],
-  GRAPHQL_MAX_BODY_BYTES: ["maxBodyBytes", 1024, 1024 * 1024 * 1024, "Largest JSON body of `/graphql`, in bytes (413 above; variables carry page markdown)"],
-  GRAPHQL_ANONYMOUS_BODY_BYTES: ["anonymousBodyBytes", 0, 1024 * 1024 * 1024, "Bodies of `/graphql` above this many bytes are read only after their token checks out (401 before)"],
-  GRAPHQL_MAX_COST: ["maxCost", 1, 1_000_000_000, "Largest estimated cost of a GraphQL operation: each field 1, lists multiply what they select by `first` (default 50) or the number of `ids`"],
+  GRAPHQL_MAX_BODY_BYTES: [
+    "maxBodyBytes",
+    1024,
+    1024 * 1024 * 1024,
+    "Largest JSON body of `/graphql`, in bytes (413 above; variables carry page markdown)",
+  ],
+  GRAPHQL_ANONYMOUS_BODY_BYTES: [
+    "anonymousBodyBytes",
+    0,
+    1024 * 1024 * 1024,
+    "Bodies of `/graphql` above this many bytes are read only after their token checks out (401 before)",
+  ],
+  GRAPHQL_MAX_COST: [
+    "maxCost",
+    1,
+    1_000_000_000,
+    "Largest estimated cost of a GraphQL operation: each field 1, lists multiply what they select by `first` (default 50) or the number of `ids`",
+  ],
   GRAPHQL_MAX_NODE_IDS: ["maxNodeIds", 1, 100_000, "Most ids in one `nodes(ids:)`"],
   EXECUTION_TIMEOUT_MS: ["executionTimeoutMs", 10, 600_000, "Deadline of one operation (GraphQL or REST), and on PostgreSQL each statement's `statement_timeout`: it is stopped and answered 503 `EXECUTION_TIMEOUT`"],
 } as const satisfies Record<string, [keyof GraphQLLimits, number, number, string]>;
@@ -101,6 +115,30 @@ function graphqlLimitVariables() {
     ]),
   ) as unknown as Record<keyof typeof GRAPHQL_LIMIT_VARIABLES, z.ZodType<number>>;
 }
+
+export interface IntegrationSettings {
+  /** CPU time of one event in a sandbox. */
+  cpuMs: number;
+  /** Growth of a sandbox's resident memory above its start. */
+  memoryMb: number;
+  /** Wall-clock bound of one delivery (sandbox or tunnel). */
+  timeoutMs: number;
+  /** Deliveries of one event (the first and its retries). */
+  eventAttempts: number;
+  /** Warm sandboxes kept (least recently used stopped first). */
+  maxSandboxes: number;
+  /** Hosts scripts may fetch besides this service. */
+  allowedHosts: string[];
+}
+
+export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
+  cpuMs: 1000,
+  memoryMb: 128,
+  timeoutMs: 10_000,
+  eventAttempts: 3,
+  maxSandboxes: 8,
+  allowedHosts: [],
+};
 
 /** Every environment variable the service reads, with its rule and meaning. */
 export const variables = {
@@ -134,6 +172,31 @@ export const variables = {
   OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
     .transform((value) => value ?? 24)
     .describe("How often an OpenAPI specification published from a URL is fetched again, in hours (default 24)."),
+  INTEGRATION_CPU_MS: optional(integer(10, 60_000))
+    .transform((value) => value ?? 1000)
+    .describe(
+      "CPU time one integration event may use in its sandbox, in ms (default 1000); above, the sandbox is stopped and the event fails.",
+    ),
+  INTEGRATION_MEMORY_MB: optional(integer(32, 4096))
+    .transform((value) => value ?? 128)
+    .describe("Memory an integration's sandbox may grow by, in MB (default 128); above, it is stopped and its events fail."),
+  INTEGRATION_TIMEOUT_MS: optional(integer(100, 600_000))
+    .transform((value) => value ?? 10_000)
+    .describe("Wall-clock bound of one delivery to a sandbox or a development tunnel, in ms (default 10000)."),
+  INTEGRATION_EVENT_ATTEMPTS: optional(integer(1, 20))
+    .transform((value) => value ?? 3)
+    .describe("Deliveries of one integration event before it stays failed (default 3), retried after 1 s, 4 s, 16 s …"),
+  INTEGRATION_MAX_SANDBOXES: optional(integer(1, 256))
+    .transform((value) => value ?? 8)
+    .describe("Warm integration sandboxes kept at once (one per integration version; least recently used stopped first; default 8)."),
+  INTEGRATION_ALLOWED_HOSTS: optional(z.string())
+    .transform((value) =>
+      (value ?? "")
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .describe("Comma-separated hosts (`api.example.com`) integration scripts may fetch besides this service's API. Default: none."),
   CORS_ORIGINS: optional(z.string())
     .transform((value, context) => {
       const origins = (value ?? "")
@@ -142,12 +205,17 @@ export const variables = {
         .filter(Boolean);
       for (const origin of origins) {
         if (origin !== "*" && !(URL.canParse(origin) && new URL(origin).origin === origin)) {
-          context.addIssue({ code: "custom", message: `"${origin}" is not an origin like https://docs.example.com (no path, no trailing slash) or *` });
+          context.addIssue({
+            code: "custom",
+            message: `"${origin}" is not an origin like https://docs.example.com (no path, no trailing slash) or *`,
+          });
         }
       }
       return origins;
     })
-    .describe("Comma-separated origins allowed to call the API from a browser (`*`: any, without credentials). Default: none (same origin only)."),
+    .describe(
+      "Comma-separated origins allowed to call the API from a browser (`*`: any, without credentials). Default: none (same origin only).",
+    ),
   LOG_LEVEL: optional(z.enum(LOG_LEVELS))
     .transform((value) => value ?? "info")
     .describe(`Log level: ${LOG_LEVELS.join(", ")} (default \`info\`).`),
@@ -159,7 +227,9 @@ export const variables = {
     .transform((value) => value ?? "development")
     .describe("`production` turns GraphiQL and introspection off unless `GRAPHIQL_ENABLED` / `INTROSPECTION_ENABLED` say otherwise."),
   GRAPHIQL_ENABLED: optionalFlag().describe("GraphiQL at `/graphql` in a browser (default: on, off when `NODE_ENV=production`)."),
-  INTROSPECTION_ENABLED: optionalFlag().describe("GraphQL introspection (`__schema`, `__type`) (default: on, off when `NODE_ENV=production`)."),
+  INTROSPECTION_ENABLED: optionalFlag().describe(
+    "GraphQL introspection (`__schema`, `__type`) (default: on, off when `NODE_ENV=production`).",
+  ),
   RATE_LIMIT_PER_TOKEN: optional(integer(1, 10_000_000))
     .transform((value) => value ?? 1200)
     .describe("Requests per window for one API token (default 1200); 429 with `Retry-After` above."),
@@ -200,6 +270,8 @@ export interface Config {
   importAllowPrivateHosts: boolean;
   /** URL-sourced OpenAPI specs are fetched again this often. */
   openapiRefetchIntervalHours: number;
+  /** Sandboxes and deliveries of integration scripts (src/core/integrations/sandbox.ts). */
+  integrations: IntegrationSettings;
   /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
   corsOrigins: string[];
   logLevel: LogLevel;
@@ -250,6 +322,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesSecret: value.FILES_SECRET,
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,
+    integrations: {
+      cpuMs: value.INTEGRATION_CPU_MS,
+      memoryMb: value.INTEGRATION_MEMORY_MB,
+      timeoutMs: value.INTEGRATION_TIMEOUT_MS,
+      eventAttempts: value.INTEGRATION_EVENT_ATTEMPTS,
+      maxSandboxes: value.INTEGRATION_MAX_SANDBOXES,
+      allowedHosts: value.INTEGRATION_ALLOWED_HOSTS,
+    },
     corsOrigins: value.CORS_ORIGINS,
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
@@ -258,7 +338,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ) as unknown as GraphQLLimits,
     graphiqlEnabled: value.GRAPHIQL_ENABLED ?? value.NODE_ENV !== "production",
     introspectionEnabled: value.INTROSPECTION_ENABLED ?? value.NODE_ENV !== "production",
-    rateLimits: { perToken: value.RATE_LIMIT_PER_TOKEN, perAddress: value.RATE_LIMIT_PER_ADDRESS, windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS },
+    rateLimits: {
+      perToken: value.RATE_LIMIT_PER_TOKEN,
+      perAddress: value.RATE_LIMIT_PER_ADDRESS,
+      windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS,
+    },
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
   };

@@ -27,6 +27,7 @@ describe("loadConfig", () => {
       filesSecret: undefined,
       importAllowPrivateHosts: false,
       openapiRefetchIntervalHours: 24,
+      integrations: { cpuMs: 1000, memoryMb: 128, timeoutMs: 10_000, eventAttempts: 3, maxSandboxes: 8, allowedHosts: [] },
       corsOrigins: [],
       logLevel: "info",
       shutdownTimeoutMs: 10_000,
@@ -71,6 +72,12 @@ describe("loadConfig", () => {
       RATE_LIMIT_WINDOW_SECONDS: "2",
       HEADERS_TIMEOUT_MS: "3000",
       REQUEST_TIMEOUT_MS: "4000",
+      INTEGRATION_CPU_MS: "250",
+      INTEGRATION_MEMORY_MB: "64",
+      INTEGRATION_TIMEOUT_MS: "3000",
+      INTEGRATION_EVENT_ATTEMPTS: "4",
+      INTEGRATION_MAX_SANDBOXES: "2",
+      INTEGRATION_ALLOWED_HOSTS: "API.example.com, hooks.example.org",
     });
     expect(config).toEqual({
       port: 8080,
@@ -83,6 +90,14 @@ describe("loadConfig", () => {
       filesSecret: "x".repeat(32),
       importAllowPrivateHosts: true,
       openapiRefetchIntervalHours: 6,
+      integrations: {
+        cpuMs: 250,
+        memoryMb: 64,
+        timeoutMs: 3000,
+        eventAttempts: 4,
+        maxSandboxes: 2,
+        allowedHosts: ["api.example.com", "hooks.example.org"],
+      },
       corsOrigins: ["https://a.example.com", "http://localhost:3000"],
       logLevel: "warn",
       shutdownTimeoutMs: 500,
@@ -135,8 +150,20 @@ describe("loadConfig", () => {
   });
 
   it("names every wrong variable at once", () => {
-    const problems = problemsOf({ PORT: "x", PUBLIC_URL: "ftp://host", LOG_LEVEL: "loud", CORS_ORIGINS: "https://a.example.com/path", SHUTDOWN_TIMEOUT_MS: "-1" });
-    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual(["CORS_ORIGINS", "LOG_LEVEL", "PORT", "PUBLIC_URL", "SHUTDOWN_TIMEOUT_MS"]);
+    const problems = problemsOf({
+      PORT: "x",
+      PUBLIC_URL: "ftp://host",
+      LOG_LEVEL: "loud",
+      CORS_ORIGINS: "https://a.example.com/path",
+      SHUTDOWN_TIMEOUT_MS: "-1",
+    });
+    expect(problems.map((problem) => problem.split(":")[0]).sort()).toEqual([
+      "CORS_ORIGINS",
+      "LOG_LEVEL",
+      "PORT",
+      "PUBLIC_URL",
+      "SHUTDOWN_TIMEOUT_MS",
+    ]);
     expect(() => loadConfig({ PORT: "x" })).toThrow(/^Invalid configuration:\n {2}PORT: /);
   });
 });

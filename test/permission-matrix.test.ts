@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import LZString from "lz-string";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allows, POLICY, type Rule } from "../src/auth/policy.ts";
 import type { Role } from "../src/auth/roles.ts";
@@ -65,11 +66,24 @@ async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: 
   const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
   const body = Buffer.from("# Matrix\n\nBody.");
   const bytes = Buffer.from("matrix file");
-  await prisma().blob.createMany({ data: [body, bytes].map((data) => ({ hash: sha(data), data, size: data.length })), skipDuplicates: true });
+  await prisma().blob.createMany({
+    data: [body, bytes].map((data) => ({ hash: sha(data), data, size: data.length })),
+    skipDuplicates: true,
+  });
   const now = new Date().toISOString();
   const page = (id: string, title: string, slug: string, pages: unknown[] = []) => ({
-    id, kind: "document", title, slug, hidden: false, noIndex: false, noRobotsIndex: false, variables: {},
-    body: sha(body), createdAt: now, updatedAt: now, pages,
+    id,
+    kind: "document",
+    title,
+    slug,
+    hidden: false,
+    noIndex: false,
+    noRobotsIndex: false,
+    variables: {},
+    body: sha(body),
+    createdAt: now,
+    updatedAt: now,
+    pages,
   });
   const pageId = newId("Page");
   const fileId = newId("File");
@@ -100,14 +114,25 @@ async function newChangeRequest() {
 async function newReview() {
   const changeRequest = await newChangeRequest();
   const reviewerId = await newMember("review");
-  const row = await prisma().changeRequest.findUniqueOrThrow({ where: { id: changeRequest.path.slice(changeRequest.path.lastIndexOf("/") + 1) } });
+  const row = await prisma().changeRequest.findUniqueOrThrow({
+    where: { id: changeRequest.path.slice(changeRequest.path.lastIndexOf("/") + 1) },
+  });
   const now = new Date();
   await prisma().changeRequestReviewer.create({
     data: { changeRequestId: row.id, userId: reviewerId, requestedById: ownerUserId, revisionId: row.revisionId, createdAt: now },
   });
   const reviewId = newId("ChangeRequestReview");
   await prisma().changeRequestReview.create({
-    data: { id: reviewId, changeRequestId: row.id, reviewerId, requestedById: ownerUserId, status: "approved", revisionId: row.revisionId, createdAt: now, updatedAt: now },
+    data: {
+      id: reviewId,
+      changeRequestId: row.id,
+      reviewerId,
+      requestedById: ownerUserId,
+      status: "approved",
+      revisionId: row.revisionId,
+      createdAt: now,
+      updatedAt: now,
+    },
   });
   return { ...changeRequest, reviewerId, reviewId };
 }
@@ -142,10 +167,18 @@ function commentFixtures(routePrefix: string, base: "space" | "change request"):
     [`PUT ${routePrefix}/comments/:commentId`]: async (caller) => ({ path: (await newComment(base, caller)).comment, body: markdown }),
     [`DELETE ${routePrefix}/comments/:commentId`]: async (caller) => ({ path: (await newComment(base, caller)).comment }),
     [`GET ${routePrefix}/comments/:commentId/replies`]: async () => ({ path: `${(await newComment(base)).comment}/replies` }),
-    [`POST ${routePrefix}/comments/:commentId/replies`]: async () => ({ path: `${(await newComment(base)).comment}/replies`, body: markdown }),
+    [`POST ${routePrefix}/comments/:commentId/replies`]: async () => ({
+      path: `${(await newComment(base)).comment}/replies`,
+      body: markdown,
+    }),
     [`GET ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async () => ({ path: (await newComment(base)).reply }),
-    [`PUT ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({ path: (await newComment(base, caller)).reply, body: markdown }),
-    [`DELETE ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({ path: (await newComment(base, caller)).reply }),
+    [`PUT ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({
+      path: (await newComment(base, caller)).reply,
+      body: markdown,
+    }),
+    [`DELETE ${routePrefix}/comments/:commentId/replies/:commentReplyId`]: async (caller) => ({
+      path: (await newComment(base, caller)).reply,
+    }),
     [`GET ${routePrefix}/commenters`]: async () => ({ path: `${(await newComment(base)).prefix}/commenters` }),
   };
 }
@@ -199,7 +232,9 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     path: `${(await newSite()).path}/adaptive-schema`,
     body: { jsonSchema: { type: "object", properties: {}, additionalProperties: false } },
   }),
-  [`GET ${SITE}/adaptive-schema/template-conditions`]: async () => ({ path: `${(await newSite()).path}/adaptive-schema/template-conditions` }),
+  [`GET ${SITE}/adaptive-schema/template-conditions`]: async () => ({
+    path: `${(await newSite()).path}/adaptive-schema/template-conditions`,
+  }),
   [`GET ${SITE}/structure`]: async () => ({ path: `${(await newSite()).path}/structure` }),
   [`PATCH ${SITE}/structure/sort`]: async () => {
     const { path, siteSpaceId } = await newSite();
@@ -220,7 +255,10 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     return { path: `${path}/site-spaces/${siteSpaceId}/move`, body: {} };
   },
   [`GET ${SITE}/sections`]: async () => ({ path: `${(await newSiteWithSections()).path}/sections` }),
-  [`POST ${SITE}/sections`]: async () => ({ path: `${(await newSite()).path}/sections`, body: { spaceId: await newSpace(), title: "Section" } }),
+  [`POST ${SITE}/sections`]: async () => ({
+    path: `${(await newSite()).path}/sections`,
+    body: { spaceId: await newSpace(), title: "Section" },
+  }),
   [`PATCH ${SITE}/sections/:siteSectionId`]: async () => {
     const { path, sectionId } = await newSiteWithSections();
     return { path: `${path}/sections/${sectionId}`, body: { title: "Renamed section" } };
@@ -234,7 +272,10 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     return { path: `${path}/sections/${sectionId}/move`, body: {} };
   },
   [`GET ${SITE}/section-groups`]: async () => ({ path: `${(await newSiteWithSections()).path}/section-groups` }),
-  [`POST ${SITE}/section-groups`]: async () => ({ path: `${(await newSiteWithSections()).path}/section-groups`, body: { title: "New group" } }),
+  [`POST ${SITE}/section-groups`]: async () => ({
+    path: `${(await newSiteWithSections()).path}/section-groups`,
+    body: { title: "New group" },
+  }),
   [`PATCH ${SITE}/section-groups/:siteSectionGroupId`]: async () => {
     const { path, groupId } = await newSiteWithSections();
     return { path: `${path}/section-groups/${groupId}`, body: { title: "Renamed group" } };
@@ -298,7 +339,9 @@ function permissionFixtures(routePrefix: string, pathOf: (id: string) => string,
     const itemId = await newItem();
     const [userId, teamId] = [await newMember(), await newTeam()];
     for (const subject of [{ userId }, { teamId }]) {
-      await prisma().permissionGrant.create({ data: { id: newId("PermissionGrant"), organizationId, [column]: itemId, ...subject, role: "read" } });
+      await prisma().permissionGrant.create({
+        data: { id: newId("PermissionGrant"), organizationId, [column]: itemId, ...subject, role: "read" },
+      });
     }
     return { path: pathOf(itemId), userId, teamId };
   };
@@ -406,19 +449,33 @@ const FIXTURES: Record<string, Fixture> = {
 
   // Change requests (the content routes address some by number, which the routes accept too)
   "GET /v1/spaces/:spaceId/change-requests": async () => ({ path: `/v1/spaces/${(await newChangeRequest()).spaceId}/change-requests` }),
-  "POST /v1/spaces/:spaceId/change-requests": async () => ({ path: `/v1/spaces/${await newSpace()}/change-requests`, body: { subject: "New" } }),
+  "POST /v1/spaces/:spaceId/change-requests": async () => ({
+    path: `/v1/spaces/${await newSpace()}/change-requests`,
+    body: { subject: "New" },
+  }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId": async () => ({ path: (await newChangeRequest()).path }),
-  "PATCH /v1/spaces/:spaceId/change-requests/:changeRequestId": async () => ({ path: (await newChangeRequest()).path, body: { subject: "Renamed", status: "open" } }),
+  "PATCH /v1/spaces/:spaceId/change-requests/:changeRequestId": async () => ({
+    path: (await newChangeRequest()).path,
+    body: { subject: "Renamed", status: "open" },
+  }),
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge": async () => ({ path: `${(await newChangeRequest()).path}/merge` }),
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/update": async () => ({ path: `${(await newChangeRequest()).path}/update` }),
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content": async () => ({ path: `${(await newChangeRequest()).byNumber}/content` }),
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/pages": async () => ({ path: `${(await newChangeRequest()).path}/content/pages` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content": async () => ({
+    path: `${(await newChangeRequest()).byNumber}/content`,
+  }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/pages": async () => ({
+    path: `${(await newChangeRequest()).path}/content/pages`,
+  }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId": async () => {
     const { byNumber, pageId } = await newChangeRequest();
     return { path: `${byNumber}/content/page/${pageId}` };
   },
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/path/*": async () => ({ path: `${(await newChangeRequest()).path}/content/path/matrix/child` }),
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files": async () => ({ path: `${(await newChangeRequest()).path}/content/files` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/path/*": async () => ({
+    path: `${(await newChangeRequest()).path}/content/path/matrix/child`,
+  }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files": async () => ({
+    path: `${(await newChangeRequest()).path}/content/files`,
+  }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/files/:fileId": async () => {
     const { path, fileId } = await newChangeRequest();
     return { path: `${path}/content/files/${fileId}` };
@@ -500,15 +557,36 @@ const FIXTURES: Record<string, Fixture> = {
   "DELETE /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`) }),
   "POST /v1/orgs/:organizationId/translations/:translationId/run": async () => ({ path: org(`/translations/${await newTranslation()}/run`) }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
-  "POST /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi"), body: { slug: `new-${newId("Page").slice(3).toLowerCase().replace(/[^a-z0-9]/g, "")}`, source: { text: OPENAPI_TEXT } } }),
+  "POST /v1/orgs/:organizationId/openapi": async () => ({
+    path: org("/openapi"),
+    body: {
+      slug: `new-${newId("Page")
+        .slice(3)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, "")}`,
+      source: { text: OPENAPI_TEXT },
+    },
+  }),
   "GET /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`) }),
-  "PUT /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`), body: { source: { text: OPENAPI_TEXT } } }),
-  "PATCH /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`), body: { visibility: "public" } }),
+  "PUT /v1/orgs/:organizationId/openapi/:specSlug": async () => ({
+    path: org(`/openapi/${(await newSpec()).slug}`),
+    body: { source: { text: OPENAPI_TEXT } },
+  }),
+  "PATCH /v1/orgs/:organizationId/openapi/:specSlug": async () => ({
+    path: org(`/openapi/${(await newSpec()).slug}`),
+    body: { visibility: "public" },
+  }),
   "DELETE /v1/orgs/:organizationId/openapi/:specSlug": async () => ({ path: org(`/openapi/${(await newSpec()).slug}`) }),
   "GET /v1/orgs/:organizationId/openapi/:specSlug/versions": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions`) }),
-  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest`) }),
-  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content`) }),
-  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw": async () => ({ path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content/raw`) }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest": async () => ({
+    path: org(`/openapi/${(await newSpec()).slug}/versions/latest`),
+  }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content": async () => ({
+    path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content`),
+  }),
+  "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw": async () => ({
+    path: org(`/openapi/${(await newSpec()).slug}/versions/latest/content/raw`),
+  }),
   "GET /v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId": async () => {
     const { slug, versionId } = await newSpec();
     return { path: org(`/openapi/${slug}/versions/${versionId}`) };
@@ -532,7 +610,9 @@ const FIXTURES: Record<string, Fixture> = {
     const { path, reviewId } = await newReview();
     return { path: `${path}/reviews/${reviewId}` };
   },
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": async () => ({ path: `${(await newReview()).path}/requested-reviewers` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": async () => ({
+    path: `${(await newReview()).path}/requested-reviewers`,
+  }),
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": async () => ({
     path: `${(await newChangeRequest()).path}/requested-reviewers`,
     body: { users: [await newMember("review")] },
@@ -541,12 +621,19 @@ const FIXTURES: Record<string, Fixture> = {
     const { path, reviewerId } = await newReview();
     return { path: `${path}/requested-reviewers/${reviewerId}` };
   },
-  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/contributors": async () => ({ path: `${(await newReview()).path}/contributors` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/contributors": async () => ({
+    path: `${(await newReview()).path}/contributors`,
+  }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/changes": async () => ({ path: `${(await newChangeRequest()).path}/changes` }),
 
   ...SITE_FIXTURES,
+  ...integrationFixtures(),
   // Who can access a space or collection
-  ...permissionFixtures("/v1/spaces/:spaceId", (id) => `/v1/spaces/${id}`, () => newSpace()),
+  ...permissionFixtures(
+    "/v1/spaces/:spaceId",
+    (id) => `/v1/spaces/${id}`,
+    () => newSpace(),
+  ),
   ...permissionFixtures("/v1/collections/:collectionId", (id) => `/v1/collections/${id}`, newCollection),
 };
 
@@ -575,6 +662,184 @@ async function newSamlProvider(): Promise<string> {
   return id;
 }
 
+/**
+ * A private integration of the organization, written directly (no script: its events fail at
+ * once, no sandbox starts), optionally installed in the organization: its REST path and ids.
+ */
+async function newIntegration({ installed = false, script }: { installed?: boolean; script?: string } = {}) {
+  const id = newId("Integration");
+  const name = `matrix-${id
+    .slice(5)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")}`;
+  const now = new Date();
+  let scriptHash: string | undefined;
+  if (script) {
+    const data = Buffer.from(script);
+    scriptHash = createHash("sha256").update(data).digest("hex");
+    await prisma().blob.createMany({ data: [{ hash: scriptHash, data, size: data.length }], skipDuplicates: true });
+  }
+  await prisma().integration.create({
+    data: {
+      id,
+      name,
+      organizationId,
+      title: "Matrix integration",
+      visibility: "private",
+      signingSecret: "matrix",
+      scriptHash,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  const installationId = newId("IntegrationInstallation");
+  if (installed)
+    await prisma().integrationInstallation.create({
+      data: { id: installationId, integrationId: id, organizationId, createdAt: now, updatedAt: now },
+    });
+  return {
+    id,
+    name,
+    path: `/v1/integrations/${name}`,
+    installationId,
+    installation: `/v1/integrations/${name}/installations/${installationId}`,
+  };
+}
+
+async function newSpaceInstallation() {
+  const integration = await newIntegration({ installed: true });
+  const spaceId = await newSpace();
+  const now = new Date();
+  await prisma().integrationSpaceInstallation.create({
+    data: { installationId: integration.installationId, spaceId, createdAt: now, updatedAt: now },
+  });
+  return `${integration.installation}/spaces/${spaceId}`;
+}
+
+async function newSiteInstallation() {
+  const integration = await newIntegration({ installed: true });
+  const siteId = (await newSite()).path.split("/").pop()!;
+  const now = new Date();
+  await prisma().integrationSiteInstallation.create({
+    data: { installationId: integration.installationId, siteId, createdAt: now, updatedAt: now },
+  });
+  return `${integration.installation}/sites/${siteId}`;
+}
+
+/** One integration whose script renders a button, installed once: render fixtures use it on new spaces. */
+const RENDERER = `export default { async fetch() {
+  return Response.json({ type: "element", state: {}, props: {}, element: { type: "block", children: [{ type: "button", label: "Matrix", onPress: { action: "click" } }] } });
+} };`;
+const renderer: { path?: Promise<string> } = {};
+const rendererPath = () =>
+  (renderer.path ??= newIntegration({ installed: true, script: RENDERER }).then((integration) => integration.path));
+const renderBody = (spaceId: string) => ({ componentId: "matrix", props: {}, context: { type: "document", spaceId } });
+
+/** Hoisted: FIXTURES above spreads it. */
+function integrationFixtures(): Record<string, Fixture> {
+  return {
+    "GET /v1/integrations": async () => ({ path: "/v1/integrations" }),
+    "GET /v1/integrations/:integrationName": async () => ({ path: (await newIntegration()).path }),
+    "POST /v1/integrations/:integrationName": async () => ({
+      path: `/v1/integrations/new-${newId("Page")
+        .slice(3)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, "")}`,
+      body: { organization: organizationId, title: "Matrix integration", script: "export default {}", visibility: "private" },
+    }),
+    "DELETE /v1/integrations/:integrationName": async () => ({ path: (await newIntegration()).path }),
+    "GET /v1/integrations/:integrationName/installations": async () => ({
+      path: `${(await newIntegration({ installed: true })).path}/installations`,
+    }),
+    "POST /v1/integrations/:integrationName/installations": async () => ({
+      path: `${(await newIntegration()).path}/installations`,
+      body: { organization: organizationId },
+    }),
+    "GET /v1/integrations/:integrationName/installations/:installationId": async () => ({
+      path: (await newIntegration({ installed: true })).installation,
+    }),
+    "PATCH /v1/integrations/:integrationName/installations/:installationId": async () => ({
+      path: (await newIntegration({ installed: true })).installation,
+      body: { externalIds: ["matrix"] },
+    }),
+    "DELETE /v1/integrations/:integrationName/installations/:installationId": async () => ({
+      path: (await newIntegration({ installed: true })).installation,
+    }),
+    "POST /v1/integrations/:integrationName/installations/:installationId/tokens": async () => ({
+      path: `${(await newIntegration({ installed: true })).installation}/tokens`,
+    }),
+    "GET /v1/integrations/:integrationName/installations/:installationId/spaces": async () => ({
+      path: `${(await newIntegration({ installed: true })).installation}/spaces`,
+    }),
+    "POST /v1/integrations/:integrationName/installations/:installationId/spaces": async () => ({
+      path: `${(await newIntegration({ installed: true })).installation}/spaces`,
+      body: { space: await newSpace() },
+    }),
+    "GET /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId": async () => ({
+      path: await newSpaceInstallation(),
+    }),
+    "PATCH /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId": async () => ({
+      path: await newSpaceInstallation(),
+      body: { externalIds: ["matrix"] },
+    }),
+    "DELETE /v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId": async () => ({
+      path: await newSpaceInstallation(),
+    }),
+    "GET /v1/integrations/:integrationName/installations/:installationId/sites": async () => ({
+      path: `${(await newIntegration({ installed: true })).installation}/sites`,
+    }),
+    "POST /v1/integrations/:integrationName/installations/:installationId/sites": async () => ({
+      path: `${(await newIntegration({ installed: true })).installation}/sites`,
+      body: { siteId: (await newSite()).path.split("/").pop() },
+    }),
+    "GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId": async () => ({
+      path: await newSiteInstallation(),
+    }),
+    "PATCH /v1/integrations/:integrationName/installations/:installationId/sites/:siteId": async () => ({
+      path: await newSiteInstallation(),
+      body: { externalIds: ["matrix"] },
+    }),
+    "DELETE /v1/integrations/:integrationName/installations/:installationId/sites/:siteId": async () => ({
+      path: await newSiteInstallation(),
+    }),
+    "GET /v1/integrations/:integrationName/spaces": async () => ({ path: `${(await newIntegration({ installed: true })).path}/spaces` }),
+    "GET /v1/integrations/:integrationName/sites": async () => ({ path: `${(await newIntegration({ installed: true })).path}/sites` }),
+    "GET /v1/integrations/:integrationName/events": async () => ({ path: `${(await newIntegration()).path}/events` }),
+    "GET /v1/integrations/:integrationName/events/:eventId": async () => {
+      const integration = await newIntegration({ installed: true });
+      const eventId = newId("IntegrationEvent");
+      const now = new Date();
+      await prisma().integrationEvent.create({
+        data: {
+          id: eventId,
+          integrationId: integration.id,
+          installationId: integration.installationId,
+          payload: { eventId, type: "installation_setup", installationId: integration.installationId, status: "active" },
+          status: "success",
+          logs: [{ level: "info", message: "matrix", timestamp: now.toISOString() }],
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      return { path: `${integration.path}/events/${eventId}` };
+    },
+    "PUT /v1/integrations/:integrationName/dev": async () => ({
+      path: `${(await newIntegration()).path}/dev`,
+      body: { tunnelUrl: "http://127.0.0.1:9/matrix" },
+    }),
+    "DELETE /v1/integrations/:integrationName/dev": async () => ({ path: `${(await newIntegration()).path}/dev` }),
+    "GET /v1/integrations/:integrationName/render": async () => ({
+      path: `${await rendererPath()}/render?request=${LZString.compressToEncodedURIComponent(JSON.stringify(renderBody(await newSpace())))}`,
+    }),
+    "POST /v1/integrations/:integrationName/render": async () => ({
+      path: `${await rendererPath()}/render`,
+      body: renderBody(await newSpace()),
+    }),
+    "GET /v1/orgs/:organizationId/integrations": async () => ({ path: org("/integrations") }),
+    "GET /v1/spaces/:spaceId/integrations": async () => ({ path: `/v1/spaces/${await newSpace()}/integrations` }),
+  };
+}
+
 const OPENAPI_TEXT = JSON.stringify({ openapi: "3.1.0", info: { title: "Matrix", version: "1" }, paths: {} });
 
 /** A translation from a new space into another (French), written directly. */
@@ -591,15 +856,30 @@ async function newTranslation(): Promise<string> {
 async function newSpec(): Promise<{ slug: string; versionId: string }> {
   const id = newId("OpenAPISpec");
   const versionId = newId("OpenAPISpecVersion");
-  const slug = `matrix-${id.slice(4).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+  const slug = `matrix-${id
+    .slice(4)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")}`;
   const data = Buffer.from(OPENAPI_TEXT);
   const hash = createHash("sha256").update(data).digest("hex");
   await prisma().blob.createMany({ data: [{ hash, data, size: data.length }], skipDuplicates: true });
   const now = new Date();
   await prisma().openAPISpec.create({
-    data: { id, organizationId, slug, sourceTextHash: hash, processingState: "complete", lastVersionId: versionId, lastProcessedAt: now, createdAt: now, updatedAt: now },
+    data: {
+      id,
+      organizationId,
+      slug,
+      sourceTextHash: hash,
+      processingState: "complete",
+      lastVersionId: versionId,
+      lastProcessedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    },
   });
-  await prisma().openAPISpecVersion.create({ data: { id: versionId, specId: id, hash, files: [{ path: "openapi.json", hash, format: "json" }], createdAt: now } });
+  await prisma().openAPISpecVersion.create({
+    data: { id: versionId, specId: id, hash, files: [{ path: "openapi.json", hash, format: "json" }], createdAt: now },
+  });
   return { slug, versionId };
 }
 
@@ -633,7 +913,9 @@ async function call(route: RestRoute, token: string | undefined) {
 }
 
 beforeAll(async () => {
-  importSite = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>Matrix site</title><p>Hello</p>"));
+  importSite = createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<title>Matrix site</title><p>Hello</p>"),
+  );
   await new Promise<void>((resolve) => importSite.listen(0, "127.0.0.1", resolve));
   importSiteUrl = `http://127.0.0.1:${(importSite.address() as AddressInfo).port}/`;
   server = await startTestServer();

@@ -18,5 +18,6 @@ import { grantRoutes } from "./grants.ts";
 import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
+import { integrationRoutes } from "./integrations.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes, ...translationRoutes];
+export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes, ...translationRoutes, ...integrationRoutes];

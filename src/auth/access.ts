@@ -8,12 +8,57 @@ import { isRole, type Role } from "./roles.ts";
 
 const asRole = (value: string | null): Role | null => (isRole(value) ? value : null);
 
+/**
+ * What an integration installation's token may do on a space it is installed on, from the
+ * integration's scopes: `edit` with a write scope, `read` with a read scope, nothing otherwise.
+ */
+export function roleOfScopes(scopes: readonly string[]): Role | null {
+  if (scopes.includes("space:content:write") || scopes.includes("space:metadata:write")) return "edit";
+  if (scopes.includes("space:content:read") || scopes.includes("space:metadata:read")) return "read";
+  return null;
+}
+
 export class Access {
   private readonly roles = new Map<string, Promise<Role | null>>();
+  private installation:
+    | Promise<{ organizationId: string; spaceSelection: string; scopes: string[]; spaceIds: Set<string> } | null>
+    | undefined;
 
-  constructor(private readonly loaders: Loaders) {}
+  /** `installationId`: the caller is an installation's token (see `installationScope`). */
+  constructor(
+    private readonly loaders: Loaders,
+    private readonly installationId?: string,
+  ) {}
+
+  /**
+   * An installation's token is no member of anything: in the installation's organization it is
+   * a guest (it sees the organization, no content by role), and on the spaces the installation
+   * is on (all of the organization's with `space_selection: all`) it holds the role of its
+   * integration's scopes. Elsewhere it sees nothing (404) and may do nothing (403).
+   */
+  private installationScope() {
+    return (this.installation ??= (async () => {
+      const installation = await this.loaders.integrationInstallation.load(this.installationId!);
+      if (!installation) return null;
+      const [integration, targets] = await Promise.all([
+        this.loaders.integration.load(installation.integrationId),
+        this.loaders.installationTargets.load(installation.id),
+      ]);
+      if (!integration) return null;
+      return {
+        organizationId: installation.organizationId,
+        spaceSelection: installation.spaceSelection,
+        scopes: integration.scopes,
+        spaceIds: targets.spaceIds,
+      };
+    })());
+  }
 
   async membership(organizationId: string): Promise<Membership | null> {
+    if (this.installationId) {
+      const scope = await this.installationScope();
+      return scope?.organizationId === organizationId ? { role: null } : null;
+    }
     const member = await this.loaders.viewerMembership.load(organizationId);
     return member && !member.disabled ? { role: asRole(member.role) } : null;
   }
@@ -25,14 +70,23 @@ export class Access {
 
   /** The caller's role in a team: owner, member, or null when not in it. */
   async teamRole(teamId: string): Promise<string | null> {
+    if (this.installationId) return null;
     return (await this.loaders.viewerTeamRole.load(teamId))?.role ?? null;
   }
 
   roleOnCollection(collection: Collection): Promise<Role | null> {
+    if (this.installationId) return Promise.resolve(null);
     return this.memo(collection.id, () => this.roleOnItem(collection, collection.parentId));
   }
 
   roleOnSpace(space: Space): Promise<Role | null> {
+    if (this.installationId) {
+      return this.memo(space.id, async () => {
+        const scope = await this.installationScope();
+        if (!scope || scope.organizationId !== space.organizationId) return null;
+        return scope.spaceSelection === "all" || scope.spaceIds.has(space.id) ? roleOfScopes(scope.scopes) : null;
+      });
+    }
     return this.memo(space.id, () => this.roleOnItem(space, space.parentId));
   }
 

@@ -54,6 +54,21 @@ export const POLICY = {
   "translation.read": { scope: "organization", least: "read", does: "read the organization's translations" },
   "translation.manage": { scope: "organization", least: "create", does: "create, change and delete translations and their target spaces" },
   "translation.run": { scope: "organization", least: "edit", does: "bring a translation's target spaces in line with its source" },
+  "integration.read": { scope: "organization", least: "member", does: "read the organization's private integrations" },
+  "integration.manage": {
+    scope: "organization",
+    least: "admin",
+    does: "publish, change and delete the organization's integrations, read their events, use development mode",
+  },
+  "integration.list": { scope: "organization", least: "read", does: "list the integrations installed in the organization" },
+  "integration.install": {
+    scope: "organization",
+    least: "admin",
+    does: "install integrations in the organization, configure them, issue their tokens, uninstall them",
+  },
+  "integration.installOnSite": { scope: "organization", least: "admin", does: "install an integration on a site of the organization" },
+  "integration.installOnSpace": { scope: "space", least: "admin", does: "install an integration on the space" },
+  "integration.render": { scope: "space", least: "read", does: "render an integration's blocks in the space" },
 
   "collection.read": { scope: "collection", least: "read", does: "read the collection" },
   "collection.createInside": { scope: "collection", least: "create", does: "create content in the collection" },

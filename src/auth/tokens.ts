@@ -33,6 +33,7 @@ const TOKEN_CACHE_SIZE = 10_000;
 interface CachedToken {
   id: string;
   userId: string;
+  installationId: string | null;
   lastUsedAt: Date | null;
   expiresAt: Date | null;
   until: number;
@@ -45,7 +46,10 @@ async function findToken(prisma: PrismaClient, tokenHash: string, now: number): 
   const cached = cache.get(tokenHash);
   if (cached && cached.until > now) return cached;
   cache.delete(tokenHash);
-  const row = await prisma.apiToken.findUnique({ where: { tokenHash }, select: { id: true, userId: true, lastUsedAt: true, expiresAt: true } });
+  const row = await prisma.apiToken.findUnique({
+    where: { tokenHash },
+    select: { id: true, userId: true, installationId: true, lastUsedAt: true, expiresAt: true },
+  });
   if (!row) return null;
   // Map order is insertion order: the first key is the oldest entry.
   if (cache.size >= TOKEN_CACHE_SIZE) cache.delete(cache.keys().next().value!);
@@ -84,5 +88,5 @@ export async function authenticate(prisma: PrismaClient, authorization: string |
     });
     if (count > 0) await prisma.member.updateMany({ where: { userId: token.userId }, data: { lastSeenAt: now } });
   }
-  return { userId: token.userId, tokenId: token.id };
+  return { userId: token.userId, tokenId: token.id, ...(token.installationId ? { installationId: token.installationId } : {}) };
 }

@@ -6,6 +6,7 @@ import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
+import type { IntegrationRuntime } from "./integrations/runtime.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import type { OpenAPILimits } from "./openapi/index.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
@@ -15,6 +16,8 @@ import type { Urls } from "./urls.ts";
 export interface Viewer {
   userId: string;
   tokenId: string;
+  /** Set when the token is an integration installation's: it acts only within that installation. */
+  installationId?: string;
 }
 
 /** What every request shares, built once by `createApp` from the configuration. */
@@ -32,6 +35,8 @@ export interface Services {
   logger: Logger;
   /** Imports under way in this process, with their progress. */
   imports: ImportTracker;
+  /** Events, sandboxes and tokens of integrations. */
+  integrations: IntegrationRuntime;
 }
 
 export interface CoreContext extends Services {
@@ -43,7 +48,7 @@ export interface CoreContext extends Services {
 export function createCoreContext(services: Services, viewer: Viewer): CoreContext {
   const loaders = createLoaders(services.prisma, viewer.userId);
   loaders.startViewerLoads();
-  return { ...services, viewer, loaders, access: new Access(loaders) };
+  return { ...services, viewer, loaders, access: new Access(loaders, viewer.installationId) };
 }
 
 export type Transaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];

@@ -10,7 +10,8 @@ export type ErrorCode =
   | "GONE"
   | "PAYLOAD_TOO_LARGE"
   | "REQUEST_TIMEOUT"
-  | "UNSUPPORTED_MEDIA_TYPE";
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "BAD_GATEWAY";
 
 const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -22,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   REQUEST_TIMEOUT: 408,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  BAD_GATEWAY: 502,
 };
 
 export class DomainError extends Error {
@@ -39,8 +41,7 @@ export class DomainError extends Error {
 }
 
 export const badInput = (message: string) => new DomainError("BAD_REQUEST", message);
-export const notFound = (what: string, id: string) =>
-  new DomainError("NOT_FOUND", `No ${what} found with id "${id}"`);
+export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND", `No ${what} found with id "${id}"`);
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const conflict = (message: string) => new DomainError("CONFLICT", message);
 export const gone = (message: string) => new DomainError("GONE", message);

@@ -29,6 +29,9 @@ export const ID_PREFIXES = {
   SiteSection: "ssec",
   SiteSectionGroup: "ssg",
   SiteShareLink: "shl",
+  Integration: "intg",
+  IntegrationInstallation: "inst",
+  IntegrationEvent: "ievt",
 } as const;
 
 export type EntityName = keyof typeof ID_PREFIXES;

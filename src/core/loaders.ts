@@ -14,6 +14,8 @@ import type {
   Revision,
   Space,
   OpenAPISpec,
+  Integration,
+  IntegrationInstallation,
   Team,
   TranslationSettings,
   TranslationTarget,
@@ -104,7 +106,9 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
           (SELECT count(*)::int FROM "Comment"
              WHERE "spaceId" = k.id AND "changeRequestId" IS NULL AND "parentId" IS NULL AND status = 'open') AS "openComments"
         FROM unnest(${[...spaceIds]}::text[]) AS k(id)`);
-      const found = new Map(rows.map((row) => [row.spaceId, { changeRequests: row.changeRequests, openComments: Number(row.openComments) }]));
+      const found = new Map(
+        rows.map((row) => [row.spaceId, { changeRequests: row.changeRequests, openComments: Number(row.openComments) }]),
+      );
       return spaceIds.map((id) => found.get(id) ?? { changeRequests: {}, openComments: 0 });
     },
     { cache: false },
@@ -132,6 +136,42 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     translation: byId<TranslationSettings>((ids) => prisma.translationSettings.findMany({ where: { id: { in: ids } } })),
     /** The targets of each translation (by translation id). */
     translationTargets: groupedBy<TranslationTarget>((row) => [row.translationId], (ids) => prisma.translationTarget.findMany({ where: { translationId: { in: ids } } })),
+    integration: byId<Integration>((ids) => prisma.integration.findMany({ where: { id: { in: ids } } })),
+    integrationByName: new DataLoader<string, Integration | null>(async (names) => {
+      const rows = await prisma.integration.findMany({ where: { name: { in: [...names] } } });
+      const found = new Map(rows.map((row) => [row.name, row]));
+      return names.map((name) => found.get(name) ?? null);
+    }),
+    integrationInstallation: byId<IntegrationInstallation>((ids) =>
+      prisma.integrationInstallation.findMany({ where: { id: { in: ids } } }),
+    ),
+    /** Number of spaces each installation is on. */
+    installationSpaceCount: new DataLoader<string, number>(async (ids) => {
+      const rows = await prisma.integrationSpaceInstallation.groupBy({
+        by: ["installationId"],
+        where: { installationId: { in: [...ids] } },
+        _count: { _all: true },
+      });
+      const found = new Map(rows.map((row) => [row.installationId, row._count._all]));
+      return ids.map((id) => found.get(id) ?? 0);
+    }),
+    /** The spaces and sites an installation is on (for its tokens' access). */
+    installationTargets: new DataLoader<string, { spaceIds: Set<string>; siteIds: Set<string> }>(async (ids) => {
+      const [spaces, sites] = await Promise.all([
+        prisma.integrationSpaceInstallation.findMany({
+          where: { installationId: { in: [...ids] } },
+          select: { installationId: true, spaceId: true },
+        }),
+        prisma.integrationSiteInstallation.findMany({
+          where: { installationId: { in: [...ids] } },
+          select: { installationId: true, siteId: true },
+        }),
+      ]);
+      return ids.map((id) => ({
+        spaceIds: new Set(spaces.filter((row) => row.installationId === id).map((row) => row.spaceId)),
+        siteIds: new Set(sites.filter((row) => row.installationId === id).map((row) => row.siteId)),
+      }));
+    }),
     changeRequest: byId<ChangeRequest>((ids) => prisma.changeRequest.findMany({ where: { id: { in: ids } } })),
     /** A change request by `${spaceId}:${number}`. */
     changeRequestByNumber: new DataLoader<string, ChangeRequest | null>(async (keys) => {
@@ -147,7 +187,9 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       return revisionIds.map((id) => found.get(id) ?? null);
     }),
     /** Change requests of each space, counted by status (one statement with openCommentCount's spaces). */
-    changeRequestCounts: new DataLoader<string, Record<string, number>>((spaceIds) => spaceCounters.loadMany(spaceIds).then((rows) => rows.map((row) => (row instanceof Error ? row : row.changeRequests)))),
+    changeRequestCounts: new DataLoader<string, Record<string, number>>((spaceIds) =>
+      spaceCounters.loadMany(spaceIds).then((rows) => rows.map((row) => (row instanceof Error ? row : row.changeRequests))),
+    ),
     /**
      * Open comments (not replies) by base: `space:<id>` counts the comments on the space itself,
      * `cr:<id>` those on a change request.

@@ -21,5 +21,6 @@ import "./openapi.ts";
 import "./translations.ts";
 import "./sites.ts";
 import "./tokens.ts";
+import "./integrations.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -6,7 +6,7 @@
 //   bytes, interleaved in rounds; ratios of medians within one run are what the targets bound.
 // Options: `--short` (one round of 2 s: a quick look, numbers noisier), `--cpu-prof` (the service
 // children write V8 CPU profiles into ./bench-profiles), `--statements` (print the recorded SQL),
-// BENCH_SECONDS (seconds per measurement).
+// `--integrations` (only the integration render and sandbox rows), BENCH_SECONDS (seconds per measurement).
 import { createHash } from "node:crypto";
 import autocannon from "autocannon";
 import { routes } from "../../rest-adapter/routes/index.ts";
@@ -200,6 +200,15 @@ async function main() {
   const postgres = scratch ? await startService(scratch.url) : undefined;
   const idle = new Map<string, number>();
   for (const s of [pglite, postgres]) if (s) idle.set(s.kind, (await usage(s.child)).rss);
+  if (process.argv.includes("--integrations")) {
+    // Only the integration rows: a quick look at render latency and sandbox memory.
+    for (const s of [pglite, postgres]) if (s) for (const line of await integrationTargets(s, notes)) rows.push(line);
+    for (const note of notes) console.log(`  note: ${note}`);
+    for (const r of rows) console.log(`  ${r.pass ? "PASS" : "FAIL"}  ${r.text}`);
+    for (const s of [pglite, postgres]) if (s) await s.child.ask({ type: "exit" }).catch(() => {});
+    await scratch?.drop();
+    process.exit(rows.some((r) => !r.pass) ? 1 : 0);
+  }
 
   const services = [postgres, pglite].filter((s): s is Service => !!s);
   const requests = new Map<Service, Requests>(services.map((s) => [s, requestsOf(s)]));
@@ -337,6 +346,7 @@ async function main() {
   }
 
   for (const line of await mergeTargets(services[0], notes)) rows.push(line);
+  for (const s of services) for (const line of await integrationTargets(s, notes)) rows.push(line);
 
   // OpenAPI processing (its own service child with the job worker; test/bench/openapi.ts).
   const openapi = await openapiTargets(ROUNDS, progress);
@@ -409,6 +419,71 @@ async function mergeTargets(service: Service, _notes: string[]): Promise<Row[]> 
   return [
     await timed(`update a change request from the space (${label})`, "updateChangeRequestFromSpace"),
     await timed(`merge a change request (${label})`, "mergeChangeRequest"),
+  ];
+}
+
+const RENDER_WARM_P50_MS = 20;
+const RENDER_COLD_MS = 200;
+const RENDERS = 200;
+
+/**
+ * A render round trip (REST request → sandbox → ContentKit validated → answer) of the fixture
+ * integration (test/fixtures/integrations/hello, bundled with @gitbook/runtime as `gitbook
+ * publish` does): warm p50 over RENDERS sequential renders; cold (a new version, so a new
+ * sandbox) median of 3; and the resident memory of one idle warm sandbox.
+ */
+async function integrationTargets(service: Service, notes: string[]): Promise<Row[]> {
+  const esbuild = await import("esbuild");
+  const bundle = await esbuild.build({
+    entryPoints: [new URL("../fixtures/integrations/hello/src/index.tsx", import.meta.url).pathname],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "es2020",
+    minify: true,
+    mainFields: ["worker", "browser", "module", "jsnext", "main"],
+    conditions: ["worker", "browser", "import", "production"],
+    define: { "process.env.NODE_ENV": '"production"', MODE: '"production"' },
+    external: ["node:*", "cloudflare:*"],
+    jsx: "automatic",
+    jsxImportSource: "@gitbook/runtime",
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const headers = headersOf(service.token);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const name = `bench-render-${Date.now().toString(36)}`;
+  const publish = () => call("POST", `/v1/integrations/${name}`, { organization: service.organizationId, title: "Bench render", script, visibility: "private" });
+  await publish();
+  await call("POST", `/v1/integrations/${name}/installations`, { organization: service.organizationId });
+  const render = { componentId: "hello-button", props: { label: "bench" }, context: { type: "document", spaceId: service.spaceId } };
+  const timedRender = async () => {
+    const start = performance.now();
+    const output = await call("POST", `/v1/integrations/${name}/render`, render);
+    if (output.type !== "element") throw new Error(`render answered ${JSON.stringify(output).slice(0, 200)}`);
+    return performance.now() - start;
+  };
+  const colds: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    if (i > 0) await publish(); // a new version: its sandbox starts on the next render
+    colds.push(await timedRender());
+  }
+  const warm: number[] = [];
+  for (let i = 0; i < RENDERS; i++) warm.push(await timedRender());
+  const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+  const cold = sorted(colds)[1]!;
+  const p50 = sorted(warm)[Math.floor(warm.length / 2)]!;
+  const p99 = sorted(warm)[Math.floor(warm.length * 0.99)]!;
+  const { rss } = await service.child.ask<{ rss: number[] }>({ type: "sandboxes" });
+  notes.push(`${service.kind}: integration sandboxes warm: ${rss.length}, resident memory each ${rss.map((bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`).join(", ")}; warm render p99 ${p99.toFixed(1)} ms`);
+  return [
+    row(p50 <= RENDER_WARM_P50_MS, `${service.kind}: integration render round trip, warm sandbox: p50 ${p50.toFixed(1)} ms over ${RENDERS} (target ≤ ${RENDER_WARM_P50_MS} ms)`),
+    row(cold <= RENDER_COLD_MS, `${service.kind}: integration render round trip, cold sandbox: ${cold.toFixed(0)} ms, median of 3 (target ≤ ${RENDER_COLD_MS} ms)`),
   ];
 }
 

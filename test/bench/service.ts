@@ -102,7 +102,8 @@ async function main() {
   // BENCH_JOBS=1 (the OpenAPI processing bench): the job worker runs, and specs are fetched from
   // the bench's own server on 127.0.0.1.
   const jobs = process.env.BENCH_JOBS === "1";
-  const { yoga } = createApp({ database, config: { publicUrl: url, rateLimits, ...(jobs ? { importAllowPrivateHosts: true } : {}) }, startJobs: jobs });
+  const app = createApp({ database, config: { publicUrl: url, rateLimits, ...(jobs ? { importAllowPrivateHosts: true } : {}) }, startJobs: jobs });
+  const { yoga } = app;
   server.on("request", (req, res) => void yoga(req, res));
   const content = await seedContent(url, seeded.token, seeded.organizationId);
 
@@ -121,7 +122,12 @@ async function main() {
         globalThis.gc?.();
         process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
         break;
+      case "sandboxes":
+        // Resident memory of each warm integration sandbox (a workerd process), bytes.
+        process.send!({ type: "sandboxes", rss: app.services.integrations.sandboxes.memory() });
+        break;
       case "exit":
+        await app.close();
         server.closeAllConnections();
         server.close();
         await database.close();

@@ -79,6 +79,10 @@ export function getSpec(): OpenAPISpec {
  * - Translation: the contract (contract.md, "OpenAPI and translation resources") answers its
  *   `TranslationSettings` at the published translation paths, not the published `Translation`
  *   (a sync of one language); the contract wins, so those responses are checked against it.
+ * - PlainObject has no `type: object`: every non-object value matches it, so under the `oneOf` of
+ *   its own additionalProperties a string matches both it and `string`, and any plain object with
+ *   a string value fails. Taken as the object it describes (src/core/integrations/contentkit.ts
+ *   reads it the same way).
  */
 function applyErrata(spec: OpenAPISpec): OpenAPISpec {
     const schemas = (spec as unknown as { components: { schemas: Record<string, JsonObject> } }).components.schemas;
@@ -106,6 +110,7 @@ function applyErrata(spec: OpenAPISpec): OpenAPISpec {
         attributes.anyOf = attributes.oneOf;
         delete attributes.oneOf;
     }
+    if (schemas.PlainObject && !schemas.PlainObject.type) schemas.PlainObject.type = 'object';
     return spec;
 }
 

@@ -15,12 +15,7 @@ import { paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { authorize } from "../../auth/policy.ts";
-import {
-  CHANGE_REQUEST_STATUSES,
-  checkChangeRequestActive,
-  requireChangeRequest,
-  type ChangeRequestStatus,
-} from "./access.ts";
+import { CHANGE_REQUEST_STATUSES, checkChangeRequestActive, requireChangeRequest, type ChangeRequestStatus } from "./access.ts";
 import { bodiesNeeded, mergeContent, type MergeConflict } from "./merge.ts";
 import { checkMergeRulesMet, effectiveMergeRules, reviewsOf } from "../reviews/merge-rules.ts";
 
@@ -231,7 +226,11 @@ export async function updateChangeRequestFromSpace(
       tx,
       changeRequest,
       "update",
-      { base: await revisionIn(tx, baseId), ours: await revisionIn(tx, changeRequest.revisionId), theirs: await revisionIn(tx, space.revisionId) },
+      {
+        base: await revisionIn(tx, baseId),
+        ours: await revisionIn(tx, changeRequest.revisionId),
+        theirs: await revisionIn(tx, space.revisionId),
+      },
       { type: "update", changeRequestId: changeRequest.id, message: `Update from the space's revision ${space.revisionId}` },
     );
     const updated = await tx.changeRequest.update({
@@ -278,11 +277,20 @@ export async function mergeChangeRequest(
       tx,
       changeRequest,
       "merge",
-      { base: await revisionIn(tx, baseId), ours: await revisionIn(tx, space.revisionId), theirs: await revisionIn(tx, changeRequest.revisionId) },
-      { type: "merge", changeRequestId: null, message: `Merge of change request #${changeRequest.number}${changeRequest.subject ? `: ${changeRequest.subject}` : ""}` },
+      {
+        base: await revisionIn(tx, baseId),
+        ours: await revisionIn(tx, space.revisionId),
+        theirs: await revisionIn(tx, changeRequest.revisionId),
+      },
+      {
+        type: "merge",
+        changeRequestId: null,
+        message: `Merge of change request #${changeRequest.number}${changeRequest.subject ? `: ${changeRequest.subject}` : ""}`,
+      },
     );
     await tx.space.update({ where: { id: spaceId }, data: { revisionId: revision.id, updatedAt: revision.createdAt } });
     await reindexSpace(tx, spaceId, content.pages);
+    await ctx.integrations.contentUpdated(tx, spaceId, revision.id, ctx.viewer.userId);
     const merged = await tx.changeRequest.update({
       where: { id: changeRequest.id },
       data: {
@@ -295,6 +303,7 @@ export async function mergeChangeRequest(
     });
     return { revision, changeRequest: merged };
   }, TRANSACTION_OPTIONS);
+  ctx.jobs.wake(); // space_content_updated for installed integrations
   ctx.loaders.space.clear(spaceId);
   ctx.loaders.changeRequestCounts.clear(spaceId);
   remember(ctx, result.changeRequest);

@@ -13,14 +13,8 @@ import { readSpace } from "../spaces/index.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
 import { cachedDocument } from "./cache.ts";
 import type { JsonDocument } from "./document.ts";
+import { checkLiveEditing, checkRevisionMessage, findFile, headLockKey, requireEditableTarget, type ContentTarget } from "./target.ts";
 import {
-  checkLiveEditing,
-  checkRevisionMessage,
-  findFile,
-  headLockKey,
-  requireEditableTarget,
-  type ContentTarget,
-} from "./target.ts";import {
   applyEdits,
   findPage,
   findPageByPath,
@@ -110,7 +104,10 @@ export interface ContentEditing {
  * Applies `edits` to the target's head as one new revision and moves that head. Needs `edit` on
  * the space; see `requireEditableTarget` for locked spaces and closed change requests.
  */
-export async function editContent(ctx: CoreContext, { target, edits, blobs = { markdown: [], files: [] }, message: given }: ContentEditing): Promise<Revision> {
+export async function editContent(
+  ctx: CoreContext,
+  { target, edits, blobs = { markdown: [], files: [] }, message: given }: ContentEditing,
+): Promise<Revision> {
   const message = checkRevisionMessage(given);
   const { space, changeRequest } = await requireEditableTarget(ctx, target);
   if (!changeRequest) checkLiveEditing(space);
@@ -132,6 +129,7 @@ export async function editContent(ctx: CoreContext, { target, edits, blobs = { m
         .map((data) => [sha256(data), { hash: sha256(data), data, size: data.length }] as const),
     ).values(),
   ];
+  let notified = false;
   const revision = await ctx.prisma.$transaction(async (tx) => {
     // One lock per head: edits of the space, and of each change request, are serialized.
     await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${headLockKey({ space, changeRequest })}))::text`;
@@ -167,9 +165,12 @@ export async function editContent(ctx: CoreContext, { target, edits, blobs = { m
     } else {
       await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
       await reindexSpace(tx, spaceId, next.pages);
+      // Integrations installed on the space hear of it (space_content_updated), once committed.
+      notified = await ctx.integrations.contentUpdated(tx, spaceId, created.id, ctx.viewer.userId);
     }
     return created;
   }, TRANSACTION_OPTIONS);
+  if (notified) ctx.jobs.wake();
   if (changeRequest) ctx.loaders.changeRequest.clear(changeRequest.id);
   else ctx.loaders.space.clear(spaceId);
   ctx.loaders.revision.prime(revision.id, revision);

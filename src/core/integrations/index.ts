@@ -1,0 +1,1070 @@
+// Integrations: publishing (a new version each time), visibility, installations in organizations
+// and on spaces and sites, their configuration, and the events they cause (src/core/integrations/
+// events.ts delivers them). Rules only: no GraphQL, no HTTP.
+//
+// - An integration is owned by an organization; its admins publish, change, delete it, read its
+//   events and put it in development mode (`integration.manage`).
+// - `public` and `unlisted` integrations can be read by anyone with a token (`unlisted` is not
+//   listed); a `private` one only by members of its organization, and installed only there.
+// - Installing in an organization needs its admins (`integration.install`); on a space, the
+//   space's admins (`integration.installOnSpace`); on a site, the organization's admins.
+// - `target` says where it may be installed: `all`, `organization` (no spaces or sites),
+//   `space` (spaces only), `site` (sites only).
+import { createHash, randomBytes } from "node:crypto";
+import type {
+  Integration,
+  IntegrationEvent,
+  IntegrationInstallation,
+  IntegrationSiteInstallation,
+  IntegrationSpaceInstallation,
+  Prisma,
+} from "../../generated/prisma/client.ts";
+import { allows, authorize, POLICY } from "../../auth/policy.ts";
+import { forgetToken } from "../../auth/tokens.ts";
+import type { CoreContext, Transaction } from "../context.ts";
+import { badInput, conflict, DomainError, forbidden, notFound } from "../errors.ts";
+import { newId } from "../ids.ts";
+import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { paginate, type PageArgs } from "../pagination.ts";
+import { requireSite } from "../sites/index.ts";
+import { requireSpace } from "../spaces/index.ts";
+import { checkLength, checkOneOf } from "../validate.ts";
+import { checkConfiguration, type ConfigurationSchema } from "./configuration.ts";
+
+export const INTEGRATION_NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
+export const INTEGRATION_NAME_MAX = 100;
+export const INTEGRATION_VISIBILITIES = ["public", "private", "unlisted"] as const;
+export const INTEGRATION_TARGETS = ["all", "site", "space", "organization"] as const;
+export const INSTALLATION_STATUSES = ["active", "pending", "paused"] as const;
+export const SELECTIONS = ["all", "selected"] as const;
+export const INTEGRATION_SCOPES = [
+  "space:content:read",
+  "space:content:write",
+  "space:metadata:read",
+  "space:metadata:write",
+  "space:git:sync",
+  "page:feedback:read",
+  "site:metadata:read",
+  "site:views:read",
+  "site:script:inject",
+  "site:script:cookies",
+  "site:visitor:auth",
+  "site:visitor:claims",
+  "site:adaptive:read",
+  "site:adaptive:write",
+  "conversations:ingest",
+  "openapi:read",
+  "openapi:write",
+] as const;
+export const RUNTIMES = ["v1", "v2"] as const;
+const TITLE_MAX = 100;
+const DESCRIPTION_MAX = 1000;
+const SUMMARY_MAX = 20_000;
+const SCRIPT_MAX_BYTES = 5 * 1024 * 1024;
+const ICON_MAX_BYTES = 256 * 1024;
+const PREVIEW_MAX_BYTES = 1024 * 1024;
+const SECRETS_MAX = 50;
+
+/** The manifest fields kept as sent (validated) in `Integration.manifest`. */
+export interface Manifest {
+  runtime?: string;
+  description?: string;
+  summary?: string;
+  blocks?: unknown[];
+  contentSources?: unknown[];
+  configurations?: { account?: ConfigurationSchema; space?: ConfigurationSchema; site?: ConfigurationSchema };
+  externalLinks?: { url: string; label: string }[];
+  contentSecurityPolicy?: unknown;
+}
+
+export const manifestOf = (integration: Integration) => integration.manifest as Manifest;
+
+export interface PublishInput {
+  organization?: string | null;
+  runtime?: string | null;
+  title?: string | null;
+  description?: string | null;
+  summary?: string | null;
+  icon?: string | null;
+  previewImages?: string[] | null;
+  visibility?: string | null;
+  target?: string | null;
+  scopes?: string[] | null;
+  categories?: string[] | null;
+  blocks?: unknown[] | null;
+  contentSources?: unknown[] | null;
+  externalLinks?: unknown[] | null;
+  configurations?: unknown;
+  secrets?: unknown;
+  contentSecurityPolicy?: unknown;
+  script?: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+export function checkName(name: string): string {
+  checkLength("integrationName", name, { min: 1, max: INTEGRATION_NAME_MAX });
+  if (!INTEGRATION_NAME_PATTERN.test(name))
+    throw badInput(`integrationName must match ${INTEGRATION_NAME_PATTERN.source} (got ${JSON.stringify(name)})`);
+  return name;
+}
+
+/** Whether the caller may see `integration`: public and unlisted for anyone, private for its organization. */
+export async function canSee(ctx: CoreContext, integration: Integration): Promise<boolean> {
+  if (integration.visibility !== "private") return true;
+  return (await ctx.access.membership(integration.organizationId)) !== null;
+}
+
+/** The integration named `name`, when the caller may see it (404 otherwise). */
+export async function readIntegration(ctx: CoreContext, name: string): Promise<Integration> {
+  const integration = await ctx.loaders.integrationByName.load(name);
+  if (!integration || !(await canSee(ctx, integration))) throw notFound("integration", name);
+  return integration;
+}
+
+/** The integration, if the caller may manage it (admin of its organization): 404 / 403 otherwise. */
+export async function requireIntegration(ctx: CoreContext, name: string): Promise<Integration> {
+  const integration = await readIntegration(ctx, name);
+  await authorize(ctx, "integration.manage", { organizationId: integration.organizationId });
+  return integration;
+}
+
+export async function loadVisibleIntegrations(ctx: CoreContext, ids: readonly string[]): Promise<(Integration | null)[]> {
+  const rows = await Promise.all(ids.map((id) => ctx.loaders.integration.load(id)));
+  return Promise.all(rows.map(async (row) => (row && (await canSee(ctx, row)) ? row : null)));
+}
+
+export async function integrationPermissions(ctx: CoreContext, integration: Integration) {
+  const membership = await ctx.access.membership(integration.organizationId);
+  const role = membership ? (membership.role ?? "member") : null;
+  return { admin: allows(POLICY["integration.manage"].least, role), install: true };
+}
+
+export interface IntegrationFilters {
+  search?: string | null;
+  category?: string | null;
+  blockDomain?: string | null;
+  blocks?: boolean | null;
+  contentSources?: boolean | null;
+  owner?: string | null;
+  scope?: string | null;
+  target?: string | null;
+}
+
+function filterWhere(filters: IntegrationFilters): Prisma.IntegrationWhereInput[] {
+  const and: Prisma.IntegrationWhereInput[] = [];
+  if (filters.search)
+    and.push({
+      OR: [{ name: { contains: filters.search, mode: "insensitive" } }, { title: { contains: filters.search, mode: "insensitive" } }],
+    });
+  if (filters.category) and.push({ categories: { has: filters.category } });
+  if (filters.owner) and.push({ organizationId: filters.owner });
+  if (filters.scope) and.push({ scopes: { has: filters.scope } });
+  if (filters.target) and.push({ target: checkOneOf("target", filters.target, INTEGRATION_TARGETS) });
+  if (filters.blockDomain) and.push({ blockDomains: { has: filters.blockDomain.toLowerCase() } });
+  if (filters.blocks != null) and.push({ hasBlocks: filters.blocks });
+  if (filters.contentSources != null) and.push({ hasContentSources: filters.contentSources });
+  return and;
+}
+
+/**
+ * Integrations the caller may list: public ones, and those of the caller's organizations
+ * (unlisted and private included), optionally only one organization's.
+ */
+export async function listIntegrations(ctx: CoreContext, filters: IntegrationFilters, page: PageArgs) {
+  const organizations = await ctx.prisma.member.findMany({
+    where: { userId: ctx.viewer.userId, disabled: false },
+    select: { organizationId: true },
+  });
+  const mine = organizations.map((member) => member.organizationId);
+  const where = {
+    AND: [{ OR: [{ visibility: "public" }, { organizationId: { in: mine } }] }, ...simpleFilters(filters)],
+  } satisfies Prisma.IntegrationWhereInput;
+  return paginateIntegrations(ctx, where, page);
+}
+
+const simpleFilters = filterWhere;
+
+function paginateIntegrations(ctx: CoreContext, where: Prisma.IntegrationWhereInput, page: PageArgs) {
+  return paginate<Integration, Prisma.IntegrationWhereInput>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    where,
+    findMany: (query) => ctx.prisma.integration.findMany(query as Prisma.IntegrationFindManyArgs),
+    count: (query) => ctx.prisma.integration.count(query),
+  });
+}
+
+/** Integrations installed in an organization (members but guests may list them). */
+export async function listOrganizationIntegrations(ctx: CoreContext, organizationId: string, filters: IntegrationFilters, page: PageArgs) {
+  await requireOrganization(ctx, organizationId, "integration.list");
+  const where = {
+    AND: [{ installations: { some: { organizationId } } }, ...simpleFilters(filters)],
+  } satisfies Prisma.IntegrationWhereInput;
+  return paginateIntegrations(ctx, where, page);
+}
+
+/** Integrations installed on a space (readers of the space may list them). */
+export async function listSpaceIntegrations(ctx: CoreContext, spaceId: string, filters: IntegrationFilters, page: PageArgs) {
+  await requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
+  const where = {
+    AND: [{ installations: { some: { spaces: { some: { spaceId } } } } }, ...simpleFilters(filters)],
+  } satisfies Prisma.IntegrationWhereInput;
+  return paginateIntegrations(ctx, where, page);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Publishing
+// ---------------------------------------------------------------------------------------------
+
+const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+
+async function storeBlob(db: Transaction, data: Buffer): Promise<string> {
+  const hash = sha256(data);
+  await db.blob.createMany({ data: [{ hash, data: new Uint8Array(data), size: data.length }], skipDuplicates: true });
+  return hash;
+}
+
+function base64Image(field: string, value: unknown, maxBytes: number): Buffer {
+  if (typeof value !== "string" || !/^[A-Za-z0-9+/=\s]*$/.test(value)) throw badInput(`${field} must be the base64 content of a PNG image`);
+  const data = Buffer.from(value, "base64");
+  if (data.length === 0) throw badInput(`${field} is empty`);
+  if (data.length > maxBytes) throw new DomainError("PAYLOAD_TOO_LARGE", `${field} is ${data.length} bytes: at most ${maxBytes}`);
+  if (!data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    throw badInput(`${field} must be a PNG image`);
+  return data;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function stringList(field: string, value: unknown, allowed?: readonly string[]): string[] {
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) throw badInput(`${field} must be a list of strings`);
+  if (allowed) for (const item of value) checkOneOf(field, item, allowed);
+  return [...new Set(value as string[])];
+}
+
+function checkBlocks(value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw badInput("blocks must be a list");
+  return value.map((block, index) => {
+    if (!isPlainObject(block) || typeof block.id !== "string" || typeof block.title !== "string")
+      throw badInput(`blocks[${index}] needs a string id and title`);
+    return block;
+  });
+}
+
+/** Hosts of the blocks' `urlUnfurl` patterns, for the `blockDomain` filter. */
+function blockDomainsOf(blocks: unknown[]): string[] {
+  const domains = new Set<string>();
+  for (const block of blocks as { urlUnfurl?: unknown }[]) {
+    for (const pattern of Array.isArray(block.urlUnfurl) ? block.urlUnfurl : []) {
+      const host = String(pattern)
+        .replace(/^[a-z]+:\/\//i, "")
+        .split(/[/?#]/)[0]
+        ?.toLowerCase();
+      if (host) domains.add(host);
+    }
+  }
+  return [...domains];
+}
+
+function checkContentSources(value: unknown): unknown[] {
+  if (!Array.isArray(value)) throw badInput("contentSources must be a list");
+  return value.map((source, index) => {
+    if (!isPlainObject(source) || typeof source.id !== "string" || typeof source.title !== "string")
+      throw badInput(`contentSources[${index}] needs a string id and title`);
+    return source;
+  });
+}
+
+function checkExternalLinks(value: unknown): { url: string; label: string }[] {
+  if (!Array.isArray(value)) throw badInput("externalLinks must be a list");
+  return value.map((link, index) => {
+    if (!isPlainObject(link) || typeof link.url !== "string" || typeof link.label !== "string")
+      throw badInput(`externalLinks[${index}] needs a string url and label`);
+    return { url: link.url, label: link.label };
+  });
+}
+
+function checkConfigurations(value: unknown): Manifest["configurations"] {
+  if (!isPlainObject(value)) throw badInput("configurations must be an object with account, space and site");
+  const result: NonNullable<Manifest["configurations"]> = {};
+  for (const [key, schema] of Object.entries(value)) {
+    if (!["account", "space", "site"].includes(key)) throw badInput(`configurations.${key} is not one of account, space, site`);
+    if (!isPlainObject(schema) || !isPlainObject(schema.properties))
+      throw badInput(`configurations.${key} must be { properties: { … }, required?: [ … ] }`);
+    if (schema.required !== undefined) {
+      const required = stringList(`configurations.${key}.required`, schema.required);
+      for (const name of required)
+        if (!(name in schema.properties)) throw badInput(`configurations.${key}.required names ${name}, which is not in its properties`);
+    }
+    result[key as "account"] = schema as unknown as ConfigurationSchema;
+  }
+  return result;
+}
+
+function checkSecrets(value: unknown): Record<string, string> {
+  if (!isPlainObject(value)) throw badInput("secrets must be a map of names to strings");
+  const entries = Object.entries(value);
+  if (entries.length > SECRETS_MAX) throw badInput(`secrets holds at most ${SECRETS_MAX} entries`);
+  for (const [key, secret] of entries) if (typeof secret !== "string") throw badInput(`secrets.${key} must be a string`);
+  return value as Record<string, string>;
+}
+
+/** The organization named by `organization` (an id, or its hostname), if the caller may publish in it. */
+async function publishingOrganization(ctx: CoreContext, organization: string): Promise<string> {
+  const row = organization.startsWith("org_")
+    ? { id: organization }
+    : await ctx.prisma.organization.findUnique({ where: { hostname: organization }, select: { id: true } });
+  if (!row) throw notFound("organization", organization);
+  await requireOrganization(ctx, row.id, "integration.manage");
+  return row.id;
+}
+
+/**
+ * Publishes `name`: creates it (in `input.organization`, whose admins the caller must be) or
+ * updates it (its organization's admins), with a new `version` each time.
+ */
+export async function publishIntegration(
+  ctx: CoreContext,
+  name: string,
+  input: PublishInput,
+): Promise<{ integration: Integration; created: boolean }> {
+  checkName(name);
+  const existing = await ctx.prisma.integration.findUnique({ where: { name } });
+  if (existing) {
+    if (!(await canSee(ctx, existing))) throw conflict(`The integration name "${name}" is taken by another organization`);
+    await authorize(ctx, "integration.manage", { organizationId: existing.organizationId });
+    if (input.organization != null && input.organization !== existing.organizationId) {
+      const row = await ctx.prisma.organization.findFirst({
+        where: { OR: [{ id: input.organization }, { hostname: input.organization }] },
+        select: { id: true },
+      });
+      if (row?.id !== existing.organizationId)
+        throw badInput(`organization cannot change: "${name}" belongs to ${existing.organizationId}`);
+    }
+  }
+  const organizationId = existing
+    ? existing.organizationId
+    : input.organization
+      ? await publishingOrganization(ctx, input.organization)
+      : null;
+  if (!organizationId) throw badInput("organization is required to publish a new integration (its id or subdomain)");
+
+  const title = input.title ?? existing?.title;
+  if (title == null) throw badInput("title is required");
+  checkLength("title", title, { min: 2, max: TITLE_MAX });
+  const manifest: Manifest = { ...(existing ? manifestOf(existing) : {}) };
+  if (input.runtime != null) manifest.runtime = checkOneOf("runtime", input.runtime, RUNTIMES);
+  if (input.description != null) manifest.description = checkLength("description", input.description, { max: DESCRIPTION_MAX });
+  if (input.summary != null) manifest.summary = checkLength("summary", input.summary, { max: SUMMARY_MAX });
+  if (input.blocks != null) manifest.blocks = checkBlocks(input.blocks);
+  if (input.contentSources != null) manifest.contentSources = checkContentSources(input.contentSources);
+  if (input.externalLinks != null) manifest.externalLinks = checkExternalLinks(input.externalLinks);
+  if (input.configurations != null) manifest.configurations = checkConfigurations(input.configurations);
+  if (input.contentSecurityPolicy != null) manifest.contentSecurityPolicy = input.contentSecurityPolicy;
+  const visibility =
+    input.visibility != null ? checkOneOf("visibility", input.visibility, INTEGRATION_VISIBILITIES) : (existing?.visibility ?? "public");
+  const target = input.target != null ? checkOneOf("target", input.target, INTEGRATION_TARGETS) : (existing?.target ?? "all");
+  const scopes = input.scopes != null ? stringList("scopes", input.scopes, INTEGRATION_SCOPES) : (existing?.scopes ?? []);
+  const categories = input.categories != null ? stringList("categories", input.categories) : (existing?.categories ?? []);
+  const secrets = input.secrets != null ? checkSecrets(input.secrets) : undefined;
+  if (input.previewImages != null && (!Array.isArray(input.previewImages) || input.previewImages.length > 3))
+    throw badInput("previewImages holds at most 3 images");
+  const icon = input.icon != null ? base64Image("icon", input.icon, ICON_MAX_BYTES) : undefined;
+  const previews = input.previewImages?.map((image, index) => base64Image(`previewImages[${index}]`, image, PREVIEW_MAX_BYTES));
+  if (input.script != null) {
+    if (typeof input.script !== "string" || input.script.trim() === "") throw badInput("script must be the text of an ES module");
+    const bytes = Buffer.byteLength(input.script);
+    if (bytes > SCRIPT_MAX_BYTES) throw new DomainError("PAYLOAD_TOO_LARGE", `script is ${bytes} bytes: at most ${SCRIPT_MAX_BYTES}`);
+  } else if (!existing) throw badInput("script is required to publish a new integration");
+
+  const now = ctx.clock.now();
+  const integration = await ctx.prisma.$transaction(async (tx) => {
+    const iconHash = icon ? await storeBlob(tx, icon) : undefined;
+    const previewHashes = previews ? await Promise.all(previews.map((image) => storeBlob(tx, image))) : undefined;
+    const scriptHash = input.script != null ? await storeBlob(tx, Buffer.from(input.script)) : undefined;
+    const data = {
+      title,
+      visibility,
+      target,
+      scopes,
+      categories,
+      manifest: manifest as Prisma.InputJsonValue,
+      hasBlocks: (manifest.blocks?.length ?? 0) > 0,
+      hasContentSources: (manifest.contentSources?.length ?? 0) > 0,
+      blockDomains: blockDomainsOf(manifest.blocks ?? []),
+      ...(iconHash ? { iconHash } : {}),
+      ...(previewHashes ? { previewHashes } : {}),
+      ...(scriptHash ? { scriptHash } : {}),
+      ...(secrets ? { secrets } : {}),
+      updatedAt: now,
+    };
+    if (existing) return tx.integration.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
+    return tx.integration.create({
+      data: { ...data, id: newId("Integration"), name, organizationId, signingSecret: randomBytes(32).toString("hex"), createdAt: now },
+    });
+  });
+  ctx.loaders.integrationByName.clear(name);
+  if (existing) await ctx.integrations.sandboxes.evict(`${existing.id}@`);
+  return { integration, created: !existing };
+}
+
+/** Deletes the integration (its installations and events go with it). */
+export async function deleteIntegration(ctx: CoreContext, name: string): Promise<void> {
+  const integration = await requireIntegration(ctx, name);
+  let revoked: string[] = [];
+  await ctx.prisma.$transaction(async (tx) => {
+    const installations = await tx.integrationInstallation.findMany({ where: { integrationId: integration.id }, select: { id: true } });
+    revoked = await revokeInstallationTokens(
+      tx,
+      installations.map((row) => row.id),
+    );
+    await tx.integration.delete({ where: { id: integration.id } });
+  });
+  for (const id of revoked) forgetToken(ctx.prisma, id);
+  ctx.loaders.integrationByName.clear(name);
+  await ctx.integrations.sandboxes.evict(`${integration.id}@`);
+}
+
+/** Deletes the tokens of installations; answers their ids, to forget them in this process's token cache after the commit. */
+async function revokeInstallationTokens(tx: Transaction, installationIds: string[]): Promise<string[]> {
+  const tokens = await tx.apiToken.findMany({ where: { installationId: { in: installationIds } }, select: { id: true } });
+  await tx.apiToken.deleteMany({ where: { id: { in: tokens.map((token) => token.id) } } });
+  return tokens.map((token) => token.id);
+}
+
+/** Turns development mode on: events are POSTed to `tunnelUrl` (signed) instead of the script. */
+export async function setDevelopmentMode(
+  ctx: CoreContext,
+  name: string,
+  input: { tunnelUrl: string; all?: boolean | null },
+): Promise<Integration> {
+  const integration = await requireIntegration(ctx, name);
+  checkLength("tunnelUrl", input.tunnelUrl, { min: 1, max: 256 });
+  let url: URL;
+  try {
+    url = new URL(input.tunnelUrl);
+  } catch {
+    throw badInput(`tunnelUrl must be an absolute http(s) URL (got ${JSON.stringify(input.tunnelUrl)})`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw badInput("tunnelUrl must be an http or https URL");
+  if (url.username || url.password) throw badInput("tunnelUrl must not carry credentials");
+  return ctx.prisma.integration.update({
+    where: { id: integration.id },
+    data: { devTunnelUrl: url.toString(), devAll: input.all ?? false, updatedAt: ctx.clock.now() },
+  });
+}
+
+export async function disableDevelopmentMode(ctx: CoreContext, name: string): Promise<Integration> {
+  const integration = await requireIntegration(ctx, name);
+  return ctx.prisma.integration.update({
+    where: { id: integration.id },
+    data: { devTunnelUrl: null, devAll: false, updatedAt: ctx.clock.now() },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Installations
+// ---------------------------------------------------------------------------------------------
+
+/** The status an installation takes from its configuration: `pending` while required account settings are missing. */
+function statusFor(integration: Integration, configuration: Record<string, unknown>): string {
+  const schema = manifestOf(integration).configurations?.account;
+  const missing = (schema?.required ?? []).some((key) => configuration[key] === undefined);
+  return missing ? "pending" : "active";
+}
+
+function configurationFor(integration: Integration, level: "account" | "space" | "site", configuration: unknown): Record<string, unknown> {
+  return checkConfiguration(`configuration`, manifestOf(integration).configurations?.[level], configuration ?? {}, {
+    partial: configuration == null,
+  });
+}
+
+/** Installs `name` in an organization (its admins); `installation_setup` is sent to the script. */
+export async function installIntegration(
+  ctx: CoreContext,
+  name: string,
+  input: { organization: string; configuration?: unknown },
+): Promise<IntegrationInstallation> {
+  const integration = await readIntegration(ctx, name);
+  await requireOrganization(ctx, input.organization, "integration.install");
+  if (integration.visibility === "private" && integration.organizationId !== input.organization) {
+    throw forbidden(`The integration "${name}" is private to its organization: it cannot be installed in another one`);
+  }
+  const configuration = configurationFor(integration, "account", input.configuration);
+  const now = ctx.clock.now();
+  const installation = await ctx.prisma.$transaction(async (tx) => {
+    const existing = await tx.integrationInstallation.findUnique({
+      where: { integrationId_organizationId: { integrationId: integration.id, organizationId: input.organization } },
+    });
+    if (existing) throw conflict(`The integration "${name}" is already installed in this organization (installation ${existing.id})`);
+    const row = await tx.integrationInstallation.create({
+      data: {
+        id: newId("IntegrationInstallation"),
+        integrationId: integration.id,
+        organizationId: input.organization,
+        status: statusFor(integration, configuration),
+        configuration: configuration as Prisma.InputJsonValue,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await ctx.integrations.emit(tx, integration, row.id, { type: "installation_setup", installationId: row.id, status: row.status });
+    return row;
+  });
+  ctx.jobs.wake();
+  return installation;
+}
+
+/**
+ * An installation of `name`, for admins of its organization and of the integration's: 404 when
+ * the caller is in neither organization, 403 for the other members.
+ */
+export function readInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+): Promise<{ integration: Integration; installation: IntegrationInstallation }> {
+  return requireInstallation(ctx, name, installationId);
+}
+
+async function mayManageInstallation(ctx: CoreContext, integration: Integration, installation: IntegrationInstallation): Promise<boolean> {
+  for (const [organizationId, action] of [
+    [installation.organizationId, "integration.install"],
+    [integration.organizationId, "integration.manage"],
+  ] as const) {
+    const membership = await ctx.access.membership(organizationId);
+    if (membership && allows(POLICY[action].least, membership.role ?? "member")) return true;
+  }
+  return false;
+}
+
+/** Requires the caller to see the installation's organization (404) and be its admin (403). */
+async function requireInstallation(ctx: CoreContext, name: string, installationId: string) {
+  const integration = await readIntegration(ctx, name);
+  const installation = await ctx.loaders.integrationInstallation.load(installationId);
+  if (!installation || installation.integrationId !== integration.id) throw notFound("integration installation", installationId);
+  if (!(await mayManageInstallation(ctx, integration, installation))) {
+    await getOrganization(ctx, installation.organizationId).catch(() => {
+      throw notFound("integration installation", installationId);
+    });
+    await authorize(ctx, "integration.install", { organizationId: installation.organizationId });
+  }
+  return { integration, installation };
+}
+
+export async function loadVisibleInstallations(ctx: CoreContext, ids: readonly string[]): Promise<(IntegrationInstallation | null)[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      const installation = await ctx.loaders.integrationInstallation.load(id);
+      if (!installation) return null;
+      const integration = await ctx.loaders.integration.load(installation.integrationId);
+      return integration && (await mayManageInstallation(ctx, integration, installation)) ? installation : null;
+    }),
+  );
+}
+
+/** Installations of `name` the caller may see: all of them for its owners, their organization's for others. */
+export async function listInstallations(ctx: CoreContext, name: string, filters: { externalId?: string | null }, page: PageArgs) {
+  const integration = await readIntegration(ctx, name);
+  const ownerMembership = await ctx.access.membership(integration.organizationId);
+  const owner = ownerMembership && allows(POLICY["integration.manage"].least, ownerMembership.role ?? "member");
+  const adminOf = owner
+    ? null
+    : (
+        await ctx.prisma.member.findMany({
+          where: { userId: ctx.viewer.userId, disabled: false, role: "admin" },
+          select: { organizationId: true },
+        })
+      ).map((row) => row.organizationId);
+  // Admins of no organization it is installed in: refused like any member of the integration's organization.
+  if (
+    adminOf &&
+    (await ctx.prisma.integrationInstallation.count({ where: { integrationId: integration.id, organizationId: { in: adminOf } } })) === 0
+  ) {
+    await authorize(ctx, "integration.install", { organizationId: integration.organizationId });
+  }
+  const where = {
+    integrationId: integration.id,
+    ...(adminOf ? { organizationId: { in: adminOf } } : {}),
+    ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
+  } satisfies Prisma.IntegrationInstallationWhereInput;
+  return paginate<IntegrationInstallation, typeof where>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    where,
+    findMany: (query) => ctx.prisma.integrationInstallation.findMany(query as Prisma.IntegrationInstallationFindManyArgs),
+    count: (query) => ctx.prisma.integrationInstallation.count(query),
+  });
+}
+
+export interface InstallationPatch {
+  configuration?: unknown;
+  externalIds?: string[] | null;
+  spaceSelection?: string | null;
+  siteSelection?: string | null;
+}
+
+/** Changes an installation; a new configuration is checked against the integration's `configurations.account` and sent as `installation_setup`. */
+export async function updateInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  patch: InstallationPatch,
+): Promise<IntegrationInstallation> {
+  const { integration, installation } = await requireInstallation(ctx, name, installationId);
+  const configuration = patch.configuration != null ? configurationFor(integration, "account", patch.configuration) : undefined;
+  const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
+  const spaceSelection = patch.spaceSelection != null ? checkOneOf("space_selection", patch.spaceSelection, SELECTIONS) : undefined;
+  const siteSelection = patch.siteSelection != null ? checkOneOf("site_selection", patch.siteSelection, SELECTIONS) : undefined;
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    const updated = await tx.integrationInstallation.update({
+      where: { id: installation.id },
+      data: {
+        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue, status: statusFor(integration, configuration) } : {}),
+        ...(externalIds ? { externalIds } : {}),
+        ...(spaceSelection ? { spaceSelection } : {}),
+        ...(siteSelection ? { siteSelection } : {}),
+        updatedAt: ctx.clock.now(),
+      },
+    });
+    if (configuration) {
+      await ctx.integrations.emit(tx, integration, installation.id, {
+        type: "installation_setup",
+        installationId: installation.id,
+        status: updated.status,
+        previous: { status: installation.status, configuration: installation.configuration },
+      });
+    }
+    return updated;
+  });
+  ctx.loaders.integrationInstallation.clear(installation.id);
+  if (configuration) ctx.jobs.wake();
+  return row;
+}
+
+/** Uninstalls: the installation, its spaces, sites and tokens go; `installation_deleted` is sent. */
+export async function uninstallIntegration(ctx: CoreContext, name: string, installationId: string): Promise<void> {
+  const { integration, installation } = await requireInstallation(ctx, name, installationId);
+  let revoked: string[] = [];
+  await ctx.prisma.$transaction(async (tx) => {
+    revoked = await revokeInstallationTokens(tx, [installation.id]);
+    await tx.integrationInstallation.delete({ where: { id: installation.id } });
+    await ctx.integrations.emit(
+      tx,
+      integration,
+      installation.id,
+      {
+        type: "installation_deleted",
+        installationId: installation.id,
+        previous: { configuration: installation.configuration },
+      },
+      { installation },
+    );
+  });
+  for (const id of revoked) forgetToken(ctx.prisma, id);
+  ctx.integrations.forgetInstallation(installation.id);
+  ctx.jobs.wake();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spaces and sites of an installation
+// ---------------------------------------------------------------------------------------------
+
+function checkTarget(integration: Integration, kind: "space" | "site") {
+  if (integration.target !== "all" && integration.target !== kind) {
+    throw badInput(`The integration "${integration.name}" has target "${integration.target}": it cannot be installed on a ${kind}`);
+  }
+}
+
+export async function installOnSpace(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  spaceId: string,
+  configuration?: unknown,
+): Promise<IntegrationSpaceInstallation> {
+  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+  const space = await requireSpace(ctx, spaceId, "integration.installOnSpace");
+  if (space.organizationId !== installation.organizationId) throw notFound("space", spaceId);
+  checkTarget(integration, "space");
+  const config = configurationFor(integration, "space", configuration);
+  const now = ctx.clock.now();
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    if (await tx.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } })) {
+      throw conflict(`The integration "${name}" is already installed on space ${spaceId}`);
+    }
+    const created = await tx.integrationSpaceInstallation.create({
+      data: { installationId, spaceId, configuration: config as Prisma.InputJsonValue, createdAt: now, updatedAt: now },
+    });
+    await ctx.integrations.emit(
+      tx,
+      integration,
+      installationId,
+      { type: "space_installation_setup", installationId, spaceId, status: created.status },
+      { spaceId },
+    );
+    return created;
+  });
+  ctx.integrations.forgetInstallation(installationId);
+  ctx.jobs.wake();
+  return row;
+}
+
+/** The installation, for installing on its spaces or sites: visible to members of its organization. */
+async function readInstallationForContent(ctx: CoreContext, name: string, installationId: string) {
+  const integration = await readIntegration(ctx, name);
+  const installation = await ctx.loaders.integrationInstallation.load(installationId);
+  if (!installation || installation.integrationId !== integration.id || !(await ctx.access.membership(installation.organizationId))) {
+    throw notFound("integration installation", installationId);
+  }
+  return { integration, installation };
+}
+
+export async function readSpaceInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  spaceId: string,
+): Promise<IntegrationSpaceInstallation> {
+  await readInstallationForContent(ctx, name, installationId);
+  await requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
+  const row = await ctx.prisma.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
+  if (!row) throw notFound("space installation", spaceId);
+  return row;
+}
+
+export async function updateSpaceInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  spaceId: string,
+  patch: { configuration?: unknown; externalIds?: string[] | null },
+) {
+  const { integration } = await readInstallationForContent(ctx, name, installationId);
+  await requireSpace(ctx, spaceId, "integration.installOnSpace");
+  const existing = await ctx.prisma.integrationSpaceInstallation.findUnique({
+    where: { installationId_spaceId: { installationId, spaceId } },
+  });
+  if (!existing) throw notFound("space installation", spaceId);
+  const configuration = patch.configuration != null ? configurationFor(integration, "space", patch.configuration) : undefined;
+  const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    const updated = await tx.integrationSpaceInstallation.update({
+      where: { installationId_spaceId: { installationId, spaceId } },
+      data: {
+        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue } : {}),
+        ...(externalIds ? { externalIds } : {}),
+        updatedAt: ctx.clock.now(),
+      },
+    });
+    if (configuration) {
+      await ctx.integrations.emit(
+        tx,
+        integration,
+        installationId,
+        {
+          type: "space_installation_setup",
+          installationId,
+          spaceId,
+          status: updated.status,
+          previous: { status: existing.status, configuration: existing.configuration },
+        },
+        { spaceId },
+      );
+    }
+    return updated;
+  });
+  if (configuration) ctx.jobs.wake();
+  return row;
+}
+
+export async function uninstallFromSpace(ctx: CoreContext, name: string, installationId: string, spaceId: string): Promise<boolean> {
+  const { integration } = await readInstallationForContent(ctx, name, installationId);
+  await requireSpace(ctx, spaceId, "integration.installOnSpace", { allowDeleted: true });
+  const removed = await ctx.prisma.$transaction(async (tx) => {
+    const existing = await tx.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
+    if (!existing) return false;
+    await tx.integrationSpaceInstallation.delete({ where: { installationId_spaceId: { installationId, spaceId } } });
+    await ctx.integrations.emit(tx, integration, installationId, {
+      type: "space_installation_deleted",
+      installationId,
+      spaceId,
+      previous: { configuration: existing.configuration },
+    });
+    return true;
+  });
+  ctx.integrations.forgetInstallation(installationId);
+  if (removed) ctx.jobs.wake();
+  return removed;
+}
+
+export async function installOnSite(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  siteId: string,
+  configuration?: unknown,
+): Promise<IntegrationSiteInstallation> {
+  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
+  checkTarget(integration, "site");
+  const config = configurationFor(integration, "site", configuration);
+  const now = ctx.clock.now();
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    if (await tx.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } })) {
+      throw conflict(`The integration "${name}" is already installed on site ${siteId}`);
+    }
+    const created = await tx.integrationSiteInstallation.create({
+      data: { installationId, siteId, configuration: config as Prisma.InputJsonValue, createdAt: now, updatedAt: now },
+    });
+    await ctx.integrations.emit(
+      tx,
+      integration,
+      installationId,
+      { type: "site_installation_setup", installationId, siteId, status: created.status },
+      { siteId },
+    );
+    return created;
+  });
+  ctx.integrations.forgetInstallation(installationId);
+  ctx.jobs.wake();
+  return row;
+}
+
+export async function readSiteInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  siteId: string,
+): Promise<IntegrationSiteInstallation> {
+  const { installation } = await readInstallationForContent(ctx, name, installationId);
+  await requireSite(ctx, installation.organizationId, siteId, "site.read");
+  const row = await ctx.prisma.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } });
+  if (!row) throw notFound("site installation", siteId);
+  return row;
+}
+
+export async function updateSiteInstallation(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+  siteId: string,
+  patch: { configuration?: unknown; externalIds?: string[] | null },
+) {
+  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
+  const existing = await ctx.prisma.integrationSiteInstallation.findUnique({
+    where: { installationId_siteId: { installationId, siteId } },
+  });
+  if (!existing) throw notFound("site installation", siteId);
+  const configuration = patch.configuration != null ? configurationFor(integration, "site", patch.configuration) : undefined;
+  const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
+  const row = await ctx.prisma.$transaction(async (tx) => {
+    const updated = await tx.integrationSiteInstallation.update({
+      where: { installationId_siteId: { installationId, siteId } },
+      data: {
+        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue } : {}),
+        ...(externalIds ? { externalIds } : {}),
+        updatedAt: ctx.clock.now(),
+      },
+    });
+    if (configuration) {
+      await ctx.integrations.emit(
+        tx,
+        integration,
+        installationId,
+        {
+          type: "site_installation_setup",
+          installationId,
+          siteId,
+          status: updated.status,
+          previous: { status: existing.status, configuration: existing.configuration },
+        },
+        { siteId },
+      );
+    }
+    return updated;
+  });
+  if (configuration) ctx.jobs.wake();
+  return row;
+}
+
+export async function uninstallFromSite(ctx: CoreContext, name: string, installationId: string, siteId: string): Promise<boolean> {
+  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
+  const removed = await ctx.prisma.$transaction(async (tx) => {
+    const existing = await tx.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } });
+    if (!existing) return false;
+    await tx.integrationSiteInstallation.delete({ where: { installationId_siteId: { installationId, siteId } } });
+    await ctx.integrations.emit(tx, integration, installationId, {
+      type: "site_installation_deleted",
+      installationId,
+      siteId,
+      previous: { configuration: existing.configuration },
+    });
+    return true;
+  });
+  ctx.integrations.forgetInstallation(installationId);
+  if (removed) ctx.jobs.wake();
+  return removed;
+}
+
+/** Spaces an installation is on (or, without `installationId`, every installation of `name` the caller sees), the caller's readable ones. */
+export async function listSpaceInstallations(
+  ctx: CoreContext,
+  name: string,
+  installationId: string | null,
+  filters: { externalId?: string | null },
+  page: PageArgs,
+) {
+  const integration = await readIntegration(ctx, name);
+  if (installationId) await readInstallationForContent(ctx, name, installationId);
+  const organizations = (
+    await ctx.prisma.member.findMany({ where: { userId: ctx.viewer.userId, disabled: false }, select: { organizationId: true } })
+  ).map((row) => row.organizationId);
+  const where = {
+    installation: {
+      integrationId: integration.id,
+      organizationId: { in: organizations },
+      ...(installationId ? { id: installationId } : {}),
+    },
+    ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
+  } satisfies Prisma.IntegrationSpaceInstallationWhereInput;
+  const result = await paginate<IntegrationSpaceInstallation, typeof where>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    idField: "spaceId",
+    where,
+    findMany: (query) => ctx.prisma.integrationSpaceInstallation.findMany(query as Prisma.IntegrationSpaceInstallationFindManyArgs),
+    count: (query) => ctx.prisma.integrationSpaceInstallation.count(query),
+  });
+  return { ...result, cursorOf: result.cursorOf };
+}
+
+export async function listSiteInstallations(
+  ctx: CoreContext,
+  name: string,
+  installationId: string | null,
+  filters: { externalId?: string | null },
+  page: PageArgs,
+) {
+  const integration = await readIntegration(ctx, name);
+  if (installationId) await readInstallationForContent(ctx, name, installationId);
+  const organizations = (
+    await ctx.prisma.member.findMany({ where: { userId: ctx.viewer.userId, disabled: false }, select: { organizationId: true } })
+  ).map((row) => row.organizationId);
+  const where = {
+    installation: {
+      integrationId: integration.id,
+      organizationId: { in: organizations },
+      ...(installationId ? { id: installationId } : {}),
+    },
+    ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
+  } satisfies Prisma.IntegrationSiteInstallationWhereInput;
+  return paginate<IntegrationSiteInstallation, typeof where>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    idField: "siteId",
+    where,
+    findMany: (query) => ctx.prisma.integrationSiteInstallation.findMany(query as Prisma.IntegrationSiteInstallationFindManyArgs),
+    count: (query) => ctx.prisma.integrationSiteInstallation.count(query),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+// ---------------------------------------------------------------------------------------------
+
+/** Delivered events of `name`, newest first (its organization's admins). Pending ones are not listed until their first delivery. */
+export async function listEvents(ctx: CoreContext, name: string, page: PageArgs, { delivered = true } = {}) {
+  const integration = await requireIntegration(ctx, name);
+  const where = {
+    integrationId: integration.id,
+    ...(delivered ? { status: { in: ["success", "failed"] } } : {}),
+  } satisfies Prisma.IntegrationEventWhereInput;
+  return paginate<IntegrationEvent, typeof where>(page, {
+    sortField: "seq",
+    sortKind: "number",
+    direction: "desc",
+    where,
+    findMany: (query) => ctx.prisma.integrationEvent.findMany(query as Prisma.IntegrationEventFindManyArgs),
+    count: (query) => ctx.prisma.integrationEvent.count(query),
+  });
+}
+
+export async function readEvent(ctx: CoreContext, name: string, eventId: string): Promise<IntegrationEvent> {
+  const integration = await requireIntegration(ctx, name);
+  const event = await ctx.prisma.integrationEvent.findUnique({ where: { id: eventId } });
+  if (!event || event.integrationId !== integration.id) throw notFound("integration event", eventId);
+  return event;
+}
+
+export async function loadVisibleEvents(ctx: CoreContext, ids: readonly string[]): Promise<(IntegrationEvent | null)[]> {
+  const rows = await ctx.prisma.integrationEvent.findMany({ where: { id: { in: [...ids] } } });
+  const found = new Map(rows.map((row) => [row.id, row]));
+  return Promise.all(
+    ids.map(async (id) => {
+      const event = found.get(id);
+      const integration = event ? await ctx.loaders.integration.load(event.integrationId) : null;
+      if (!event || !integration) return null;
+      const membership = await ctx.access.membership(integration.organizationId);
+      return membership && allows(POLICY["integration.manage"].least, membership.role ?? "member") ? event : null;
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Installation tokens and rendering
+// ---------------------------------------------------------------------------------------------
+
+/** A token acting as the installation: its integration's scopes, on the spaces it is installed on. */
+export async function createInstallationToken(
+  ctx: CoreContext,
+  name: string,
+  installationId: string,
+): Promise<{ token: string; expiresAt: Date }> {
+  const { integration, installation } = await requireInstallation(ctx, name, installationId);
+  return ctx.integrations.installationToken(integration, installation, { reuse: false });
+}
+
+export interface RenderInput {
+  componentId: string;
+  props: unknown;
+  state?: unknown;
+  context: unknown;
+  action?: unknown;
+}
+
+/**
+ * Renders a component of `name` for the context's space (its readers), through the installation
+ * in the space's organization: a `ui_render` event answered synchronously. The answer must be
+ * ContentKit (`ContentKitRenderOutput` of the published schemas); anything else is a 502.
+ */
+export async function renderIntegration(ctx: CoreContext, name: string, input: RenderInput) {
+  const integration = await readIntegration(ctx, name);
+  if (typeof input.componentId !== "string" || input.componentId === "") throw badInput("componentId is required");
+  if (!isPlainObject(input.props)) throw badInput("props must be an object");
+  if (!isPlainObject(input.context)) throw badInput("context must be an object (ContentKitContext)");
+  if (input.state !== undefined && input.state !== null && !isPlainObject(input.state)) throw badInput("state must be an object");
+  const spaceId = typeof input.context.spaceId === "string" ? input.context.spaceId : null;
+  if (!spaceId) throw badInput("context.spaceId is required: the space the component is rendered in");
+  const space = await requireSpace(ctx, spaceId, "integration.render", { allowDeleted: true });
+  const installation = await ctx.prisma.integrationInstallation.findUnique({
+    where: { integrationId_organizationId: { integrationId: integration.id, organizationId: space.organizationId } },
+  });
+  if (!installation) throw notFound("integration installation", `${name} in the organization of space ${spaceId}`);
+  const event = {
+    type: "ui_render",
+    componentId: input.componentId,
+    props: input.props,
+    ...(input.state != null ? { state: input.state } : {}),
+    context: input.context,
+    ...(input.action != null ? { action: input.action } : {}),
+    auth: { userId: ctx.viewer.userId },
+  };
+  return ctx.integrations.render(integration, installation, event);
+}
