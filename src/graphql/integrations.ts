@@ -63,36 +63,46 @@ async function isManager(core: CoreContext, integration: Integration): Promise<b
 }
 
 const IntegrationUrls = builder.simpleObject("IntegrationUrls", {
+  description: "Addresses of an integration",
   fields: (t) => ({
-    location: t.string(),
-    app: t.string(),
-    assets: t.string(),
-    icon: t.string({ nullable: true }),
-    publicEndpoint: t.string(),
+    location: t.string({ description: "Its address in the API" }),
+    app: t.string({ description: "Its address in the app" }),
+    assets: t.string({ description: "Where its assets are served" }),
+    icon: t.string({ description: "Signed URL of its icon (PNG), or null without one", nullable: true }),
+    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
   }),
 });
 
 const OwnerProfile = builder.simpleObject("IntegrationOwner", {
+  description: "The organization owning an integration, as anyone who sees the integration sees it",
   fields: (t) => ({
-    id: t.id(),
-    title: t.string(),
-    createdAt: t.field({ type: "DateTime" }),
-    hostname: t.string({ nullable: true }),
-    type: t.string(),
-    plan: t.string(),
-    location: t.string(),
-    app: t.string(),
+    id: t.id({ description: "Id of the organization" }),
+    title: t.string({ description: "Title shown to people" }),
+    createdAt: t.field({ description: "When it was created", type: "DateTime" }),
+    hostname: t.string({ description: "The organization's subdomain, if it has one", nullable: true }),
+    type: t.string({ description: "The organization's type" }),
+    plan: t.string({ description: "The organization's plan" }),
+    location: t.string({ description: "Its address in the API" }),
+    app: t.string({ description: "Its address in the app" }),
     permissions: t.field({ type: "JSON", description: "The caller's permissions in the organization" }),
   }),
 });
 
 const IntegrationEventLog = builder.simpleObject("IntegrationEventLog", {
   description: "A line of an event's trace: what the script logged, and each delivery's failure",
-  fields: (t) => ({ level: t.string(), message: t.string(), timestamp: t.string() }),
+  fields: (t) => ({
+    level: t.string({ description: "debug, info, warn or error" }),
+    message: t.string({ description: "The line" }),
+    timestamp: t.string({ description: "When it was written (ISO 8601)" }),
+  }),
 });
 
 const DevelopmentMode = builder.simpleObject("IntegrationDevelopmentMode", {
-  fields: (t) => ({ tunnelUrl: t.string(), all: t.boolean() }),
+  description: "Where an integration's events go in development mode",
+  fields: (t) => ({
+    tunnelUrl: t.string({ description: "Where events are POSTed" }),
+    all: t.boolean({ description: "Whether events of every organization go there (else its own organization's only)" }),
+  }),
 });
 
 export const IntegrationEventRef = builder.loadableNode("IntegrationEvent", {
@@ -103,15 +113,19 @@ export const IntegrationEventRef = builder.loadableNode("IntegrationEvent", {
     return rows.map((row, index) => row ?? notFound("integration event", ids[index]!));
   },
   fields: (t) => ({
-    integrationId: t.exposeString("integrationId"),
-    installationId: t.exposeString("installationId", { nullable: true }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    integrationId: t.exposeString("integrationId", { description: "Id of the integration" }),
+    installationId: t.exposeString("installationId", { description: "Id of the installation it concerns", nullable: true }),
+    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
     payload: t.field({ type: "JSON", description: "The published Event sent to the script", resolve: (event) => event.payload }),
     status: t.exposeString("status", {
       description: "pending (not delivered yet), success or failed (the last delivery failed; retried while attempts remain)",
     }),
-    attempts: t.exposeInt("attempts"),
-    logs: t.field({ type: [IntegrationEventLog], resolve: (event) => event.logs as never }),
+    attempts: t.exposeInt("attempts", { description: "Deliveries tried so far" }),
+    logs: t.field({
+      description: "The trace: the script's console lines and each failed delivery's reason, oldest first",
+      type: [IntegrationEventLog],
+      resolve: (event) => event.logs as never,
+    }),
   }),
 });
 
@@ -123,22 +137,47 @@ export const IntegrationRef = builder.loadableNode("Integration", {
     return rows.map((row, index) => row ?? notFound("integration", ids[index]!));
   },
   fields: (t) => ({
-    name: t.exposeString("name"),
+    name: t.exposeString("name", { description: "Unique name of the integration (pattern ^[a-zA-Z0-9-_.]+$)" }),
     version: t.exposeInt("version", { description: "Incremented at each publication" }),
-    title: t.exposeString("title"),
-    description: t.string({ resolve: (integration) => manifestOf(integration).description ?? "" }),
-    summary: t.string({ nullable: true, resolve: (integration) => manifestOf(integration).summary ?? null }),
-    runtime: t.string({ nullable: true, resolve: (integration) => manifestOf(integration).runtime ?? null }),
+    title: t.exposeString("title", { description: "Title shown to people" }),
+    description: t.string({ description: "Short description", resolve: (integration) => manifestOf(integration).description ?? "" }),
+    summary: t.string({
+      description: "Long description (Markdown)",
+      nullable: true,
+      resolve: (integration) => manifestOf(integration).summary ?? null,
+    }),
+    runtime: t.string({
+      description: "Runtime the script was published for (v1 or v2)",
+      nullable: true,
+      resolve: (integration) => manifestOf(integration).runtime ?? null,
+    }),
     visibility: t.exposeString("visibility", { description: "public, private (its organization only) or unlisted" }),
     target: t.exposeString("target", { description: "Where it installs: all, organization, space or site" }),
-    verified: t.boolean({ resolve: () => false }),
-    scopes: t.exposeStringList("scopes"),
-    categories: t.exposeStringList("categories"),
-    blocks: t.field({ type: "JSON", resolve: (integration) => manifestOf(integration).blocks ?? [] }),
-    contentSources: t.field({ type: "JSON", resolve: (integration) => manifestOf(integration).contentSources ?? [] }),
-    configurations: t.field({ type: "JSON", resolve: (integration) => manifestOf(integration).configurations ?? {} }),
-    externalLinks: t.field({ type: "JSON", resolve: (integration) => manifestOf(integration).externalLinks ?? [] }),
+    verified: t.boolean({ description: "Always false: this service verifies no integration", resolve: () => false }),
+    scopes: t.exposeStringList("scopes", { description: "What its installation tokens may do (published IntegrationScope values)" }),
+    categories: t.exposeStringList("categories", { description: "Categories it is listed under" }),
+    blocks: t.field({
+      description: "Blocks it offers in pages: [{ id, title, description, icon, urlUnfurl, markdown }]",
+      type: "JSON",
+      resolve: (integration) => manifestOf(integration).blocks ?? [],
+    }),
+    contentSources: t.field({
+      description: "Content sources it offers: [{ id, title, description, icon, configuration }]",
+      type: "JSON",
+      resolve: (integration) => manifestOf(integration).contentSources ?? [],
+    }),
+    configurations: t.field({
+      description: "Settings its installations take: { account, space, site }, each { properties, required }",
+      type: "JSON",
+      resolve: (integration) => manifestOf(integration).configurations ?? {},
+    }),
+    externalLinks: t.field({
+      description: "Links about it: [{ url, label }]",
+      type: "JSON",
+      resolve: (integration) => manifestOf(integration).externalLinks ?? [],
+    }),
     contentSecurityPolicy: t.field({
+      description: "Sent as headers with its script-fetch and blocks-fetch answers",
       type: "JSON",
       nullable: true,
       resolve: (integration) => manifestOf(integration).contentSecurityPolicy ?? null,
@@ -171,9 +210,10 @@ export const IntegrationRef = builder.loadableNode("Integration", {
         };
       },
     }),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
     urls: t.field({
+      description: "Where it is: in the API, in the app, its icon and its endpoint",
       type: IntegrationUrls,
       resolve: (integration, _args, { core }) => {
         const location = integrationLocation(core, integration.name);
@@ -187,7 +227,14 @@ export const IntegrationRef = builder.loadableNode("Integration", {
       },
     }),
     permissions: t.field({
-      type: builder.simpleObject("IntegrationPermissions", { fields: (p) => ({ admin: p.boolean(), install: p.boolean() }) }),
+      description: "What the caller may do with it",
+      type: builder.simpleObject("IntegrationPermissions", {
+        description: "What the caller may do with an integration",
+        fields: (p) => ({
+          admin: p.boolean({ description: "Whether the caller may publish, change and delete it and read its events" }),
+          install: p.boolean({ description: "Whether it may be installed at all (true; installing also needs an organization admin)" }),
+        }),
+      }),
       resolve: (integration, _args, { core }) => integrationPermissions(core, integration),
     }),
     developmentMode: t.field({
@@ -209,7 +256,12 @@ export const IntegrationRef = builder.loadableNode("Integration", {
 });
 
 const InstallationUrls = builder.simpleObject("IntegrationInstallationUrls", {
-  fields: (t) => ({ location: t.string(), app: t.string(), publicEndpoint: t.string() }),
+  description: "Addresses of an installation",
+  fields: (t) => ({
+    location: t.string({ description: "Its address in the API" }),
+    app: t.string({ description: "Its address in the app" }),
+    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
+  }),
 });
 
 export const IntegrationInstallationRef = builder.loadableNode("IntegrationInstallation", {
@@ -224,14 +276,28 @@ export const IntegrationInstallationRef = builder.loadableNode("IntegrationInsta
     spaceSelection: t.exposeString("spaceSelection", {
       description: "all: every space of the organization; selected: the spaces it is installed on",
     }),
-    siteSelection: t.exposeString("siteSelection"),
-    spacesCount: t.int({ resolve: (installation, _args, { core }) => core.loaders.installationSpaceCount.load(installation.id) }),
-    configuration: t.field({ type: "JSON", resolve: (installation) => installation.configuration }),
-    externalIds: t.exposeStringList("externalIds"),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    organization: t.field({ type: OrganizationRef, resolve: (installation) => installation.organizationId }),
+    siteSelection: t.exposeString("siteSelection", {
+      description: "all: every site of the organization; selected: the sites it is installed on",
+    }),
+    spacesCount: t.int({
+      description: "Number of spaces it is installed on",
+      resolve: (installation, _args, { core }) => core.loaders.installationSpaceCount.load(installation.id),
+    }),
+    configuration: t.field({
+      description: "Its settings (checked against the integration's configurations)",
+      type: "JSON",
+      resolve: (installation) => installation.configuration,
+    }),
+    externalIds: t.exposeStringList("externalIds", { description: "Ids the integration gave it in its own system" }),
+    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
+    organization: t.field({
+      description: "The organization it is installed in",
+      type: OrganizationRef,
+      resolve: (installation) => installation.organizationId,
+    }),
     urls: t.field({
+      description: "Where it is: in the API, in the app, its icon and its endpoint",
       type: InstallationUrls,
       resolve: async (installation, _args, { core }) => {
         const integration = await core.loaders.integration.load(installation.integrationId);
@@ -243,7 +309,11 @@ export const IntegrationInstallationRef = builder.loadableNode("IntegrationInsta
 });
 
 const ContentInstallationUrls = builder.simpleObject("IntegrationContentInstallationUrls", {
-  fields: (t) => ({ location: t.string(), publicEndpoint: t.string() }),
+  description: "Addresses of an installation on a space or site",
+  fields: (t) => ({
+    location: t.string({ description: "Its address in the API" }),
+    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
+  }),
 });
 
 async function contentInstallationUrls(core: CoreContext, installationId: string, path: string) {
@@ -262,49 +332,69 @@ export const SiteInstallationRef = builder.objectRef<IntegrationSiteInstallation
 SpaceInstallationRef.implement({
   description: "An installation on one space",
   fields: (t) => ({
-    integration: t.field({ type: IntegrationRef, resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId) }),
+    integration: t.field({
+      description: "The integration",
+      type: IntegrationRef,
+      resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
+    }),
     installation: t.field({
       type: IntegrationInstallationRef,
       description: "The installation (its organization's admins)",
       resolve: (row) => row.installationId,
     }),
-    installationId: t.exposeID("installationId"),
+    installationId: t.exposeID("installationId", { description: "Id of the installation it concerns" }),
     integrationName: t.string({
+      description: "Name of the integration",
       resolve: async (row, _args, { core }) => (await core.loaders.integration.load(await integrationIdOf(core, row.installationId)))!.name,
     }),
-    status: t.exposeString("status"),
-    configuration: t.field({ type: "JSON", resolve: (row) => row.configuration }),
-    externalIds: t.exposeStringList("externalIds"),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    status: t.exposeString("status", { description: "active, pending (required settings missing) or paused" }),
+    configuration: t.field({
+      description: "Its settings (checked against the integration's configurations)",
+      type: "JSON",
+      resolve: (row) => row.configuration,
+    }),
+    externalIds: t.exposeStringList("externalIds", { description: "Ids the integration gave it in its own system" }),
+    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
     urls: t.field({
+      description: "Where it is: in the API, in the app, its icon and its endpoint",
       type: ContentInstallationUrls,
       resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, `spaces/${row.spaceId}`),
     }),
-    spaceId: t.exposeID("spaceId"),
-    space: t.field({ type: SpaceRef, resolve: (row) => row.spaceId }),
+    spaceId: t.exposeID("spaceId", { description: "Id of the space" }),
+    space: t.field({ description: "The space", type: SpaceRef, resolve: (row) => row.spaceId }),
   }),
 });
 
 SiteInstallationRef.implement({
   description: "An installation on one site",
   fields: (t) => ({
-    integration: t.field({ type: IntegrationRef, resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId) }),
+    integration: t.field({
+      description: "The integration",
+      type: IntegrationRef,
+      resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
+    }),
     installation: t.field({
       type: IntegrationInstallationRef,
       description: "The installation (its organization's admins)",
       resolve: (row) => row.installationId,
     }),
-    installationId: t.exposeID("installationId"),
+    installationId: t.exposeID("installationId", { description: "Id of the installation it concerns" }),
     integrationName: t.string({
+      description: "Name of the integration",
       resolve: async (row, _args, { core }) => (await core.loaders.integration.load(await integrationIdOf(core, row.installationId)))!.name,
     }),
-    status: t.exposeString("status"),
-    configuration: t.field({ type: "JSON", resolve: (row) => row.configuration }),
-    externalIds: t.exposeStringList("externalIds"),
-    createdAt: t.expose("createdAt", { type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    status: t.exposeString("status", { description: "active, pending (required settings missing) or paused" }),
+    configuration: t.field({
+      description: "Its settings (checked against the integration's configurations)",
+      type: "JSON",
+      resolve: (row) => row.configuration,
+    }),
+    externalIds: t.exposeStringList("externalIds", { description: "Ids the integration gave it in its own system" }),
+    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
     urls: t.field({
+      description: "Where it is: in the API, in the app, its icon and its endpoint",
       type: ContentInstallationUrls,
       resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, `sites/${row.siteId}`),
     }),
@@ -356,6 +446,7 @@ builder.objectFields(IntegrationRef, (t) => ({
   ),
   spaceInstallations: t.connection(
     {
+      description: "The spaces it is installed on that the caller can read, in the caller's organizations",
       type: SpaceInstallationRef,
       args: { externalId: t.arg.string() },
       resolve: async (integration, args, { core }) => toConnection(await listSpaceInstallations(core, integration.name, null, args, args)),
@@ -387,6 +478,7 @@ builder.objectFields(IntegrationRef, (t) => ({
     builder.connectionObject({ type: IntegrationEventRef, name: "IntegrationEventConnection" }, { name: "IntegrationEventEdge" }),
   ),
   event: t.field({
+    description: "One of its events by id, with its trace (its organization's admins)",
     type: IntegrationEventRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (integration, { id }, { core }) => readEvent(core, integration.name, id),
@@ -394,9 +486,10 @@ builder.objectFields(IntegrationRef, (t) => ({
 }));
 
 builder.objectFields(IntegrationInstallationRef, (t) => ({
-  integration: t.field({ type: IntegrationRef, resolve: (installation) => installation.integrationId }),
+  integration: t.field({ description: "The integration", type: IntegrationRef, resolve: (installation) => installation.integrationId }),
   spaces: t.connection(
     {
+      description: "The spaces it is installed on",
       type: SpaceInstallationRef,
       resolve: async (installation, args, { core }) => {
         const integration = await core.loaders.integration.load(installation.integrationId);
@@ -437,6 +530,7 @@ const IntegrationConnection = builder.connectionObject(
 
 builder.queryFields((t) => ({
   integration: t.field({
+    description: "The integration",
     type: IntegrationRef,
     args: { name: t.arg.string({ required: true }) },
     resolve: (_root, { name }, { core }) => readIntegration(core, name),
@@ -483,25 +577,25 @@ const PublishInput = builder.inputType("PublishIntegrationInput", {
   fields: (f) => ({
     organization: f.string({ description: "Id or subdomain of the publishing organization (required when creating)" }),
     runtime: f.string({ description: "v1 or v2" }),
-    title: f.string(),
-    description: f.string(),
-    summary: f.string(),
+    title: f.string({ description: "Title (2 to 100 characters)" }),
+    description: f.string({ description: "Short description (at most 1000 characters)" }),
+    summary: f.string({ description: "Long description in Markdown (at most 20,000 characters)" }),
     icon: f.string({ description: "Base64 of a PNG (at most 256 KiB)" }),
     previewImages: f.stringList({ description: "Base64 of PNGs (at most 3, 1 MiB each)" }),
     visibility: f.string({ description: "public, private or unlisted" }),
     target: f.string({ description: "all (default), organization, space or site" }),
-    scopes: f.stringList(),
-    categories: f.stringList(),
-    blocks: f.field({ type: "JSON" }),
-    contentSources: f.field({ type: "JSON" }),
-    externalLinks: f.field({ type: "JSON" }),
+    scopes: f.stringList({ description: "What its installation tokens may do: published IntegrationScope values" }),
+    categories: f.stringList({ description: "Categories it is listed under" }),
+    blocks: f.field({ description: "Blocks: [{ id, title, description, icon, urlUnfurl, markdown }]", type: "JSON" }),
+    contentSources: f.field({ description: "Content sources: [{ id, title, description, icon, configuration }]", type: "JSON" }),
+    externalLinks: f.field({ description: "Links: [{ url, label }]", type: "JSON" }),
     configurations: f.field({
       type: "JSON",
       description:
         "{ account, space, site }: each { properties: { <name>: { type, title, description, default, enum } }, required: [names] }",
     }),
     secrets: f.field({ type: "JSON", description: "Map of names to strings: stored, given to the script, never returned" }),
-    contentSecurityPolicy: f.field({ type: "JSON" }),
+    contentSecurityPolicy: f.field({ description: "Sent as headers with its script-fetch and blocks-fetch answers", type: "JSON" }),
     script: f.string({
       description: "The script: an ES module whose default export has fetch(request, env, ctx) (what `gitbook publish` bundles)",
     }),
@@ -509,21 +603,35 @@ const PublishInput = builder.inputType("PublishIntegrationInput", {
 });
 
 const InstallationPayload = (name: string) =>
-  builder.simpleObject(name, { fields: (t) => ({ installation: t.field({ type: IntegrationInstallationRef }) }) });
+  builder.simpleObject(name, {
+    description: "The installation, as the mutation left it",
+    fields: (t) => ({ installation: t.field({ description: "The installation", type: IntegrationInstallationRef }) }),
+  });
 const IntegrationPayload = (name: string) =>
-  builder.simpleObject(name, { fields: (t) => ({ integration: t.field({ type: IntegrationRef }) }) });
+  builder.simpleObject(name, {
+    description: "The integration, as the mutation left it",
+    fields: (t) => ({ integration: t.field({ description: "The integration", type: IntegrationRef }) }),
+  });
 
 builder.mutationFields((t) => ({
   publishIntegration: t.field({
     type: builder.simpleObject("PublishIntegrationPayload", {
-      fields: (p) => ({ integration: p.field({ type: IntegrationRef }), created: p.boolean() }),
+      description: "The integration published",
+      fields: (p) => ({
+        integration: p.field({ description: "The integration", type: IntegrationRef }),
+        created: p.boolean({ description: "Whether the integration was created (else updated)" }),
+      }),
     }),
     description: "Creates or updates the integration `name`, with a new version",
     args: { name: t.arg.string({ required: true }), input: t.arg({ type: PublishInput, required: true }) },
     resolve: (_root, { name, input }, { core }) => publishIntegration(core, name, input as never),
   }),
   deleteIntegration: t.field({
-    type: builder.simpleObject("DeleteIntegrationPayload", { fields: (p) => ({ deletedName: p.string() }) }),
+    description: "Deletes the integration, its installations and events (its organization's admins)",
+    type: builder.simpleObject("DeleteIntegrationPayload", {
+      description: "The integration deleted",
+      fields: (p) => ({ deletedName: p.string({ description: "Name of the deleted integration" }) }),
+    }),
     args: { name: t.arg.string({ required: true }) },
     resolve: async (_root, { name }, { core }) => {
       await deleteIntegration(core, name);
@@ -537,20 +645,26 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, { core }) => ({ integration: await setDevelopmentMode(core, args.name, args) }),
   }),
   disableIntegrationDevelopmentMode: t.field({
+    description: "Sends the integration's events to its script again",
     type: IntegrationPayload("DisableIntegrationDevelopmentModePayload"),
     args: { name: t.arg.string({ required: true }) },
     resolve: async (_root, { name }, { core }) => ({ integration: await disableDevelopmentMode(core, name) }),
   }),
   installIntegration: t.field({
+    description: "Installs an integration in an organization (its admins); installation_setup is sent to the script",
     type: InstallationPayload("InstallIntegrationPayload"),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("InstallIntegrationInput", {
+          description: "What to install where",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            organization: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            organization: f.id({ description: "Id of the organization", required: true }),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
           }),
         }),
       }),
@@ -558,18 +672,23 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, { core }) => ({ installation: await installIntegration(core, input.integration, input) }),
   }),
   updateIntegrationInstallation: t.field({
+    description: "Changes an installation; a new configuration is sent as installation_setup",
     type: InstallationPayload("UpdateIntegrationInstallationPayload"),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("UpdateIntegrationInstallationInput", {
+          description: "An installation and what to change in it (absent: unchanged)",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
-            externalIds: f.stringList(),
-            spaceSelection: f.string(),
-            siteSelection: f.string(),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
+            externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
+            spaceSelection: f.string({ description: "all or selected" }),
+            siteSelection: f.string({ description: "all or selected" }),
           }),
         }),
       }),
@@ -579,12 +698,20 @@ builder.mutationFields((t) => ({
     }),
   }),
   uninstallIntegration: t.field({
-    type: builder.simpleObject("UninstallIntegrationPayload", { fields: (p) => ({ deletedInstallationId: p.id() }) }),
+    description: "Removes an installation, its spaces, sites and tokens; installation_deleted is sent",
+    type: builder.simpleObject("UninstallIntegrationPayload", {
+      description: "The installation removed",
+      fields: (p) => ({ deletedInstallationId: p.id({ description: "Id of the removed installation" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("UninstallIntegrationInput", {
-          fields: (f) => ({ integration: f.string({ required: true }), installation: f.id({ required: true }) }),
+          description: "The installation to remove",
+          fields: (f) => ({
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+          }),
         }),
       }),
     },
@@ -594,18 +721,24 @@ builder.mutationFields((t) => ({
     },
   }),
   installIntegrationOnSpace: t.field({
+    description: "Installs an installation on a space of its organization (the space's admins); space_installation_setup is sent",
     type: builder.simpleObject("InstallIntegrationOnSpacePayload", {
-      fields: (p) => ({ spaceInstallation: p.field({ type: SpaceInstallationRef }) }),
+      description: "The installation on the space",
+      fields: (p) => ({ spaceInstallation: p.field({ description: "The installation on the space", type: SpaceInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("InstallIntegrationOnSpaceInput", {
+          description: "An installation and the space to install it on",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
-            space: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+            space: f.id({ description: "Id of the space", required: true }),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
           }),
         }),
       }),
@@ -615,19 +748,25 @@ builder.mutationFields((t) => ({
     }),
   }),
   updateIntegrationSpaceInstallation: t.field({
+    description: "Changes an installation on a space; a new configuration is sent as space_installation_setup",
     type: builder.simpleObject("UpdateIntegrationSpaceInstallationPayload", {
-      fields: (p) => ({ spaceInstallation: p.field({ type: SpaceInstallationRef }) }),
+      description: "The installation on the space, changed",
+      fields: (p) => ({ spaceInstallation: p.field({ description: "The installation on the space", type: SpaceInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("UpdateIntegrationSpaceInstallationInput", {
+          description: "An installation on a space and what to change",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
-            space: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
-            externalIds: f.stringList(),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+            space: f.id({ description: "Id of the space", required: true }),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
+            externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
           }),
         }),
       }),
@@ -637,15 +776,20 @@ builder.mutationFields((t) => ({
     }),
   }),
   uninstallIntegrationFromSpace: t.field({
-    type: builder.simpleObject("UninstallIntegrationFromSpacePayload", { fields: (p) => ({ removed: p.boolean() }) }),
+    description: "Removes an installation from a space; space_installation_deleted is sent",
+    type: builder.simpleObject("UninstallIntegrationFromSpacePayload", {
+      description: "Whether it was removed",
+      fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("UninstallIntegrationFromSpaceInput", {
+          description: "An installation and the space to remove it from",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
-            space: f.id({ required: true }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+            space: f.id({ description: "Id of the space", required: true }),
           }),
         }),
       }),
@@ -663,10 +807,13 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("InstallIntegrationOnSiteInput", {
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
             site: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
           }),
         }),
       }),
@@ -684,11 +831,14 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("UpdateIntegrationSiteInstallationInput", {
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
             site: f.id({ required: true }),
-            configuration: f.field({ type: "JSON" }),
-            externalIds: f.stringList(),
+            configuration: f.field({
+              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+              type: "JSON",
+            }),
+            externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
           }),
         }),
       }),
@@ -698,14 +848,16 @@ builder.mutationFields((t) => ({
     }),
   }),
   uninstallIntegrationFromSite: t.field({
-    type: builder.simpleObject("UninstallIntegrationFromSitePayload", { fields: (p) => ({ removed: p.boolean() }) }),
+    type: builder.simpleObject("UninstallIntegrationFromSitePayload", {
+      fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("UninstallIntegrationFromSiteInput", {
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            installation: f.id({ required: true }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
             site: f.id({ required: true }),
           }),
         }),
@@ -717,14 +869,22 @@ builder.mutationFields((t) => ({
   }),
   createIntegrationInstallationToken: t.field({
     type: builder.simpleObject("IntegrationInstallationToken", {
-      fields: (p) => ({ token: p.string(), expiresAt: p.field({ type: "DateTime" }) }),
+      description: "A token acting as an installation",
+      fields: (p) => ({
+        token: p.string({ description: "The token (shown once): send it as Authorization: Bearer <token>" }),
+        expiresAt: p.field({ description: "When it stops working", type: "DateTime" }),
+      }),
     }),
     description: "A token acting as the installation for an hour: its integration's scopes, on the spaces it is installed on only",
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("CreateIntegrationInstallationTokenInput", {
-          fields: (f) => ({ integration: f.string({ required: true }), installation: f.id({ required: true }) }),
+          description: "The installation the token acts as",
+          fields: (f) => ({
+            integration: f.string({ description: "Name of the integration", required: true }),
+            installation: f.id({ description: "Id of the installation", required: true }),
+          }),
         }),
       }),
     },
@@ -732,20 +892,25 @@ builder.mutationFields((t) => ({
   }),
   renderIntegrationUI: t.field({
     type: builder.simpleObject("RenderIntegrationUIPayload", {
-      fields: (p) => ({ output: p.field({ type: "JSON" }), cacheControl: p.string({ nullable: true }) }),
+      description: "What the component rendered",
+      fields: (p) => ({
+        output: p.field({ description: "The ContentKit render output of the script", type: "JSON" }),
+        cacheControl: p.string({ description: "The script's Cache-Control header, if any", nullable: true }),
+      }),
     }),
     description: "Renders a component of the integration (a ui_render event, answered now): its ContentKit output",
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("RenderIntegrationUIInput", {
+          description: "The component to render and where",
           fields: (f) => ({
-            integration: f.string({ required: true }),
-            componentId: f.string({ required: true }),
-            props: f.field({ type: "JSON", required: true }),
-            state: f.field({ type: "JSON" }),
+            integration: f.string({ description: "Name of the integration", required: true }),
+            componentId: f.string({ description: "Id of the component (createComponent's componentId)", required: true }),
+            props: f.field({ description: "Properties of the component", type: "JSON", required: true }),
+            state: f.field({ description: "Local state of the component", type: "JSON" }),
             context: f.field({ type: "JSON", required: true, description: "ContentKitContext: { type, spaceId, … }" }),
-            action: f.field({ type: "JSON" }),
+            action: f.field({ description: "The action that triggered this render, if any", type: "JSON" }),
           }),
         }),
       }),
@@ -757,6 +922,7 @@ builder.mutationFields((t) => ({
 // Single reads of the REST surface, by name and ids.
 builder.queryFields((t) => ({
   integrationSpaceInstallation: t.field({
+    description: "An installation on a space (members of its organization who read the space)",
     type: SpaceInstallationRef,
     args: {
       integration: t.arg.string({ required: true }),
