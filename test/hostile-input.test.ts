@@ -29,7 +29,7 @@ import { startTestServer, type TestServer } from "./support/server.ts";
 
 const FACTOR = Number(process.env.HOSTILE_RUNS ?? 1);
 const RUNS_PER_ROUTE = 2 * FACTOR;
-const RUNS_PER_MUTATION = 3 * FACTOR;
+const RUNS_PER_MUTATION = 2 * FACTOR;
 
 let server: TestServer;
 let admin: BootstrapResult;
