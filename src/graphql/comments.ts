@@ -32,7 +32,6 @@ import {
   updateComment,
   updateReply,
   type CommentBase,
-  type CommentStatus as CommentStatusValue,
   type ReactionGroup,
   type Replier,
   type TargetPage,

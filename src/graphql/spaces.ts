@@ -15,8 +15,6 @@ import {
   restoreSpace,
   transferSpace,
   updateSpace,
-  type SPACE_EDIT_MODES,
-  type SPACE_VISIBILITIES,
 } from "../core/spaces/index.ts";
 import { publishedUrls } from "../core/content/target.ts";
 import { builder } from "./builder.ts";

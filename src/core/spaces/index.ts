@@ -1,7 +1,7 @@
 // Spaces: reading needs `read`; title and emoji need `edit`; edit mode, default level, delete,
 // restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
-import type { Prisma, Revision, Space } from "../../generated/prisma/client.ts";
+import type { Prisma, Space } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
