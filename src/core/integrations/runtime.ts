@@ -226,36 +226,41 @@ export class IntegrationRuntime {
       signingSecrets: { integration: integration.signingSecret },
     };
     if (installation) {
-      const spaces = await prisma.integrationSpaceInstallation.count({ where: { installationId: installation.id } });
+      // One round trip: the installation's space count and the space or site installation together.
+      const [spaces, spaceRow, siteRow] = await Promise.all([
+        prisma.integrationSpaceInstallation.count({ where: { installationId: installation.id } }),
+        scope.spaceId
+          ? prisma.integrationSpaceInstallation.findUnique({
+              where: { installationId_spaceId: { installationId: installation.id, spaceId: scope.spaceId } },
+            })
+          : null,
+        scope.siteId
+          ? prisma.integrationSiteInstallation.findUnique({
+              where: { installationId_siteId: { installationId: installation.id, siteId: scope.siteId } },
+            })
+          : null,
+      ]);
       environment.installation = this.installationJson(integration, installation, spaces);
-    }
-    if (installation && scope.spaceId) {
-      const row = await prisma.integrationSpaceInstallation.findUnique({
-        where: { installationId_spaceId: { installationId: installation.id, spaceId: scope.spaceId } },
-      });
-      if (row)
+      if (spaceRow) {
         environment.spaceInstallation = {
-          space: row.spaceId,
-          status: row.status,
-          configuration: row.configuration,
-          externalIds: row.externalIds,
+          space: spaceRow.spaceId,
+          status: spaceRow.status,
+          configuration: spaceRow.configuration,
+          externalIds: spaceRow.externalIds,
           integration: integration.name,
           installation: installation.id,
         };
-    }
-    if (installation && scope.siteId) {
-      const row = await prisma.integrationSiteInstallation.findUnique({
-        where: { installationId_siteId: { installationId: installation.id, siteId: scope.siteId } },
-      });
-      if (row)
+      }
+      if (siteRow) {
         environment.siteInstallation = {
-          site: row.siteId,
-          status: row.status,
-          configuration: row.configuration,
-          externalIds: row.externalIds,
+          site: siteRow.siteId,
+          status: siteRow.status,
+          configuration: siteRow.configuration,
+          externalIds: siteRow.externalIds,
           integration: integration.name,
           installation: installation.id,
         };
+      }
     }
     return environment;
   }
