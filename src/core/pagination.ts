@@ -73,20 +73,28 @@ export function checkPageSize(first: number | null | undefined): number {
 }
 
 /**
- * One page of `findMany` ordered by (sortField, id), ascending unless `direction` is "desc";
+ * The rows `paginate` reads: a Prisma model delegate (`ctx.prisma.member`), or an object with the
+ * same two methods when a page is read another way (a DataLoader batch).
+ */
+export interface PageSource<T, W> {
+  findMany(query: { where: W; orderBy: { [field: string]: "asc" | "desc" }[]; take: number }): PromiseLike<T[]>;
+  count(query: { where: W }): PromiseLike<number>;
+}
+
+/**
+ * One page of `rows` ordered by (sortField, id), ascending unless `direction` is "desc";
  * `sortKind` is the type of the sort column, checked in cursors. `where` is the unpaginated
  * filter, also used for `totalCount`. `idField` names the unique tie-breaker (default `id`).
  */
 export async function paginate<T extends object, W extends object>(
   args: PageArgs,
   options: {
+    rows: PageSource<T, W>;
     sortField: keyof T & string;
     sortKind: SortKind;
     direction?: "asc" | "desc";
     idField?: keyof T & string;
     where: W;
-    findMany: (query: { where: W | { AND: object[] }; orderBy: object[]; take: number }) => Promise<T[]>;
-    count: (query: { where: W }) => Promise<number>;
   },
 ): Promise<Page<T>> {
   if (args.last != null || args.before != null) {
@@ -97,16 +105,17 @@ export async function paginate<T extends object, W extends object>(
   const direction = options.direction ?? "asc";
   const idField = options.idField ?? ("id" as keyof T & string);
   const beyond = direction === "asc" ? "gt" : "lt";
-  let pageWhere: W | { AND: object[] } = where;
+  let pageWhere = where;
   if (args.after) {
     const { value, id } = decodeCursor(args.after, options.sortKind);
+    // Every Prisma where input takes AND of itself and field conditions; W cannot say so.
     pageWhere = {
       AND: [where, { OR: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, [idField]: { [beyond]: id } }] }],
-    };
+    } as unknown as W;
   }
   const [rows, totalCount] = await Promise.all([
-    options.findMany({ where: pageWhere, orderBy: [{ [sortField]: direction }, { [idField]: direction }], take: take + 1 }),
-    options.count({ where }),
+    options.rows.findMany({ where: pageWhere, orderBy: [{ [sortField]: direction }, { [idField]: direction }], take: take + 1 }),
+    options.rows.count({ where }),
   ]);
   return {
     items: rows.slice(0, take),

@@ -104,8 +104,7 @@ export async function listChangeRequests(ctx: CoreContext, spaceId: string, filt
     sortKind: "number",
     direction: "desc",
     where,
-    findMany: (query) => ctx.prisma.changeRequest.findMany(query as Prisma.ChangeRequestFindManyArgs),
-    count: (query) => ctx.prisma.changeRequest.count(query),
+    rows: ctx.prisma.changeRequest,
   });
 }
 

@@ -70,8 +70,7 @@ export async function listOrganizationCollections(
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
-    count: (query) => ctx.prisma.collection.count(query),
+    rows: ctx.prisma.collection,
   });
 }
 
@@ -82,8 +81,7 @@ export async function listChildCollections(ctx: CoreContext, parent: Collection,
     sortField: "sortKey",
     sortKind: "text",
     where,
-    findMany: (query) => ctx.prisma.collection.findMany(query as Prisma.CollectionFindManyArgs),
-    count: (query) => ctx.prisma.collection.count(query),
+    rows: ctx.prisma.collection,
   });
 }
 

@@ -202,8 +202,7 @@ export async function listComments(ctx: CoreContext, base: CommentBase, filter: 
     sortKind: "date",
     direction: order,
     where,
-    findMany: (query) => ctx.prisma.comment.findMany(query as Prisma.CommentFindManyArgs),
-    count: (query) => ctx.prisma.comment.count(query),
+    rows: ctx.prisma.comment,
   });
   for (const comment of result.items) commentLoaders(ctx).comment.prime(comment.id, comment);
   return result;
@@ -316,9 +315,10 @@ export function repliesOf(ctx: CoreContext, comment: Comment, page: PageArgs): P
     sortField: "postedAt",
     sortKind: "date",
     where: { parentId: comment.id },
-    findMany: (query) =>
-      page.after ? ctx.prisma.comment.findMany(query as Prisma.CommentFindManyArgs) : loaders.firstReplies(query.take).load(comment.id),
-    count: () => loaders.replyCount.load(comment.id),
+    rows: {
+      findMany: (query) => (page.after ? ctx.prisma.comment.findMany(query) : loaders.firstReplies(query.take).load(comment.id)),
+      count: () => loaders.replyCount.load(comment.id),
+    },
   });
 }
 
@@ -383,8 +383,7 @@ export async function listCommenters(ctx: CoreContext, base: CommentBase, page: 
     direction: "desc",
     idField: "userId",
     where: { organizationId: open.space.organizationId, userId: { in: authors.map((row) => row.postedById) } },
-    findMany: (query) => ctx.prisma.member.findMany(query as Prisma.MemberFindManyArgs),
-    count: (query) => ctx.prisma.member.count(query),
+    rows: ctx.prisma.member,
   });
   for (const member of result.items) ctx.loaders.member.prime(memberKey(member.organizationId, member.userId), member);
   return result;

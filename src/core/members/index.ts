@@ -63,8 +63,7 @@ export async function listMembers(
     direction: options.order ?? "desc",
     idField: "userId",
     where,
-    findMany: (query) => ctx.prisma.member.findMany(query as Prisma.MemberFindManyArgs),
-    count: (query) => ctx.prisma.member.count(query),
+    rows: ctx.prisma.member,
   });
   for (const member of page.items) ctx.loaders.member.prime(memberKey(member.organizationId, member.userId), member);
   return page;
@@ -171,8 +170,7 @@ export async function listMemberSpaces(
     sortKind: "date",
     direction: options.order ?? "desc",
     where,
-    findMany: (query) => ctx.prisma.space.findMany(query as Prisma.SpaceFindManyArgs),
-    count: (query) => ctx.prisma.space.count(query),
+    rows: ctx.prisma.space,
   });
 }
 
@@ -208,8 +206,7 @@ export async function listMemberTeams(
     sortKind: "text",
     idField: "teamId",
     where,
-    findMany: (query) => ctx.prisma.teamMember.findMany(query as Prisma.TeamMemberFindManyArgs),
-    count: (query) => ctx.prisma.teamMember.count(query),
+    rows: ctx.prisma.teamMember,
   });
 }
 

@@ -161,8 +161,7 @@ export async function listSpecs(ctx: CoreContext, organizationId: string, page: 
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.openAPISpec.findMany(query as Prisma.OpenAPISpecFindManyArgs),
-    count: (query) => ctx.prisma.openAPISpec.count(query),
+    rows: ctx.prisma.openAPISpec,
   });
 }
 
@@ -174,8 +173,7 @@ export async function listVersions(ctx: CoreContext, spec: OpenAPISpec, page: Pa
     sortKind: "date",
     direction: "desc",
     where,
-    findMany: (query) => ctx.prisma.openAPISpecVersion.findMany(query as Prisma.OpenAPISpecVersionFindManyArgs),
-    count: (query) => ctx.prisma.openAPISpecVersion.count(query),
+    rows: ctx.prisma.openAPISpecVersion,
   });
 }
 

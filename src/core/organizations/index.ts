@@ -39,8 +39,7 @@ export function listViewerOrganizations(ctx: CoreContext, page: PageArgs) {
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.organization.findMany(query),
-    count: (query) => ctx.prisma.organization.count(query),
+    rows: ctx.prisma.organization,
   });
 }
 

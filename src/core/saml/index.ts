@@ -134,8 +134,7 @@ export async function listSamlProviders(ctx: CoreContext, organizationId: string
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.samlProvider.findMany(query as Prisma.SamlProviderFindManyArgs),
-    count: (query) => ctx.prisma.samlProvider.count(query),
+    rows: ctx.prisma.samlProvider,
   });
 }
 

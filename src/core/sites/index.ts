@@ -203,8 +203,7 @@ export async function listSites(ctx: CoreContext, organizationId: string, args: 
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.site.findMany(query as Prisma.SiteFindManyArgs),
-    count: (query) => ctx.prisma.site.count(query),
+    rows: ctx.prisma.site,
   });
   for (const site of page.items) siteLoaders(ctx).site.prime(site.id, site);
   return page;

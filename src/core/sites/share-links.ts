@@ -37,8 +37,7 @@ export async function listShareLinks(ctx: CoreContext, organizationId: string | 
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.siteShareLink.findMany(query as Prisma.SiteShareLinkFindManyArgs),
-    count: (query) => ctx.prisma.siteShareLink.count(query),
+    rows: ctx.prisma.siteShareLink,
   });
 }
 

@@ -82,8 +82,7 @@ function listSpaces(ctx: CoreContext, page: PageArgs, where: Prisma.SpaceWhereIn
     sortField,
     sortKind: sortField === "sortKey" ? "text" : "date",
     where,
-    findMany: (query) => ctx.prisma.space.findMany(query as Prisma.SpaceFindManyArgs),
-    count: (query) => ctx.prisma.space.count(query),
+    rows: ctx.prisma.space,
   });
 }
 

@@ -83,8 +83,7 @@ export async function listTeams(
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.team.findMany(query as Prisma.TeamFindManyArgs),
-    count: (query) => ctx.prisma.team.count(query),
+    rows: ctx.prisma.team,
   });
   for (const team of page.items) ctx.loaders.team.prime(team.id, team);
   return page;
@@ -124,8 +123,7 @@ export async function listTeamMembers(ctx: CoreContext, organizationId: string, 
     sortKind: "text",
     idField: "userId",
     where: { teamId },
-    findMany: (query) => ctx.prisma.teamMember.findMany(query as Prisma.TeamMemberFindManyArgs),
-    count: (query) => ctx.prisma.teamMember.count(query),
+    rows: ctx.prisma.teamMember,
   });
 }
 

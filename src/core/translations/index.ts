@@ -91,8 +91,7 @@ export async function listTranslations(ctx: CoreContext, organizationId: string,
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.translationSettings.findMany(query as Prisma.TranslationSettingsFindManyArgs),
-    count: (query) => ctx.prisma.translationSettings.count(query),
+    rows: ctx.prisma.translationSettings,
   });
 }
 
