@@ -192,8 +192,7 @@ function paginateIntegrations(ctx: CoreContext, where: Prisma.IntegrationWhereIn
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.integration.findMany(query as Prisma.IntegrationFindManyArgs),
-    count: (query) => ctx.prisma.integration.count(query),
+    rows: ctx.prisma.integration,
   });
 }
 
@@ -596,8 +595,7 @@ export async function listInstallations(ctx: CoreContext, name: string, filters:
     sortField: "createdAt",
     sortKind: "date",
     where,
-    findMany: (query) => ctx.prisma.integrationInstallation.findMany(query as Prisma.IntegrationInstallationFindManyArgs),
-    count: (query) => ctx.prisma.integrationInstallation.count(query),
+    rows: ctx.prisma.integrationInstallation,
   });
 }
 
@@ -939,8 +937,7 @@ export async function listSpaceInstallations(
     sortKind: "date",
     idField: "spaceId",
     where,
-    findMany: (query) => ctx.prisma.integrationSpaceInstallation.findMany(query as Prisma.IntegrationSpaceInstallationFindManyArgs),
-    count: (query) => ctx.prisma.integrationSpaceInstallation.count(query),
+    rows: ctx.prisma.integrationSpaceInstallation,
   });
   return { ...result, cursorOf: result.cursorOf };
 }
@@ -970,8 +967,7 @@ export async function listSiteInstallations(
     sortKind: "date",
     idField: "siteId",
     where,
-    findMany: (query) => ctx.prisma.integrationSiteInstallation.findMany(query as Prisma.IntegrationSiteInstallationFindManyArgs),
-    count: (query) => ctx.prisma.integrationSiteInstallation.count(query),
+    rows: ctx.prisma.integrationSiteInstallation,
   });
 }
 
@@ -991,8 +987,7 @@ export async function listEvents(ctx: CoreContext, name: string, page: PageArgs,
     sortKind: "number",
     direction: "desc",
     where,
-    findMany: (query) => ctx.prisma.integrationEvent.findMany(query as Prisma.IntegrationEventFindManyArgs),
-    count: (query) => ctx.prisma.integrationEvent.count(query),
+    rows: ctx.prisma.integrationEvent,
   });
 }
 
