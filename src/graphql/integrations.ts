@@ -398,8 +398,8 @@ SiteInstallationRef.implement({
       type: ContentInstallationUrls,
       resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, `sites/${row.siteId}`),
     }),
-    siteId: t.exposeID("siteId"),
-    site: t.field({ type: SiteRef, resolve: (row) => row.siteId }),
+    siteId: t.exposeID("siteId", { description: "Id of the site" }),
+    site: t.field({ description: "The site", type: SiteRef, resolve: (row) => row.siteId }),
   }),
 });
 
@@ -458,6 +458,7 @@ builder.objectFields(IntegrationRef, (t) => ({
   ),
   siteInstallations: t.connection(
     {
+      description: "The sites it is installed on that the caller can read, in the caller's organizations",
       type: SiteInstallationRef,
       args: { externalId: t.arg.string() },
       resolve: async (integration, args, { core }) => toConnection(await listSiteInstallations(core, integration.name, null, args, args)),
@@ -501,6 +502,7 @@ builder.objectFields(IntegrationInstallationRef, (t) => ({
   ),
   sites: t.connection(
     {
+      description: "The sites it is installed on",
       type: SiteInstallationRef,
       resolve: async (installation, args, { core }) => {
         const integration = await core.loaders.integration.load(installation.integrationId);
@@ -798,18 +800,18 @@ builder.mutationFields((t) => ({
       removed: await uninstallFromSpace(core, input.integration, input.installation, input.space),
     }),
   }),
-  installIntegrationOnSite: t.field({
-    type: builder.simpleObject("InstallIntegrationOnSitePayload", {
-      fields: (p) => ({ siteInstallation: p.field({ type: SiteInstallationRef }) }),
+  installIntegrationOnSite: t.field({ description: "Installs an installation on a site of its organization (admins of the organization); site_installation_setup is sent",
+    type: builder.simpleObject("InstallIntegrationOnSitePayload", { description: "The installation on the site",
+      fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("InstallIntegrationOnSiteInput", {
+        type: builder.inputType("InstallIntegrationOnSiteInput", { description: "An installation and the site to install it on",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ required: true }),
+            site: f.id({ description: "Id of the site", required: true }),
             configuration: f.field({
               description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
               type: "JSON",
@@ -822,18 +824,18 @@ builder.mutationFields((t) => ({
       siteInstallation: await installOnSite(core, input.integration, input.installation, input.site, input.configuration ?? undefined),
     }),
   }),
-  updateIntegrationSiteInstallation: t.field({
-    type: builder.simpleObject("UpdateIntegrationSiteInstallationPayload", {
-      fields: (p) => ({ siteInstallation: p.field({ type: SiteInstallationRef }) }),
+  updateIntegrationSiteInstallation: t.field({ description: "Changes an installation on a site; a new configuration is sent as site_installation_setup",
+    type: builder.simpleObject("UpdateIntegrationSiteInstallationPayload", { description: "The installation on the site, changed",
+      fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateIntegrationSiteInstallationInput", {
+        type: builder.inputType("UpdateIntegrationSiteInstallationInput", { description: "An installation on a site and what to change",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ required: true }),
+            site: f.id({ description: "Id of the site", required: true }),
             configuration: f.field({
               description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
               type: "JSON",
@@ -847,18 +849,18 @@ builder.mutationFields((t) => ({
       siteInstallation: await updateSiteInstallation(core, input.integration, input.installation, input.site, input),
     }),
   }),
-  uninstallIntegrationFromSite: t.field({
-    type: builder.simpleObject("UninstallIntegrationFromSitePayload", {
+  uninstallIntegrationFromSite: t.field({ description: "Removes an installation from a site; site_installation_deleted is sent",
+    type: builder.simpleObject("UninstallIntegrationFromSitePayload", { description: "Whether it was removed",
       fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UninstallIntegrationFromSiteInput", {
+        type: builder.inputType("UninstallIntegrationFromSiteInput", { description: "An installation and the site to remove it from",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ required: true }),
+            site: f.id({ description: "Id of the site", required: true }),
           }),
         }),
       }),
@@ -931,7 +933,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, { core }) => readSpaceInstallation(core, args.integration, args.installation, args.space),
   }),
-  integrationSiteInstallation: t.field({
+  integrationSiteInstallation: t.field({ description: "An installation on a site (members of its organization)",
     type: SiteInstallationRef,
     args: { integration: t.arg.string({ required: true }), installation: t.arg.id({ required: true }), site: t.arg.id({ required: true }) },
     resolve: (_root, args, { core }) => readSiteInstallation(core, args.integration, args.installation, args.site),
