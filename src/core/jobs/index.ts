@@ -161,6 +161,11 @@ export class JobQueue {
     while (ran < max && !this.stopping.signal.aborted) {
       const job = await this.claim();
       if (!job) break;
+      // A claim already under way when stop() came (PGlite yields before each statement).
+      if (this.stopping.signal.aborted) {
+        await this.handBack(job);
+        break;
+      }
       await this.run(job);
       ran++;
     }
@@ -211,6 +216,13 @@ export class JobQueue {
     return rows[0];
   }
 
+  /** Shutdown, not the job's fault: the job goes back untouched, for the next instance at once. */
+  private async handBack(job: ClaimedJob): Promise<void> {
+    await this.prisma.job
+      .updateMany({ where: { id: job.id, lockedBy: job.lockedBy }, data: { lockedBy: null, lockedUntil: null, attempts: job.attempts - 1 } })
+      .catch(() => {});
+  }
+
   private async run(job: ClaimedJob): Promise<void> {
     const mine = { id: job.id, lockedBy: job.lockedBy };
     if (job.attempts > job.maxAttempts) {
@@ -225,8 +237,7 @@ export class JobQueue {
       await this.prisma.job.deleteMany({ where: mine });
     } catch (error) {
       if (this.stopping.signal.aborted) {
-        // Shutdown, not the job's fault: hand it back untouched.
-        await this.prisma.job.updateMany({ where: mine, data: { lockedBy: null, lockedUntil: null, attempts: job.attempts - 1 } }).catch(() => {});
+        await this.handBack(job);
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
