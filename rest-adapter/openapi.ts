@@ -62,10 +62,17 @@ function operationName(document: string): string | undefined {
 
 function beyondOperation(route: RestRoute, path: string): Operation {
   const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } }));
-  const queryParams = Object.entries(route.query ?? {}).map(([name, type]) => ({ name, in: "query", required: false, schema: QUERY_SCHEMAS[type] }));
+  const queryParams = Object.entries(route.query ?? {}).map(([name, type]) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: QUERY_SCHEMAS[type],
+  }));
   const name = operationName(route.document);
   return {
-    operationId: name ? name[0].toLowerCase() + name.slice(1) : `${route.method.toLowerCase()}${path.replace(/\W+(\w)?/g, (_, c: string = "") => c.toUpperCase())}`,
+    operationId: name
+      ? name[0].toLowerCase() + name.slice(1)
+      : `${route.method.toLowerCase()}${path.replace(/\W+(\w)?/g, (_, c: string = "") => c.toUpperCase())}`,
     summary: name ?? `${route.method} ${route.path}`,
     description: "Served by this service beyond the published GitBook API.",
     tags: [path.split("/")[1] ?? "other"],
@@ -180,7 +187,9 @@ export function useNotImplemented(routes: RestRoute[]): Plugin {
       const match = unbuilt.find(method, url.pathname);
       if (!match) return;
       const { name } = match.store as { name: string };
-      endResponse(errorResponse(501, `${request.method} ${url.pathname} (${name}) is part of the published API but not built in this service`));
+      endResponse(
+        errorResponse(501, `${request.method} ${url.pathname} (${name}) is part of the published API but not built in this service`),
+      );
     },
   };
 }

@@ -136,7 +136,11 @@ export function createApp({
       useSecurityHeaders(),
       // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
       useSites(services),
-      usePages({ title: TITLE, openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }), starterToken }),
+      usePages({
+        title: TITLE,
+        openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),
+        starterToken,
+      }),
       usePrometheus({
         registry,
         endpoint: false,

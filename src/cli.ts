@@ -44,7 +44,10 @@ async function main(argv: string[]) {
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { ...Object.fromEntries(spec.options.map((name) => [name, { type: "string" as const }])), help: { type: "boolean", short: "h" } },
+      options: {
+        ...Object.fromEntries(spec.options.map((name) => [name, { type: "string" as const }])),
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -59,7 +62,12 @@ async function main(argv: string[]) {
   const text = (name: string) => values[name] as string | undefined;
   const missing = spec.required.filter((name) => !text(name));
   if (missing.length > 0) {
-    console.error(`${command} needs ${spec.required.map((name) => `--${name}`).join(", ").replace(/, ([^,]*)$/, " and $1")}.\n${USAGE}`);
+    console.error(
+      `${command} needs ${spec.required
+        .map((name) => `--${name}`)
+        .join(", ")
+        .replace(/, ([^,]*)$/, " and $1")}.\n${USAGE}`,
+    );
     return 2;
   }
   if (!isEmail(text("email")!)) {
@@ -74,11 +82,17 @@ async function main(argv: string[]) {
   const config = loadConfig();
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, connectTimeoutMs: config.databaseConnectTimeoutMs });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+    });
   } catch (error) {
     const message = (error as Error).message;
     if (/is in use/.test(message)) {
-      throw new Error(`${message} The server holds the embedded database: stop it, or create a token with the createApiToken mutation (GraphiQL) using a token you have.`);
+      throw new Error(
+        `${message} The server holds the embedded database: stop it, or create a token with the createApiToken mutation (GraphiQL) using a token you have.`,
+      );
     }
     throw error;
   }
@@ -92,7 +106,11 @@ async function main(argv: string[]) {
               label: text("label"),
               expiresInDays: days === undefined ? undefined : Number(days),
             })
-          : await bootstrapOrganization(database.prisma, { organizationTitle: text("org")!, email: text("email")!, displayName: text("name") });
+          : await bootstrapOrganization(database.prisma, {
+              organizationTitle: text("org")!,
+              email: text("email")!,
+              displayName: text("name"),
+            });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

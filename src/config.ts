@@ -102,7 +102,12 @@ const GRAPHQL_LIMIT_VARIABLES = {
     "Largest estimated cost of a GraphQL operation: each field 1, lists multiply what they select by `first` (default 50) or the number of `ids`",
   ],
   GRAPHQL_MAX_NODE_IDS: ["maxNodeIds", 1, 100_000, "Most ids in one `nodes(ids:)`"],
-  EXECUTION_TIMEOUT_MS: ["executionTimeoutMs", 10, 600_000, "Deadline of one operation (GraphQL or REST), and on PostgreSQL each statement's `statement_timeout`: it is stopped and answered 503 `EXECUTION_TIMEOUT`"],
+  EXECUTION_TIMEOUT_MS: [
+    "executionTimeoutMs",
+    10,
+    600_000,
+    "Deadline of one operation (GraphQL or REST), and on PostgreSQL each statement's `statement_timeout`: it is stopped and answered 503 `EXECUTION_TIMEOUT`",
+  ],
 } as const satisfies Record<string, [keyof GraphQLLimits, number, number, string]>;
 
 function graphqlLimitVariables() {

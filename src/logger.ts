@@ -26,7 +26,10 @@ export function yogaLogger(logger: Logger): YogaLogger {
     (level: "debug" | "info" | "warn" | "error") =>
     (...args: unknown[]) => {
       const error = args.find((arg) => arg instanceof Error);
-      const text = args.filter((arg) => !(arg instanceof Error)).map(String).join(" ");
+      const text = args
+        .filter((arg) => !(arg instanceof Error))
+        .map(String)
+        .join(" ");
       if (error) logger[level]({ err: error }, text || (error as Error).message);
       else logger[level](text);
     };

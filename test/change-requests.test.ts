@@ -116,7 +116,9 @@ describe("opening and reading change requests", () => {
     expect(opened.data).toMatchObject({ status: "open", subject: "Intro, rewritten" });
     expect((await api().getSpaceById(space)).data).toMatchObject({ changeRequests: 1, changeRequestsDraft: 0, changeRequestsOpen: 1 });
 
-    const node = await gql(A.token, `query($id: ID!) { node(id: $id) { ... on ChangeRequest { id number status space { id } } } }`, { id: changeRequest.id });
+    const node = await gql(A.token, `query($id: ID!) { node(id: $id) { ... on ChangeRequest { id number status space { id } } } }`, {
+      id: changeRequest.id,
+    });
     expect(node.node).toEqual({ id: changeRequest.id, number: 1, status: "OPEN", space: { id: space } });
   });
 
@@ -139,14 +141,25 @@ describe("opening and reading change requests", () => {
 
     const open = await api().listChangeRequestsForSpace(space);
     expect(open.data.items.map((c) => c.id)).toEqual([ids[1], ids[0]]);
-    expect((await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Draft })).data.items.map((c) => c.id)).toEqual([ids[2]]);
-    const byContributor = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Draft, contributor: members.edit.userId });
+    expect((await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Draft })).data.items.map((c) => c.id)).toEqual([
+      ids[2],
+    ]);
+    const byContributor = await api().listChangeRequestsForSpace(space, {
+      status: ChangeRequestStatus.Draft,
+      contributor: members.edit.userId,
+    });
     expect(byContributor.data.items.map((c) => c.id)).toEqual([ids[2]]);
-    expect((await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, contributor: members.edit.userId })).data.items).toEqual([]);
+    expect(
+      (await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, contributor: members.edit.userId })).data.items,
+    ).toEqual([]);
 
     const page1 = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, limit: 1 });
     expect(page1.data.items.map((c) => c.id)).toEqual([ids[1]]);
-    const page2 = await api().listChangeRequestsForSpace(space, { status: ChangeRequestStatus.Open, limit: 1, page: page1.data.next!.page });
+    const page2 = await api().listChangeRequestsForSpace(space, {
+      status: ChangeRequestStatus.Open,
+      limit: 1,
+      page: page1.data.next!.page,
+    });
     expect(page2.data.items.map((c) => c.id)).toEqual([ids[0]]);
     expect(page2.data.next).toBeUndefined();
   });
@@ -210,11 +223,9 @@ describe("editing inside a change request", () => {
   it("answers a page made in a change request with the change request's app URL, as reading it does", async () => {
     const space = await newSpace();
     const { data: changeRequest } = await api().createChangeRequest(space, { subject: "URLs" });
-    const created = await gql(
-      A.token,
-      `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id urls { app } } } }`,
-      { input: { space, changeRequest: changeRequest.id, title: "Proposed", markdown: "New" } },
-    );
+    const created = await gql(A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id urls { app } } } }`, {
+      input: { space, changeRequest: changeRequest.id, title: "Proposed", markdown: "New" },
+    });
     const expected = `${server.url}/app/s/${space}/~/changes/${changeRequest.number}/proposed`;
     expect(created.createPage.page.urls.app).toBe(expected);
     const read = await api().getPageInChangeRequestById(space, changeRequest.id, created.createPage.page.id, { format: "markdown" });
@@ -229,7 +240,9 @@ describe("editing inside a change request", () => {
 
   it("lets a locked space change through change requests only", async () => {
     const { space, intro } = await spaceWithPages();
-    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: space, editMode: "LOCKED" } });
+    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, {
+      input: { id: space, editMode: "LOCKED" },
+    });
     const direct = await server.graphql(A.token, UPDATE_PAGE, { input: { space, page: intro, markdown: "direct\n" } });
     expect(direct.errors?.[0]?.extensions?.code).toBe("CONFLICT");
     const { data: changeRequest } = await api().createChangeRequest(space, {});
@@ -243,7 +256,9 @@ describe("editing inside a change request", () => {
     const { data: merged } = await api().createChangeRequest(space, {});
     await api().mergeChangeRequest(space, merged.id);
     const before = await snapshot(space);
-    const edit = await server.graphql(A.token, UPDATE_PAGE, { input: { space, changeRequest: merged.id, page: intro, markdown: "late\n" } });
+    const edit = await server.graphql(A.token, UPDATE_PAGE, {
+      input: { space, changeRequest: merged.id, page: intro, markdown: "late\n" },
+    });
     expect(edit.errors?.[0]).toMatchObject({ extensions: { code: "CONFLICT" } });
     expect(edit.errors?.[0]?.message).toContain("merged");
     await expectRestError(api().mergeChangeRequest(space, merged.id), 409, "merged");
@@ -253,7 +268,9 @@ describe("editing inside a change request", () => {
 
     const { data: archived } = await api().createChangeRequest(space, {});
     await api().updateChangeRequestById(space, archived.id, { status: "archived" });
-    const refused = await server.graphql(A.token, UPDATE_PAGE, { input: { space, changeRequest: archived.id, page: intro, markdown: "x\n" } });
+    const refused = await server.graphql(A.token, UPDATE_PAGE, {
+      input: { space, changeRequest: archived.id, page: intro, markdown: "x\n" },
+    });
     expect(refused.errors?.[0]?.message).toContain("archived");
     await api().updateChangeRequestById(space, archived.id, { status: "open" });
     await updateMarkdown(space, intro, "reopened\n", archived.id);
@@ -277,7 +294,12 @@ describe("merging", () => {
     expect(merged.data.result).toBe("merge");
     expect(await headOf(space)).toBe(merged.data.revision);
     const afterFirst = (await api().getChangeRequestById(space, first.id)).data;
-    expect(afterFirst).toMatchObject({ status: "merged", revisionMerged: merged.data.revision, mergedBy: { id: A.userId }, outdated: false });
+    expect(afterFirst).toMatchObject({
+      status: "merged",
+      revisionMerged: merged.data.revision,
+      mergedBy: { id: A.userId },
+      outdated: false,
+    });
     expect((await api().getChangeRequestById(space, second.id)).data.outdated).toBe(true);
 
     const secondHead = (await api().getChangeRequestById(space, second.id)).data.revision;
@@ -302,7 +324,9 @@ describe("merging", () => {
     await updateMarkdown(space, guide, original.replace("guide line 5", "guide line FIVE"), bottom.id);
     await api().mergeChangeRequest(space, top.id);
     await api().mergeChangeRequest(space, bottom.id);
-    expect(await markdownIn(space, guide)).toBe(original.replace("guide line 1", "guide line ONE").replace("guide line 5", "guide line FIVE"));
+    expect(await markdownIn(space, guide)).toBe(
+      original.replace("guide line 1", "guide line ONE").replace("guide line 5", "guide line FIVE"),
+    );
   });
 
   it("refuses the second of two change requests editing the same lines with 409 naming the page, and the space is byte-for-byte unchanged", async () => {
@@ -321,9 +345,13 @@ describe("merging", () => {
     expect(await prisma().blob.count()).toBe(blobs);
 
     // The same conflict through GraphQL names the page in extensions.conflicts.
-    const result = await server.graphql(A.token, `mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`, {
-      input: { space, changeRequest: second.id },
-    });
+    const result = await server.graphql(
+      A.token,
+      `mutation($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`,
+      {
+        input: { space, changeRequest: second.id },
+      },
+    );
     expect(result.status).toBe(409);
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", conflicts: [{ kind: "page", id: guide, title: "Guide" }] });
     expect(await snapshot(space)).toEqual(before);
@@ -403,7 +431,9 @@ describe("updating from the space", () => {
     const { data: changeRequest } = await api().createChangeRequest(space, {});
     await createPage(space, "From the change request", "cr\n", changeRequest.id);
     await createPage(space, "From the space", "space\n");
-    await gql(A.token, `mutation($input: DeletePageInput!) { deletePage(input: $input) { deletedPageId } }`, { input: { space, page: faq } });
+    await gql(A.token, `mutation($input: DeletePageInput!) { deletePage(input: $input) { deletedPageId } }`, {
+      input: { space, page: faq },
+    });
     await api().updateChangeRequest(space, changeRequest.id);
     const titles = (await api().listPagesInChangeRequest(space, changeRequest.id)).data.pages.map((p) => p.title);
     // Where both sides added pages at the same place, the change request's come first.
@@ -432,7 +462,9 @@ describe("who may write", () => {
       create: () => api(token).createChangeRequest(space, { subject: role }),
       patch: () => api(token).updateChangeRequestById(space, changeRequest.id, { subject: role }),
       edit: async () => {
-        const result = await server.graphql(token, UPDATE_PAGE, { input: { space, changeRequest: changeRequest.id, page: intro, markdown: `${role}\n` } });
+        const result = await server.graphql(token, UPDATE_PAGE, {
+          input: { space, changeRequest: changeRequest.id, page: intro, markdown: `${role}\n` },
+        });
         if (result.errors?.length) throw Object.assign(new Error(result.errors[0].message), { status: result.status });
       },
       update: () => api(token).updateChangeRequest(space, changeRequest.id),
@@ -487,7 +519,9 @@ describe("N+1 guard", () => {
     await measure(20);
     const small = await measure(2);
     const large = await measure(20);
-    console.log(`N+1 guard (change requests, ${process.env.DATABASE_URL ? "postgresql" : "pglite"}): N=2 → ${small.statements} statements, N=20 → ${large.statements}`);
+    console.log(
+      `N+1 guard (change requests, ${process.env.DATABASE_URL ? "postgresql" : "pglite"}): N=2 → ${small.statements} statements, N=20 → ${large.statements}`,
+    );
     expect(large.nodes).toHaveLength(20);
     expect(new Set(large.nodes.map((node) => node.createdBy.id))).toEqual(new Set([A.userId, members.edit.userId]));
     expect(large.statements).toBe(small.statements);

@@ -33,7 +33,11 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Spawns `node --import tsx <script>` (what `tsx <script>` does) in the project. */
 function spawnScript(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: ROOT, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 const children = new Set<ChildProcess>();
@@ -245,83 +249,90 @@ function startMain(env: Record<string, string>, spawnServer = () => spawnScript(
 }
 
 describe(`npm start (${kind})`, () => {
-  it("seeds a demo organization on first start, prints its token and the GraphiQL URL, and does not seed again", { timeout: 180_000 }, async () => {
-    const target = await freshTarget();
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env = { ...target.env, PORT: String(port) };
-    const get = async (token: string, path: string) => {
-      const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-      return { status: response.status, body: (await response.json()) as any };
-    };
-    try {
-      const first = startMain(env);
-      let token: string;
+  it(
+    "seeds a demo organization on first start, prints its token and the GraphiQL URL, and does not seed again",
+    { timeout: 180_000 },
+    async () => {
+      const target = await freshTarget();
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const env = { ...target.env, PORT: String(port) };
+      const get = async (token: string, path: string) => {
+        const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        return { status: response.status, body: (await response.json()) as any };
+      };
       try {
-        [, token] = await first.waitFor(/API token:\s*\n\s*(dps_\S+)\s*\n/);
-        await first.waitFor(/Or open .*\n/);
-        expect(first.stderr).toContain(`http://localhost:${port}/graphql`);
-        expect(first.stderr).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
-        // Logs are JSON lines, and the token is not in them.
-        const logs = first.stdout.trim().split("\n").map((line) => JSON.parse(line));
-        expect(logs.find((entry) => entry.msg === "listening")).toMatchObject({ level: "info", port });
-        expect(first.stdout).not.toContain(token);
+        const first = startMain(env);
+        let token: string;
+        try {
+          [, token] = await first.waitFor(/API token:\s*\n\s*(dps_\S+)\s*\n/);
+          await first.waitFor(/Or open .*\n/);
+          expect(first.stderr).toContain(`http://localhost:${port}/graphql`);
+          expect(first.stderr).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
+          // Logs are JSON lines, and the token is not in them.
+          const logs = first.stdout
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line));
+          expect(logs.find((entry) => entry.msg === "listening")).toMatchObject({ level: "info", port });
+          expect(first.stdout).not.toContain(token);
 
-        const graphiql = await fetch(`${base}/graphql`, { headers: { accept: "text/html" } });
-        expect(graphiql.status).toBe(200);
-        expect(graphiql.headers.get("content-type")).toMatch(/^text\/html/);
-        await graphiql.text();
+          const graphiql = await fetch(`${base}/graphql`, { headers: { accept: "text/html" } });
+          expect(graphiql.status).toBe(200);
+          expect(graphiql.headers.get("content-type")).toMatch(/^text\/html/);
+          await graphiql.text();
 
-        // The demo organization and its sample space, through REST with the printed token.
-        const organizations = await get(token, "/v1/orgs");
-        expect(organizations.status).toBe(200);
-        expect(organizations.body.count).toBe(1);
-        const [organization] = organizations.body.items;
-        expect(organization).toMatchObject({ object: "organization", title: "Demo organization" });
-        expect(first.stderr).toContain(organization.id);
-        const spaces = await get(token, `/v1/orgs/${organization.id}/spaces`);
-        expect(spaces.status).toBe(200);
-        expect(validateResponse("GET", `/v1/orgs/${organization.id}/spaces`, 200, spaces.body)).toEqual([]);
-        expect(spaces.body.count).toBe(1);
-        const [space] = spaces.body.items;
-        expect(space).toMatchObject({ object: "space", title: "Getting started", organization: organization.id });
-        const read = await get(token, `/v1/spaces/${space.id}`);
-        expect(read.status).toBe(200);
-        expect(read.body.urls.location).toBe(`http://localhost:${port}/v1/spaces/${space.id}`);
-        expect(validateResponse("GET", `/v1/spaces/${space.id}`, 200, read.body)).toEqual([]);
-      } finally {
-        const exit = await first.stop();
-        expect(exit).toEqual({ code: 0, signal: null });
-      }
-      if (!serverUrl) expect(existsSync(join(target.dataDir, ".lock"))).toBe(false);
+          // The demo organization and its sample space, through REST with the printed token.
+          const organizations = await get(token, "/v1/orgs");
+          expect(organizations.status).toBe(200);
+          expect(organizations.body.count).toBe(1);
+          const [organization] = organizations.body.items;
+          expect(organization).toMatchObject({ object: "organization", title: "Demo organization" });
+          expect(first.stderr).toContain(organization.id);
+          const spaces = await get(token, `/v1/orgs/${organization.id}/spaces`);
+          expect(spaces.status).toBe(200);
+          expect(validateResponse("GET", `/v1/orgs/${organization.id}/spaces`, 200, spaces.body)).toEqual([]);
+          expect(spaces.body.count).toBe(1);
+          const [space] = spaces.body.items;
+          expect(space).toMatchObject({ object: "space", title: "Getting started", organization: organization.id });
+          const read = await get(token, `/v1/spaces/${space.id}`);
+          expect(read.status).toBe(200);
+          expect(read.body.urls.location).toBe(`http://localhost:${port}/v1/spaces/${space.id}`);
+          expect(validateResponse("GET", `/v1/spaces/${space.id}`, 200, read.body)).toEqual([]);
+        } finally {
+          const exit = await first.stop();
+          expect(exit).toEqual({ code: 0, signal: null });
+        }
+        if (!serverUrl) expect(existsSync(join(target.dataDir, ".lock"))).toBe(false);
 
-      // Second start on the same database: no new demo, the first token still works.
-      const second = startMain(env);
-      try {
-        await second.waitFor(/REST: .*\n/);
-        const organizations = await get(token, "/v1/orgs");
-        expect(organizations.status).toBe(200);
-        expect(organizations.body.count).toBe(1);
+        // Second start on the same database: no new demo, the first token still works.
+        const second = startMain(env);
+        try {
+          await second.waitFor(/REST: .*\n/);
+          const organizations = await get(token, "/v1/orgs");
+          expect(organizations.status).toBe(200);
+          expect(organizations.body.count).toBe(1);
+        } finally {
+          const exit = await second.stop();
+          expect(exit).toEqual({ code: 0, signal: null });
+        }
+        expect(second.stderr).toMatch(/Serving on http:\/\/localhost:\d+/);
+        expect(second.stderr).not.toMatch(/demo organization|dps_/i);
+        // Every start says how to get a token.
+        expect(second.stderr).toMatch(/API token: npm run -s cli -- token --email/);
+        expect(second.stderr).toMatch(/createApiToken/);
+        const database = await target.open();
+        try {
+          expect(await database.prisma.organization.count()).toBe(1);
+          expect(await database.prisma.space.count()).toBe(1);
+        } finally {
+          await database.close();
+        }
       } finally {
-        const exit = await second.stop();
-        expect(exit).toEqual({ code: 0, signal: null });
+        await target.dispose();
       }
-      expect(second.stderr).toMatch(/Serving on http:\/\/localhost:\d+/);
-      expect(second.stderr).not.toMatch(/demo organization|dps_/i);
-      // Every start says how to get a token.
-      expect(second.stderr).toMatch(/API token: npm run -s cli -- token --email/);
-      expect(second.stderr).toMatch(/createApiToken/);
-      const database = await target.open();
-      try {
-        expect(await database.prisma.organization.count()).toBe(1);
-        expect(await database.prisma.space.count()).toBe(1);
-      } finally {
-        await database.close();
-      }
-    } finally {
-      await target.dispose();
-    }
-  });
+    },
+  );
 });
 
 /** `npm run -s cli -- …` itself, as the README tells users to run it. */
@@ -369,48 +380,52 @@ describe(`cli token and help (${kind})`, () => {
     }
   });
 
-  it("token issues a working token for a user by e-mail; through npm run -s the output is one JSON line", { timeout: 180_000 }, async ({ expect }) => {
-    const target = await freshTarget();
-    let database: Database | undefined;
-    try {
-      const boot = await runNpmCli(["bootstrap", "--org", "Token org", "--email", "owner@token.test"], target.env);
-      expect(boot.code, boot.stderr).toBe(0);
-      expect(boot.stdout).toMatch(/^\{[^\n]+\}\n$/);
-      const { organizationId } = JSON.parse(boot.stdout);
+  it(
+    "token issues a working token for a user by e-mail; through npm run -s the output is one JSON line",
+    { timeout: 180_000 },
+    async ({ expect }) => {
+      const target = await freshTarget();
+      let database: Database | undefined;
+      try {
+        const boot = await runNpmCli(["bootstrap", "--org", "Token org", "--email", "owner@token.test"], target.env);
+        expect(boot.code, boot.stderr).toBe(0);
+        expect(boot.stdout).toMatch(/^\{[^\n]+\}\n$/);
+        const { organizationId } = JSON.parse(boot.stdout);
 
-      const unknown = await runCli(["token", "--email", "nobody@token.test"], target.env);
-      expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toMatch(/No user has the e-mail "nobody@token.test"/);
+        const unknown = await runCli(["token", "--email", "nobody@token.test"], target.env);
+        expect(unknown.code).toBe(1);
+        expect(unknown.stderr).toMatch(/No user has the e-mail "nobody@token.test"/);
 
-      const issued = await runCli(["token", "--email", "Owner@token.test", "--label", "ci", "--expires-in-days", "3"], target.env);
-      expect(issued.code, issued.stderr).toBe(0);
-      expect(issued.stdout).toMatch(/^[^\n]+\n$/);
-      const printed = JSON.parse(issued.stdout);
-      expect(Object.keys(printed).sort()).toEqual(["expiresAt", "token", "userId"]);
-      const days = (Date.parse(printed.expiresAt) - Date.now()) / 86_400_000;
-      expect(days).toBeGreaterThan(2.9);
-      expect(days).toBeLessThanOrEqual(3);
+        const issued = await runCli(["token", "--email", "Owner@token.test", "--label", "ci", "--expires-in-days", "3"], target.env);
+        expect(issued.code, issued.stderr).toBe(0);
+        expect(issued.stdout).toMatch(/^[^\n]+\n$/);
+        const printed = JSON.parse(issued.stdout);
+        expect(Object.keys(printed).sort()).toEqual(["expiresAt", "token", "userId"]);
+        const days = (Date.parse(printed.expiresAt) - Date.now()) / 86_400_000;
+        expect(days).toBeGreaterThan(2.9);
+        expect(days).toBeLessThanOrEqual(3);
 
-      // While another process (the server) has the database open.
-      database = await target.open();
-      const organization = await call(database, printed.token, `/v1/orgs/${organizationId}`);
-      expect(organization.status).toBe(200);
-      const whileOpen = await runCli(["token", "--email", "owner@token.test"], target.env);
-      if (serverUrl) {
-        // PostgreSQL: many processes share it.
-        expect(whileOpen.code, whileOpen.stderr).toBe(0);
-        expect((await call(database, JSON.parse(whileOpen.stdout).token, "/v1/orgs")).status).toBe(200);
-      } else {
-        // The embedded database allows one process: the message says what to do instead.
-        expect(whileOpen.code).toBe(1);
-        expect(whileOpen.stderr).toMatch(/in use/);
-        expect(whileOpen.stderr).toMatch(/stop it, or create a token with the createApiToken mutation/);
+        // While another process (the server) has the database open.
+        database = await target.open();
+        const organization = await call(database, printed.token, `/v1/orgs/${organizationId}`);
+        expect(organization.status).toBe(200);
+        const whileOpen = await runCli(["token", "--email", "owner@token.test"], target.env);
+        if (serverUrl) {
+          // PostgreSQL: many processes share it.
+          expect(whileOpen.code, whileOpen.stderr).toBe(0);
+          expect((await call(database, JSON.parse(whileOpen.stdout).token, "/v1/orgs")).status).toBe(200);
+        } else {
+          // The embedded database allows one process: the message says what to do instead.
+          expect(whileOpen.code).toBe(1);
+          expect(whileOpen.stderr).toMatch(/in use/);
+          expect(whileOpen.stderr).toMatch(/stop it, or create a token with the createApiToken mutation/);
+        }
+      } finally {
+        await database?.close();
+        await target.dispose();
       }
-    } finally {
-      await database?.close();
-      await target.dispose();
-    }
-  });
+    },
+  );
 });
 
 /** Runs `npm run -s <script>` in the project; resolves with its output, rejects on failure. */
@@ -453,8 +468,14 @@ describe(`npm start on the compiled JavaScript (${kind})`, () => {
       // npm's log level); what matters is below: the server drained and stopped.
       const exit = await server.stop();
       expect([exit.code === 0, exit.signal === "SIGTERM"]).toContain(true);
-      const logs = server.stdout.trim().split("\n").map((line) => JSON.parse(line));
-      expect(logs.find((entry) => entry.msg === "shutting down: draining requests under way"), server.stdout + server.stderr).toMatchObject({
+      const logs = server.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(
+        logs.find((entry) => entry.msg === "shutting down: draining requests under way"),
+        server.stdout + server.stderr,
+      ).toMatchObject({
         signal: "SIGTERM",
       });
       expect(logs.at(-1)).toMatchObject({ msg: "stopped" });

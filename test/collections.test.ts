@@ -35,8 +35,7 @@ async function newSpace(token: string, organizationId: string, parent?: string) 
   return data;
 }
 
-const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) =>
-  graphqlData<T>(server, token, query, variables);
+const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) => graphqlData<T>(server, token, query, variables);
 const expectRawRestError = (token: string, method: string, path: string, body: unknown, status: number, mentions?: string) =>
   expectRawRestErrorOn(server, token, method, path, body, status, mentions);
 
@@ -160,7 +159,11 @@ describe("POST /v1/orgs/{organizationId}/collections", () => {
     const { createCollection } = await gql(alpha.token, CREATE, {
       input: { organization: alpha.organizationId, title: "Via GraphQL", parent: nested.id },
     });
-    expect(createCollection.collection).toMatchObject({ title: "Via GraphQL", parent: { id: nested.id }, organization: { id: alpha.organizationId } });
+    expect(createCollection.collection).toMatchObject({
+      title: "Via GraphQL",
+      parent: { id: nested.id },
+      organization: { id: alpha.organizationId },
+    });
     expect((await dbCollection(createCollection.collection.id))?.parentId).toBe(nested.id);
   });
 
@@ -283,7 +286,11 @@ describe("PATCH /v1/collections/{collectionId}", () => {
         "BAD_REQUEST",
         "description",
       );
-      expectGraphQLError(await server.graphql(alpha.token, UPDATE, { input: { id: c.id, defaultLevel: "OWNER" } }), "VALIDATION", "defaultLevel");
+      expectGraphQLError(
+        await server.graphql(alpha.token, UPDATE, { input: { id: c.id, defaultLevel: "OWNER" } }),
+        "VALIDATION",
+        "defaultLevel",
+      );
     });
   });
 
@@ -474,14 +481,22 @@ describe("POST /v1/collections/{collectionId}/move", () => {
         expectGraphQLError(await server.graphql(alpha.token, MOVE, { input: { id: f.x, parent } }), "BAD_REQUEST", "parent");
       }
       // A reference that is not inside the given parent.
-      await expectRestError(api(alpha.token).collections.moveCollection(f.x, { parent: f.parent, position: before(other.y) }), 400, "position.before");
+      await expectRestError(
+        api(alpha.token).collections.moveCollection(f.x, { parent: f.parent, position: before(other.y) }),
+        400,
+        "position.before",
+      );
       expectGraphQLError(
         await server.graphql(alpha.token, MOVE, { input: { id: f.x, parent: f.parent, position: { after: other.y } } }),
         "BAD_REQUEST",
         "position.after",
       );
       // Unknown reference, and before and after together.
-      await expectRestError(api(alpha.token).collections.moveCollection(f.x, { position: before("col_doesnotexist") }), 400, "position.before");
+      await expectRestError(
+        api(alpha.token).collections.moveCollection(f.x, { position: before("col_doesnotexist") }),
+        400,
+        "position.before",
+      );
       await expectRestError(
         api(alpha.token).collections.moveCollection(f.x, { position: { ...before(f.y), ...after(f.z) } }),
         400,
@@ -550,7 +565,10 @@ describe("POST /v1/collections/{collectionId}/transfer", () => {
     await newSpace(alpha.token, alpha.organizationId, c.id);
     await expectNothingChanged(async () => {
       await expectRestError(api(alpha.token).collections.transferCollection(c.id, { organization: beta.organizationId }), 404);
-      expectGraphQLError(await server.graphql(alpha.token, TRANSFER, { input: { id: c.id, organization: beta.organizationId } }), "NOT_FOUND");
+      expectGraphQLError(
+        await server.graphql(alpha.token, TRANSFER, { input: { id: c.id, organization: beta.organizationId } }),
+        "NOT_FOUND",
+      );
       await expectRestError(api(alpha.token).collections.transferCollection(c.id, { organization: "org_doesnotexist" }), 404);
 
       await expectRestError(api(alpha.token).collections.transferCollection(c.id, { organization: readOnlyTarget.organizationId }), 403);
@@ -565,7 +583,10 @@ describe("POST /v1/collections/{collectionId}/transfer", () => {
     const c = await newCollection(alpha.token, alpha.organizationId);
     await expectNothingChanged(async () => {
       await expectRestError(api(alpha.token).collections.transferCollection(c.id, { organization: alpha.organizationId }), 409);
-      expectGraphQLError(await server.graphql(alpha.token, TRANSFER, { input: { id: c.id, organization: alpha.organizationId } }), "CONFLICT");
+      expectGraphQLError(
+        await server.graphql(alpha.token, TRANSFER, { input: { id: c.id, organization: alpha.organizationId } }),
+        "CONFLICT",
+      );
     });
   });
 
@@ -661,7 +682,10 @@ describe("permissions", () => {
       expectGraphQLError(await server.graphql(reader.token, UPDATE, { input: { id: k, title: "Mine" } }), "FORBIDDEN");
       expectGraphQLError(await server.graphql(reader.token, DELETE, { id: k }), "FORBIDDEN");
       expectGraphQLError(await server.graphql(reader.token, MOVE, { input: { id: k, parent: l } }), "FORBIDDEN");
-      expectGraphQLError(await server.graphql(reader.token, TRANSFER, { input: { id: k, organization: target.organizationId } }), "FORBIDDEN");
+      expectGraphQLError(
+        await server.graphql(reader.token, TRANSFER, { input: { id: k, organization: target.organizationId } }),
+        "FORBIDDEN",
+      );
     });
   });
 
@@ -710,7 +734,10 @@ describe("permissions", () => {
     await api(alpha.token).collections.updateCollectionById(open.id, { defaultLevel: role("create") });
     const inside = await newCollection(alpha.token, alpha.organizationId, { parent: open.id });
 
-    expect((await api(reader.token).collections.getCollectionById(inside.id)).data.permissions).toMatchObject({ create: true, admin: false });
+    expect((await api(reader.token).collections.getCollectionById(inside.id)).data.permissions).toMatchObject({
+      create: true,
+      admin: false,
+    });
     const created = await api(reader.token).orgs.createCollection(alpha.organizationId, { title: "By reader", parent: open.id });
     expect(created.status).toBe(201);
     // Elsewhere the reader is still a reader.
@@ -793,9 +820,7 @@ describe("concurrency", () => {
 
       // Walking the parents from each ends at the top level, and exactly one is inside the other.
       const [fromA, fromB] = [await ancestorsOf(a.id), await ancestorsOf(b.id)];
-      expect([fromA, fromB].sort((x, y) => x.length - y.length)).toEqual(
-        results[0].status === "fulfilled" ? [[], [b.id]] : [[], [a.id]],
-      );
+      expect([fromA, fromB].sort((x, y) => x.length - y.length)).toEqual(results[0].status === "fulfilled" ? [[], [b.id]] : [[], [a.id]]);
     }
   });
 
@@ -815,7 +840,9 @@ describe("concurrency", () => {
   it("concurrent creates under the same parent get distinct positions and are all listed", async () => {
     const parent = await newCollection(alpha.token, alpha.organizationId);
     const created = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => api(alpha.token).orgs.createCollection(alpha.organizationId, { title: `Twin ${i}`, parent: parent.id })),
+      Array.from({ length: 5 }, (_, i) =>
+        api(alpha.token).orgs.createCollection(alpha.organizationId, { title: `Twin ${i}`, parent: parent.id }),
+      ),
     );
     expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     const ids = created.map((r) => r.data.id);

@@ -164,7 +164,10 @@ const BASES: [string, () => Promise<Base>][] = [
 /** Every comment row (comments and replies) and reaction of a space: must not move when a call is refused. */
 async function rowsOf(space: string) {
   const comments = await prisma().comment.findMany({ where: { spaceId: space }, orderBy: { id: "asc" } });
-  const reactions = await prisma().commentReaction.findMany({ where: { commentId: { in: comments.map((c) => c.id) } }, orderBy: [{ commentId: "asc" }, { emoji: "asc" }] });
+  const reactions = await prisma().commentReaction.findMany({
+    where: { commentId: { in: comments.map((c) => c.id) } },
+    orderBy: [{ commentId: "asc" }, { emoji: "asc" }],
+  });
   return { comments, reactions };
 }
 
@@ -231,7 +234,9 @@ describe.each(BASES)("on the %s", (_label, makeBase) => {
     await asAlice.update(comment.id, { addedReactions: ["👍"] });
     await asAlice.update(comment.id, { addedReactions: ["👍", "👍"] });
     const once = await asAlice.get(comment.id);
-    expect(once.reactions).toEqual([{ emoji: "👍", count: 1, users: [{ user: expect.objectContaining({ id: alice.userId }), reactedAt: expect.any(String) }] }]);
+    expect(once.reactions).toEqual([
+      { emoji: "👍", count: 1, users: [{ user: expect.objectContaining({ id: alice.userId }), reactedAt: expect.any(String) }] },
+    ]);
 
     // Bob reacts too: two users.
     tick();
@@ -242,7 +247,9 @@ describe.each(BASES)("on the %s", (_label, makeBase) => {
 
     // Alice takes hers back; taking back one she does not have changes nothing.
     const removed = await asAlice.update(comment.id, { removedReactions: ["👍"] });
-    expect(removed.reactions).toEqual([{ emoji: "👍", count: 1, users: [expect.objectContaining({ user: expect.objectContaining({ id: bob.userId }) })] }]);
+    expect(removed.reactions).toEqual([
+      { emoji: "👍", count: 1, users: [expect.objectContaining({ user: expect.objectContaining({ id: bob.userId }) })] },
+    ]);
     expect((await asAlice.update(comment.id, { removedReactions: ["👍", "🎉"] })).reactions[0].count).toBe(1);
 
     // Replies take reactions too.
@@ -510,7 +517,9 @@ describe("lists and counters", () => {
       expect(result.data?.node ?? null).toBeNull();
       expect(result.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
     }
-    const mine = await gql(reader.token, `query($id: ID!) { node(id: $id) { ... on CommentReply { id comment { id } } } }`, { id: reply.id });
+    const mine = await gql(reader.token, `query($id: ID!) { node(id: $id) { ... on CommentReply { id comment { id } } } }`, {
+      id: reply.id,
+    });
     expect(mine.node).toEqual({ id: reply.id, comment: { id: comment.id } });
   });
 });
@@ -538,7 +547,9 @@ describe("the target of a comment", () => {
     expect(after.target.node.preview).toBe("Usage");
     expect((await api.get(onGuide.id)).target.page.outdated).toBe(false);
 
-    await gql(A.token, `mutation($input: DeletePageInput!) { deletePage(input: $input) { revision { id } } }`, { input: { space, page: guide } });
+    await gql(A.token, `mutation($input: DeletePageInput!) { deletePage(input: $input) { revision { id } } }`, {
+      input: { space, page: guide },
+    });
     expect((await api.get(onGuide.id)).target.page).toMatchObject({ id: guide, title: "Guide", outdated: true });
     // New comments need a page of the current head.
     await expectRestError(api.post({ ...md("Too late"), page: guide }), 404, guide);
@@ -555,7 +566,13 @@ describe("the target of a comment", () => {
     const comment = await onChangeRequest.post({ ...md("Nice page"), page: proposed });
     expect(comment.target).toMatchObject({ changeRequest: changeRequest.id, page: { id: proposed, title: "Proposed", outdated: false } });
     // The page is not in the space's own content.
-    await expectRestError(spaceBase(space, intro, guide).as(alice.token).post({ ...md("Nice page"), page: proposed }), 404, proposed);
+    await expectRestError(
+      spaceBase(space, intro, guide)
+        .as(alice.token)
+        .post({ ...md("Nice page"), page: proposed }),
+      404,
+      proposed,
+    );
   });
 });
 
@@ -563,34 +580,70 @@ describe("GraphQL", () => {
   it("posts, lists with replies and reactions, updates and deletes through the mutations", async () => {
     const { space, intro } = await newSpace();
     const changeRequest = await newChangeRequest(space);
-    const posted = await gql(alice.token, `mutation($input: PostCommentInput!) { postComment(input: $input) { comment { id status body { markdown } target { page { id } changeRequest { number } } } } }`, {
-      input: { space, changeRequest: String(changeRequest.number), page: intro, body: "From GraphQL" },
-    });
+    const posted = await gql(
+      alice.token,
+      `mutation($input: PostCommentInput!) { postComment(input: $input) { comment { id status body { markdown } target { page { id } changeRequest { number } } } } }`,
+      {
+        input: { space, changeRequest: String(changeRequest.number), page: intro, body: "From GraphQL" },
+      },
+    );
     const comment = posted.postComment.comment;
-    expect(comment).toMatchObject({ status: "OPEN", body: { markdown: "From GraphQL" }, target: { page: { id: intro }, changeRequest: { number: changeRequest.number } } });
-
-    const replied = await gql(bob.token, `mutation($input: PostCommentReplyInput!) { postCommentReply(input: $input) { reply { id } comment { replyCount } } }`, {
-      input: { space, changeRequest: changeRequest.id, comment: comment.id, body: "Reply" },
+    expect(comment).toMatchObject({
+      status: "OPEN",
+      body: { markdown: "From GraphQL" },
+      target: { page: { id: intro }, changeRequest: { number: changeRequest.number } },
     });
+
+    const replied = await gql(
+      bob.token,
+      `mutation($input: PostCommentReplyInput!) { postCommentReply(input: $input) { reply { id } comment { replyCount } } }`,
+      {
+        input: { space, changeRequest: changeRequest.id, comment: comment.id, body: "Reply" },
+      },
+    );
     expect(replied.postCommentReply.comment.replyCount).toBe(1);
-    const updated = await gql(bob.token, `mutation($input: UpdateCommentReplyInput!) { updateCommentReply(input: $input) { reply { reactions { emoji count } } comment { status resolvedBy { id } } } }`, {
-      input: { space, changeRequest: changeRequest.id, comment: comment.id, reply: replied.postCommentReply.reply.id, addedReactions: ["👍"], resolved: true },
+    const updated = await gql(
+      bob.token,
+      `mutation($input: UpdateCommentReplyInput!) { updateCommentReply(input: $input) { reply { reactions { emoji count } } comment { status resolvedBy { id } } } }`,
+      {
+        input: {
+          space,
+          changeRequest: changeRequest.id,
+          comment: comment.id,
+          reply: replied.postCommentReply.reply.id,
+          addedReactions: ["👍"],
+          resolved: true,
+        },
+      },
+    );
+    expect(updated.updateCommentReply).toEqual({
+      reply: { reactions: [{ emoji: "👍", count: 1 }] },
+      comment: { status: "RESOLVED", resolvedBy: { id: bob.userId } },
     });
-    expect(updated.updateCommentReply).toEqual({ reply: { reactions: [{ emoji: "👍", count: 1 }] }, comment: { status: "RESOLVED", resolvedBy: { id: bob.userId } } });
 
-    const listed = await gql(reader.token, `query($space: ID!, $cr: ID!) { space(id: $space) { changeRequest(id: $cr) {
+    const listed = await gql(
+      reader.token,
+      `query($space: ID!, $cr: ID!) { space(id: $space) { changeRequest(id: $cr) {
         openCommentCount
         comments(status: RESOLVED) { totalCount nodes { id replies { totalCount nodes { body { markdown } postedBy { id } } } } }
         commenters { nodes { user { id } } }
-      } } }`, { space, cr: changeRequest.id });
+      } } }`,
+      { space, cr: changeRequest.id },
+    );
     const cr = listed.space.changeRequest;
     expect(cr.openCommentCount).toBe(0);
-    expect(cr.comments.nodes).toEqual([{ id: comment.id, replies: { totalCount: 1, nodes: [{ body: { markdown: "Reply" }, postedBy: { id: bob.userId } }] } }]);
+    expect(cr.comments.nodes).toEqual([
+      { id: comment.id, replies: { totalCount: 1, nodes: [{ body: { markdown: "Reply" }, postedBy: { id: bob.userId } }] } },
+    ]);
     expect(cr.commenters.nodes.map((m: any) => m.user.id).sort()).toEqual([alice.userId, bob.userId].sort());
 
-    const invalid = await server.graphql(alice.token, `mutation($input: UpdateCommentInput!) { updateComment(input: $input) { comment { id } } }`, {
-      input: { space, changeRequest: changeRequest.id, comment: comment.id, addedReactions: ["nope"] },
-    });
+    const invalid = await server.graphql(
+      alice.token,
+      `mutation($input: UpdateCommentInput!) { updateComment(input: $input) { comment { id } } }`,
+      {
+        input: { space, changeRequest: changeRequest.id, comment: comment.id, addedReactions: ["nope"] },
+      },
+    );
     expect(invalid.errors?.[0]?.extensions?.code).toBe("BAD_REQUEST");
     expect(invalid.errors?.[0]?.message).toContain("addedReactions");
 
@@ -613,7 +666,10 @@ describe("SQL statements of a comment list do not grow with its length", () => {
   async function seed(count: number) {
     const { space, intro, guide } = await newSpace();
     const changeRequest = (await newChangeRequest(space)).id;
-    for (const api of [spaceBase(space, intro, guide).as(alice.token), changeRequestBase(space, intro, guide, changeRequest).as(alice.token)]) {
+    for (const api of [
+      spaceBase(space, intro, guide).as(alice.token),
+      changeRequestBase(space, intro, guide, changeRequest).as(alice.token),
+    ]) {
       for (let i = 0; i < count; i++) {
         const comment = await api.post({ ...md(`Comment ${i}\n\n## Setup`), page: intro, node: "setup" });
         await api.update(comment.id, { addedReactions: ["👍", "🎉"] });
@@ -639,18 +695,28 @@ describe("SQL statements of a comment list do not grow with its length", () => {
   }
 
   const READS: [string, (base: { space: string; changeRequest: string }) => Promise<number>][] = [
-    ["REST, space", async ({ space }) => (await spaces(bob.token).listCommentsInSpace(space, { format: "document" as never })).data.items.length],
-    ["REST, change request", async ({ space, changeRequest }) => (await spaces(bob.token).listCommentsInChangeRequest(space, changeRequest)).data.items.length],
+    [
+      "REST, space",
+      async ({ space }) => (await spaces(bob.token).listCommentsInSpace(space, { format: "document" as never })).data.items.length,
+    ],
+    [
+      "REST, change request",
+      async ({ space, changeRequest }) => (await spaces(bob.token).listCommentsInChangeRequest(space, changeRequest)).data.items.length,
+    ],
     [
       "GraphQL with replies",
       async ({ space }) =>
         (
-          await gql(bob.token, `query($id: ID!) { space(id: $id) { comments(first: 50) { nodes {
+          await gql(
+            bob.token,
+            `query($id: ID!) { space(id: $id) { comments(first: 50) { nodes {
               id postedBy { id displayName } status resolvedBy { id } replyCount repliers { user { id } count }
               reactions { emoji count users { user { id } } } permissions { edit delete }
               target { node { preview } page { title outdated } revision { id } space { id } }
               replies(first: 5) { totalCount nodes { postedBy { id } reactions { emoji } permissions { edit } } }
-            } } } }`, { id: space })
+            } } } }`,
+            { id: space },
+          )
         ).space.comments.nodes.length,
     ],
   ];

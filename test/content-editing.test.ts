@@ -6,7 +6,12 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { graphqlData } from "./support/expect.ts";
-import { expectOneRevision as expectOneRevisionOf, headOf as headOfSpace, revisionCount as revisionCountOf, type RevisionPayload } from "./support/revisions.ts";
+import {
+  expectOneRevision as expectOneRevisionOf,
+  headOf as headOfSpace,
+  revisionCount as revisionCountOf,
+  type RevisionPayload,
+} from "./support/revisions.ts";
 
 let server: TestServer;
 /** Organization A and its admin. */
@@ -71,10 +76,17 @@ const revisionCount = (space: string) => revisionCountOf(server, space);
 /** Everything a revision holds, read twice: the stored row with its bodies, and through GraphQL. */
 async function snapshot(space: string, revisionId: string) {
   const row = await server.database.prisma.revision.findUniqueOrThrow({ where: { id: revisionId } });
-  const hashes = JSON.stringify(row.pages).match(/"body":"([0-9a-f]{64})"/g)?.map((match) => match.slice(8, -1)) ?? [];
+  const hashes =
+    JSON.stringify(row.pages)
+      .match(/"body":"([0-9a-f]{64})"/g)
+      ?.map((match) => match.slice(8, -1)) ?? [];
   const blobs = await server.database.prisma.blob.findMany({ where: { hash: { in: hashes } }, orderBy: { hash: "asc" } });
-  const read = await gql(A.token, /* GraphQL */ `query($space: ID!, $id: ID!) {
-    space(id: $space) { revisionById(id: $id) { id parents allPages { ${PAGE_FIELDS} } files { id name } } } }`, { space, id: revisionId });
+  const read = await gql(
+    A.token,
+    /* GraphQL */ `query($space: ID!, $id: ID!) {
+    space(id: $space) { revisionById(id: $id) { id parents allPages { ${PAGE_FIELDS} } files { id name } } } }`,
+    { space, id: revisionId },
+  );
   return {
     row: { pages: row.pages, files: row.files, parentIds: row.parentIds, createdAt: row.createdAt },
     bodies: blobs.map((blob) => ({ hash: blob.hash, text: Buffer.from(blob.data).toString("utf8") })),
@@ -85,7 +97,14 @@ async function snapshot(space: string, revisionId: string) {
 const expectOneRevision = <T extends RevisionPayload>(space: string, run: () => Promise<T>) => expectOneRevisionOf(server, space, run);
 
 /** Asserts that `run` fails with `status` (and `code`), naming `mentions`, and changes nothing. */
-async function expectRefused(space: string, status: number, mentions: string, query: string, input: Record<string, unknown>, token = A.token) {
+async function expectRefused(
+  space: string,
+  status: number,
+  mentions: string,
+  query: string,
+  input: Record<string, unknown>,
+  token = A.token,
+) {
   const head = await headOf(space);
   const count = await revisionCount(space);
   const before = await snapshot(space, head);
@@ -110,7 +129,11 @@ async function uploadFile(space: string, name: string, bytes: Uint8Array<ArrayBu
   );
   form.set("map", JSON.stringify({ 0: ["variables.input.files.0"] }));
   form.set("0", new Blob([bytes], { type }), name);
-  const response = await fetch(`${server.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${A.token}`, "graphql-require-preflight": "1" }, body: form });
+  const response = await fetch(`${server.url}/graphql`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${A.token}`, "graphql-require-preflight": "1" },
+    body: form,
+  });
   const body = (await response.json()) as any;
   expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
   return body.data.uploadFiles.files[0].id as string;
@@ -162,7 +185,9 @@ describe("createPage", () => {
     expect(deploy).toMatchObject({ path: "deploy", parentId: guides.id, markdown: "" });
     const install = (await createPage(space, { title: "Install", parent: guides.id, before: deploy.id, slug: "setup" })).page;
     expect(install).toMatchObject({ path: "setup", slug: "setup" });
-    const link = (await createPage(space, { title: "Website", kind: "LINK", href: "https://example.com", parent: guides.id, after: install.id })).page;
+    const link = (
+      await createPage(space, { title: "Website", kind: "LINK", href: "https://example.com", parent: guides.id, after: install.id })
+    ).page;
     expect(link).toMatchObject({ type: "LINK", href: "https://example.com" });
     const tree = await gql(A.token, `query($id: ID!) { space(id: $id) { content { pages { id pages { id } } } } }`, { id: space });
     expect(tree.space.content.pages).toEqual([{ id: guides.id, pages: [{ id: install.id }, { id: link.id }, { id: deploy.id }] }]);
@@ -204,7 +229,8 @@ describe("updatePage", () => {
       layout: { outline: false, coverSize: "full", title: true },
       cover: { ref: { kind: "file", file: fileId }, refDark: null, yPos: 12.5 },
     });
-    const cleared = (await gql(A.token, UPDATE, { input: { space, page: page.id, emoji: null, cover: null, title: null } })).updatePage.page;
+    const cleared = (await gql(A.token, UPDATE, { input: { space, page: page.id, emoji: null, cover: null, title: null } })).updatePage
+      .page;
     expect(cleared).toMatchObject({ title: "Introduction", emoji: null, cover: null, markdown: "new **body**" });
   });
 });
@@ -215,7 +241,9 @@ describe("movePage and deletePage", () => {
     const a = (await createPage(space, { title: "A" })).page;
     const b = (await createPage(space, { title: "B" })).page;
     const child = (await createPage(space, { title: "Child", parent: a.id })).page;
-    const moved = await expectOneRevision(space, () => gql(A.token, MOVE, { input: { space, page: a.id, parent: b.id } }).then((d) => d.movePage));
+    const moved = await expectOneRevision(space, () =>
+      gql(A.token, MOVE, { input: { space, page: a.id, parent: b.id } }).then((d) => d.movePage),
+    );
     expect(moved.page).toMatchObject({ id: a.id, path: "b/a", parentId: b.id });
     const childNow = await gql(A.token, `query($s: ID!, $p: ID!) { space(id: $s) { page(id: $p) { path } } }`, { s: space, p: child.id });
     expect(childNow.space.page.path).toBe("b/a/child");
@@ -294,7 +322,10 @@ describe("editContent (batch)", () => {
   it("takes exactly one operation per edit (@oneOf)", async () => {
     const space = await newSpace();
     const a = (await createPage(space, { title: "A" })).page;
-    const two = await expectRefused(space, 400, "", BATCH, { space, edits: [{ createPage: { title: "One" }, deletePage: { page: a.id } }] });
+    const two = await expectRefused(space, 400, "", BATCH, {
+      space,
+      edits: [{ createPage: { title: "One" }, deletePage: { page: a.id } }],
+    });
     expect(two.message).toMatch(/exactly one/i);
     const none = await expectRefused(space, 400, "", BATCH, { space, edits: [{}] });
     expect(none.message).toMatch(/exactly one/i);
@@ -350,13 +381,17 @@ describe("permissions and edit mode", () => {
   it("a locked space refuses every edit with 409", async () => {
     const space = await newSpace();
     const page = (await createPage(space, { title: "A" })).page;
-    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: space, editMode: "LOCKED" } });
+    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, {
+      input: { id: space, editMode: "LOCKED" },
+    });
     await expectRefused(space, 409, "locked", CREATE, { space, title: "B" });
     await expectRefused(space, 409, "locked", UPDATE, { space, page: page.id, title: "B" });
     await expectRefused(space, 409, "locked", MOVE, { space, page: page.id, parent: null });
     await expectRefused(space, 409, "locked", DELETE, { space, page: page.id });
     await expectRefused(space, 409, "locked", BATCH, { space, edits: [{ createPage: { title: "B" } }] });
-    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: space, editMode: "LIVE" } });
+    await gql(A.token, `mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, {
+      input: { id: space, editMode: "LIVE" },
+    });
     await createPage(space, { title: "B" });
   });
 
@@ -380,10 +415,16 @@ describe("concurrency", () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, index) => createPage(space, { title: `Page ${index}`, markdown: `body ${index}` })),
     );
-    const head = await gql(A.token, `query($id: ID!) { space(id: $id) { revision content { allPages { id title markdown } } } }`, { id: space });
+    const head = await gql(A.token, `query($id: ID!) { space(id: $id) { revision content { allPages { id title markdown } } } }`, {
+      id: space,
+    });
     expect(head.space.content.allPages).toHaveLength(10);
-    expect(new Set(head.space.content.allPages.map((page: { id: string }) => page.id))).toEqual(new Set(results.map((result) => result.page.id)));
-    expect(head.space.content.allPages.map((page: { markdown: string }) => page.markdown).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `body ${i}`).sort());
+    expect(new Set(head.space.content.allPages.map((page: { id: string }) => page.id))).toEqual(
+      new Set(results.map((result) => result.page.id)),
+    );
+    expect(head.space.content.allPages.map((page: { markdown: string }) => page.markdown).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `body ${i}`).sort(),
+    );
 
     // Walk back from the head: 10 revisions, each the child of the one before, ending at the start.
     const rows = await server.database.prisma.revision.findMany({ where: { spaceId: space } });
@@ -410,7 +451,11 @@ describe("concurrency", () => {
       gql(A.token, UPDATE, { input: { space, page: page.id, markdown: "kept" } }),
       createPage(space, { title: "Child", parent: page.id }),
     ]);
-    const read = await gql(A.token, `query($s: ID!, $p: ID!) { space(id: $s) { page(id: $p) { emoji description markdown pages { title } } } }`, { s: space, p: page.id });
+    const read = await gql(
+      A.token,
+      `query($s: ID!, $p: ID!) { space(id: $s) { page(id: $p) { emoji description markdown pages { title } } } }`,
+      { s: space, p: page.id },
+    );
     expect(read.space.page).toEqual({ emoji: "1f600", description: "Both", markdown: "kept", pages: [{ title: "Child" }] });
   });
 });
@@ -424,8 +469,11 @@ describe("duplicateSpace", () => {
     const source = await snapshot(space, await headOf(space));
     const blobs = await server.database.prisma.blob.count();
 
-    const copy = (await gql(A.token, `mutation($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { id revision } } }`, { input: { id: space } }))
-      .duplicateSpace.space;
+    const copy = (
+      await gql(A.token, `mutation($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { id revision } } }`, {
+        input: { id: space },
+      })
+    ).duplicateSpace.space;
     expect(await server.database.prisma.blob.count()).toBe(blobs);
     const copied = await snapshot(copy.id, copy.revision);
     expect(copied.row.pages).toEqual(source.row.pages);

@@ -63,7 +63,11 @@ function nodes(specs: PageSpec[], bodies: Buffer[]): PageNode[] {
 }
 
 /** A new revision of `spaceId` holding `specs` and `files` (bytes given), made the head. */
-async function seed(spaceId: string, specs: PageSpec[], files: { name: string; contentType: string; bytes: Buffer; width?: number; height?: number }[] = []) {
+async function seed(
+  spaceId: string,
+  specs: PageSpec[],
+  files: { name: string; contentType: string; bytes: Buffer; width?: number; height?: number }[] = [],
+) {
   const prisma = server.database.prisma;
   const bodies: Buffer[] = [];
   const pages = nodes(specs, bodies);
@@ -75,7 +79,11 @@ async function seed(spaceId: string, specs: PageSpec[], files: { name: string; c
     blob: sha256(file.bytes),
     ...(file.width ? { width: file.width, height: file.height } : {}),
   }));
-  const blobs = [...bodies, ...files.map((file) => file.bytes)].map((data) => ({ hash: sha256(data), data: new Uint8Array(data), size: data.length }));
+  const blobs = [...bodies, ...files.map((file) => file.bytes)].map((data) => ({
+    hash: sha256(data),
+    data: new Uint8Array(data),
+    size: data.length,
+  }));
   await prisma.blob.createMany({ data: blobs, skipDuplicates: true });
   const space = await prisma.space.findUniqueOrThrow({ where: { id: spaceId } });
   const id = newId("Revision");
@@ -133,7 +141,12 @@ describe("a space with content", () => {
     seeded = await seed(
       spaceId,
       [
-        { title: "Welcome", slug: "welcome", markdown: RICH, extra: { emoji: "1f44b", description: "Start here", layout: { cover: false } } },
+        {
+          title: "Welcome",
+          slug: "welcome",
+          markdown: RICH,
+          extra: { emoji: "1f44b", description: "Start here", layout: { cover: false } },
+        },
         {
           title: "Guide",
           slug: "guide",
@@ -157,10 +170,22 @@ describe("a space with content", () => {
     const api = server.client(A.token);
     const { data } = await api.spaces.getCurrentRevision(spaceId);
     const revision = data as any;
-    expect(revision).toMatchObject({ object: "revision", id: seeded.revisionId, parents: [seeded.previous], type: "edits", reusableContents: [], variables: {} });
+    expect(revision).toMatchObject({
+      object: "revision",
+      id: seeded.revisionId,
+      parents: [seeded.previous],
+      type: "edits",
+      reusableContents: [],
+      variables: {},
+    });
     expect(revision.urls.app).toMatch(/^http/);
     expect(revision.pages.map((page: any) => page.title)).toEqual(["Welcome", "Guide", "Reference", "Elsewhere"]);
-    expect(revision.pages[1].pages[0]).toMatchObject({ id: ids.install, path: "guide/install", type: "document", markdown: "# Install\n\nRun it." });
+    expect(revision.pages[1].pages[0]).toMatchObject({
+      id: ids.install,
+      path: "guide/install",
+      type: "document",
+      markdown: "# Install\n\nRun it.",
+    });
     expect(revision.pages[2]).toMatchObject({ type: "group", kind: "group", pages: [{ id: ids.inGroup, path: "api" }] });
     expect(revision.pages[3]).toMatchObject({ type: "link", target: { kind: "url", url: "https://example.com/elsewhere" } });
     expect(revision.files.map((file: any) => file.name)).toEqual(["logo.png", "notes.txt", "data.csv"]);
@@ -173,7 +198,14 @@ describe("a space with content", () => {
   it("REST: the page tree", async () => {
     const { data } = await server.client(A.token).spaces.listPages(spaceId);
     const [welcome, guide] = data.pages as any[];
-    expect(welcome).toMatchObject({ id: ids.welcome, emoji: "1f44b", description: "Start here", slug: "welcome", path: "welcome", markdown: RICH });
+    expect(welcome).toMatchObject({
+      id: ids.welcome,
+      emoji: "1f44b",
+      description: "Start here",
+      slug: "welcome",
+      path: "welcome",
+      markdown: RICH,
+    });
     expect(welcome.layout).toMatchObject({ cover: false, title: true, width: "default" });
     expect(welcome.urls.app).toMatch(new RegExp(`/s/${spaceId}/welcome$`));
     expect(guide.pages.map((page: any) => page.title)).toEqual(["Install"]);
@@ -186,7 +218,15 @@ describe("a space with content", () => {
     expect((asDocument as any).markdown).toBeUndefined();
     expect(document.object).toBe("document");
     expect(document.nodes.map((node: any) => node.type)).toEqual([
-      "heading-1", "paragraph", "paragraph", "list-unordered", "list-ordered", "blockquote", "code", "divider", "paragraph",
+      "heading-1",
+      "paragraph",
+      "paragraph",
+      "list-unordered",
+      "list-ordered",
+      "blockquote",
+      "code",
+      "divider",
+      "paragraph",
     ]);
     expect(document.nodes[4].data).toEqual({ start: 3 });
     expect(document.nodes[6]).toMatchObject({ data: { syntax: "ts" }, nodes: [{ type: "code-line" }, { type: "code-line" }] });
@@ -202,7 +242,15 @@ describe("a space with content", () => {
     const { data: guide } = await api.spaces.getPageById(spaceId, ids.guide, { format: "markdown" });
     expect((guide as any).pages).toMatchObject([{ id: ids.install, markdown: "# Install\n\nRun it." }]);
 
-    await expectRawRestError(server, A.token, "GET", `/v1/spaces/${spaceId}/content/page/${ids.welcome}?format=html`, undefined, 400, "format");
+    await expectRawRestError(
+      server,
+      A.token,
+      "GET",
+      `/v1/spaces/${spaceId}/content/page/${ids.welcome}?format=html`,
+      undefined,
+      400,
+      "format",
+    );
   });
 
   it("REST: a page by path (beyond the contract: getPageByPath)", async () => {
@@ -250,7 +298,10 @@ describe("a space with content", () => {
   });
 
   it("GraphQL: content, pages by id and path, files, revisions as nodes", async () => {
-    const data = await graphqlData(server, A.token, /* GraphQL */ `
+    const data = await graphqlData(
+      server,
+      A.token,
+      /* GraphQL */ `
       query ($id: ID!, $page: ID!, $revision: ID!, $old: ID!) {
         space(id: $id) {
           content {
@@ -265,10 +316,16 @@ describe("a space with content", () => {
           revisionById(id: $old) { id pages { id } }
         }
         node(id: $revision) { id ... on Revision { space { id } } }
-      }`, { id: spaceId, page: ids.welcome, revision: seeded.revisionId, old: seeded.previous });
+      }`,
+      { id: spaceId, page: ids.welcome, revision: seeded.revisionId, old: seeded.previous },
+    );
     const content = data.space.content;
     expect(content).toMatchObject({ id: seeded.revisionId, parents: [seeded.previous], type: "edits", variables: {} });
-    expect(content.pages[1]).toMatchObject({ type: "DOCUMENT", path: "guide", pages: [{ path: "guide/install", markdown: "# Install\n\nRun it." }] });
+    expect(content.pages[1]).toMatchObject({
+      type: "DOCUMENT",
+      path: "guide",
+      pages: [{ path: "guide/install", markdown: "# Install\n\nRun it." }],
+    });
     expect(content.pages[2].type).toBe("GROUP");
     expect(content.files[0].dimensions).toEqual({ width: 16, height: 8 });
     expect(data.space.byId.markdown).toBe(RICH);
@@ -306,7 +363,11 @@ describe("SQL statements for a page tree do not grow with its size", () => {
       title: `Top ${i}`,
       slug: `top-${i}`,
       markdown: `# Top ${i}\n\nBody ${i}`,
-      pages: Array.from({ length: children }, (_, j) => ({ title: `Child ${i}.${j}`, slug: `child-${j}`, markdown: `Child ${i}.${j} body` })),
+      pages: Array.from({ length: children }, (_, j) => ({
+        title: `Child ${i}.${j}`,
+        slug: `child-${j}`,
+        markdown: `Child ${i}.${j} body`,
+      })),
     }));
 
   beforeAll(async () => {
@@ -331,8 +392,14 @@ describe("SQL statements for a page tree do not grow with its size", () => {
       "GraphQL tree",
       async (spaceId) =>
         countPages(
-          (await graphqlData(server, A.token, `query ($id: ID!) { space(id: $id) { content { pages { id title pages { id title } } } } }`, { id: spaceId }))
-            .space.content.pages,
+          (
+            await graphqlData(
+              server,
+              A.token,
+              `query ($id: ID!) { space(id: $id) { content { pages { id title pages { id title } } } } }`,
+              { id: spaceId },
+            )
+          ).space.content.pages,
         ),
     ],
     [

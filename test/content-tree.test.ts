@@ -19,7 +19,12 @@ const NOW = "2026-01-15T10:00:00.000Z";
 const hash = (markdown: string) => `h:${markdown}`;
 const empty: Content = { pages: [], files: [] };
 
-const create = (id: string, title: string, position: PagePosition = {}, extra: Partial<{ kind: PageKind; slug: string; body: string; href: string }> = {}): ContentEdit => ({
+const create = (
+  id: string,
+  title: string,
+  position: PagePosition = {},
+  extra: Partial<{ kind: PageKind; slug: string; body: string; href: string }> = {},
+): ContentEdit => ({
   op: "createPage",
   id,
   kind: extra.kind ?? "document",
@@ -102,7 +107,12 @@ describe("paths", () => {
   it("does not change the content it was given (revisions are immutable)", () => {
     const before = sample();
     const frozen = JSON.stringify(before);
-    apply(before, { op: "updatePage", id: "b", fields: { title: "Setup" }, body: "new" }, { op: "movePage", id: "d", position: { parent: "a" } }, { op: "deletePage", id: "a" });
+    apply(
+      before,
+      { op: "updatePage", id: "b", fields: { title: "Setup" }, body: "new" },
+      { op: "movePage", id: "d", position: { parent: "a" } },
+      { op: "deletePage", id: "a" },
+    );
     expect(JSON.stringify(before)).toBe(frozen);
   });
 });
@@ -120,9 +130,16 @@ describe("slug uniqueness", () => {
   });
 
   it("treats pages in groups under one parent as one scope, so no two pages share a path", () => {
-    const content = apply(sample(), create("h", "Reference", {}, { kind: "group" }), create("x", "Deploy", { parent: "h" }), create("y", "Getting started", { parent: "h" }));
+    const content = apply(
+      sample(),
+      create("h", "Reference", {}, { kind: "group" }),
+      create("x", "Deploy", { parent: "h" }),
+      create("y", "Getting started", { parent: "h" }),
+    );
     expect(paths(content)).toMatchObject({ d: "deploy", x: "deploy-2", y: "getting-started-2" });
-    const all = flatten(content.pages).filter((located) => located.page.kind !== "group").map((located) => located.path);
+    const all = flatten(content.pages)
+      .filter((located) => located.page.kind !== "group")
+      .map((located) => located.path);
     expect(new Set(all).size).toBe(all.length);
   });
 
@@ -187,8 +204,17 @@ describe("delete", () => {
 
 describe("create and update", () => {
   it("applies fields, removes optional ones with null, and stamps updatedAt", () => {
-    let content = apply(sample(), { op: "updatePage", id: "b", fields: { emoji: "1f680", description: "How to", hidden: true, layout: { outline: false } } });
-    expect(findPage(content.pages, "b")!.page).toMatchObject({ emoji: "1f680", description: "How to", hidden: true, layout: { outline: false } });
+    let content = apply(sample(), {
+      op: "updatePage",
+      id: "b",
+      fields: { emoji: "1f680", description: "How to", hidden: true, layout: { outline: false } },
+    });
+    expect(findPage(content.pages, "b")!.page).toMatchObject({
+      emoji: "1f680",
+      description: "How to",
+      hidden: true,
+      layout: { outline: false },
+    });
     content = apply(content, { op: "updatePage", id: "b", fields: { emoji: null, layout: null }, body: "changed" });
     const page = findPage(content.pages, "b")!.page;
     expect(page.emoji).toBeUndefined();
@@ -235,7 +261,11 @@ describe("create and update", () => {
   });
 
   it("lets later edits of a batch act on pages created earlier in it", () => {
-    const content = apply(empty, create("x", "One"), create("y", "Two", { parent: "x" }), { op: "updatePage", id: "y", fields: { title: "Deux" } });
+    const content = apply(empty, create("x", "One"), create("y", "Two", { parent: "x" }), {
+      op: "updatePage",
+      id: "y",
+      fields: { title: "Deux" },
+    });
     expect(shape(content.pages)).toEqual([{ x: ["y"] }]);
     expect(findPage(content.pages, "y")!.page.title).toBe("Deux");
   });

@@ -1,25 +1,11 @@
 import { spawnSync } from "node:child_process";
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { describe, it, expect } from "vitest";
 import { openDatabase } from "../src/db/client.ts";
-import {
-  MIGRATIONS_DIR,
-  readMigrations,
-  runMigrations,
-  type MigrationTarget,
-} from "../src/db/migrate.ts";
+import { MIGRATIONS_DIR, readMigrations, runMigrations, type MigrationTarget } from "../src/db/migrate.ts";
 import { createScratchDatabase, openTestDatabase } from "./support/database.ts";
 
 const serverUrl = process.env.DATABASE_URL;
@@ -64,9 +50,7 @@ describe("migrations", { timeout: 60_000 }, () => {
       expect(names.length).toBeGreaterThan(0);
       expect(await runMigrations(db.target)).toEqual(names);
       expect(await runMigrations(db.target)).toEqual([]);
-      const rows = await db.query<{ name: string; checksum: string }>(
-        `SELECT name, checksum FROM "_migrations" ORDER BY name`,
-      );
+      const rows = await db.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "_migrations" ORDER BY name`);
       expect(rows).toEqual(readMigrations().map(({ name, checksum }) => ({ name, checksum })));
     } finally {
       await db.dispose();
@@ -98,10 +82,7 @@ describe("migrations", { timeout: 60_000 }, () => {
     try {
       cpSync(MIGRATIONS_DIR, dir, { recursive: true });
       mkdirSync(join(dir, "99990101000000_broken"));
-      writeFileSync(
-        join(dir, "99990101000000_broken", "migration.sql"),
-        "CREATE TABLE half (id int);\nSELECT no_such_column FROM half;",
-      );
+      writeFileSync(join(dir, "99990101000000_broken", "migration.sql"), "CREATE TABLE half (id int);\nSELECT no_such_column FROM half;");
       await expect(runMigrations(db.target, { migrationsDir: dir })).rejects.toThrow(/no_such_column/);
       expect(await db.query(`SELECT 1 FROM pg_tables WHERE tablename = 'half'`)).toEqual([]);
       const rows = await db.query<{ name: string }>(`SELECT name FROM "_migrations" ORDER BY name`);
@@ -137,8 +118,7 @@ describe.skipIf(serverUrl)("PGlite data directory", { timeout: 60_000 }, () => {
       const first = await openDatabase({ dataDir });
       await first.prisma.user.create({ data: { id: "usr_1", displayName: "A", email: "a@x" } });
       await expect(openDatabase({ dataDir })).rejects.toThrow(
-        `Data directory ${dataDir} is in use by another process (pid ${process.pid}). ` +
-          "Stop it, or set DATA_DIR to another directory.",
+        `Data directory ${dataDir} is in use by another process (pid ${process.pid}). ` + "Stop it, or set DATA_DIR to another directory.",
       );
       expect(await first.prisma.user.count()).toBe(1);
       await first.close();
@@ -157,9 +137,7 @@ describe.skipIf(serverUrl)("PGlite data directory", { timeout: 60_000 }, () => {
     const dataDir = tempDir();
     try {
       writeFileSync(join(dataDir, ".lock"), String(process.ppid));
-      await expect(openDatabase({ dataDir })).rejects.toThrow(
-        `is in use by another process (pid ${process.ppid})`,
-      );
+      await expect(openDatabase({ dataDir })).rejects.toThrow(`is in use by another process (pid ${process.ppid})`);
       expect(readdirSync(dataDir)).toEqual([".lock"]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -192,13 +170,9 @@ describe("statement counting", { timeout: 60_000 }, () => {
       expect(await delta(() => db.prisma.organization.create({ data: { id: "org_1", title: "O" } }))).toBe(1);
       expect(await delta(() => db.prisma.user.findMany())).toBe(1);
       // One statement per included relation: the root query plus members plus teams.
-      expect(
-        await delta(() => db.prisma.organization.findMany({ include: { members: true, teams: true } })),
-      ).toBe(3);
+      expect(await delta(() => db.prisma.organization.findMany({ include: { members: true, teams: true } }))).toBe(3);
       // A batch transaction: its two queries and the COMMIT (the adapter's BEGIN is not reported).
-      expect(
-        await delta(() => db.prisma.$transaction([db.prisma.user.count(), db.prisma.team.count()])),
-      ).toBe(3);
+      expect(await delta(() => db.prisma.$transaction([db.prisma.user.count(), db.prisma.team.count()]))).toBe(3);
       // exec() is not Prisma: not counted.
       expect(await delta(() => db.exec("SELECT 1; SELECT 2;"))).toBe(0);
     } finally {

@@ -100,7 +100,9 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
       // A first request answered on this connection: the server is warm and reads it promptly.
-      socket.write(`GET /v1/orgs/${target.admin.organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\n\r\n`);
+      socket.write(
+        `GET /v1/orgs/${target.admin.organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\n\r\n`,
+      );
       for (let i = 0; i < 200 && !/\r\n0\r\n\r\n$/.test(received); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(received).toMatch(/^HTTP\/1\.1 200/);
       received = "";
@@ -108,10 +110,13 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       socket.write(head + body.slice(0, 10));
       await new Promise((resolve) => setTimeout(resolve, 300));
       server.child.kill("SIGTERM");
-      for (let i = 0; i < 100 && !server.stdout().includes("shutting down: draining"); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 100 && !server.stdout().includes("shutting down: draining"); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(server.stdout()).toContain("shutting down: draining requests under way");
       // The rest of its body, then a second request on the same connection.
-      socket.write(`${body.slice(10)}GET /v1/orgs/${target.admin.organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\n\r\n`);
+      socket.write(
+        `${body.slice(10)}GET /v1/orgs/${target.admin.organizationId} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\n\r\n`,
+      );
       await closed;
       const answers = received.split(/(?=HTTP\/1\.1 )/);
       expect(answers[0]).toMatch(/^HTTP\/1\.1 201/);
@@ -131,110 +136,133 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
   });
 });
 
-describe.skipIf(!serverUrl)("kill -9 and two instances (PostgreSQL only: the embedded database allows one process and is not the durable deployment)", () => {
-  it("keeps every acknowledged write through kill -9 and a restart, in 3 rounds", { timeout: 240_000 }, async () => {
-    const target = await freshTarget();
-    try {
-      const acknowledged: string[] = [];
-      let attempted = 0;
-      for (let round = 0; round < 3; round++) {
-        const server = await startServer(target.env);
-        let killed = false;
-        const writer = async (lane: number) => {
-          for (let i = 0; !killed; i++) {
-            attempted++;
-            try {
-              const response = await fetch(`${server.url}/v1/orgs/${target.admin.organizationId}/spaces`, { method: "POST", ...json(target.admin.token, { title: `R${round} L${lane} #${i}` }) });
-              if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id);
-            } catch {
-              return; // the server is gone: this write was not acknowledged
-            }
-          }
-        };
-        // Warm: the first write of a fresh process is slow.
-        await fetch(`${server.url}/v1/orgs/${target.admin.organizationId}`, json(target.admin.token));
-        const writers = Promise.all([0, 1, 2, 3].map(writer));
-        await new Promise((resolve) => setTimeout(resolve, 3000));
-        server.child.kill("SIGKILL");
-        killed = true;
-        expect((await server.exited).signal).toBe("SIGKILL");
-        await writers;
-      }
-      const restarted = await startServer(target.env);
+describe.skipIf(!serverUrl)(
+  "kill -9 and two instances (PostgreSQL only: the embedded database allows one process and is not the durable deployment)",
+  () => {
+    it("keeps every acknowledged write through kill -9 and a restart, in 3 rounds", { timeout: 240_000 }, async () => {
+      const target = await freshTarget();
       try {
+        const acknowledged: string[] = [];
+        let attempted = 0;
+        for (let round = 0; round < 3; round++) {
+          const server = await startServer(target.env);
+          let killed = false;
+          const writer = async (lane: number) => {
+            for (let i = 0; !killed; i++) {
+              attempted++;
+              try {
+                const response = await fetch(`${server.url}/v1/orgs/${target.admin.organizationId}/spaces`, {
+                  method: "POST",
+                  ...json(target.admin.token, { title: `R${round} L${lane} #${i}` }),
+                });
+                if (response.status === 201) acknowledged.push(((await response.json()) as { id: string }).id);
+              } catch {
+                return; // the server is gone: this write was not acknowledged
+              }
+            }
+          };
+          // Warm: the first write of a fresh process is slow.
+          await fetch(`${server.url}/v1/orgs/${target.admin.organizationId}`, json(target.admin.token));
+          const writers = Promise.all([0, 1, 2, 3].map(writer));
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+          server.child.kill("SIGKILL");
+          killed = true;
+          expect((await server.exited).signal).toBe("SIGKILL");
+          await writers;
+        }
+        const restarted = await startServer(target.env);
+        try {
+          const database = await target.open();
+          try {
+            const found = await database.prisma.space.findMany({ where: { id: { in: acknowledged } }, select: { id: true } });
+            expect(found.length).toBe(acknowledged.length);
+          } finally {
+            await database.close();
+          }
+          // And the restarted server serves them.
+          for (const id of acknowledged.slice(-5))
+            expect((await fetch(`${restarted.url}/v1/spaces/${id}`, json(target.admin.token))).status).toBe(200);
+          console.log(
+            `kill -9: ${acknowledged.length} acknowledged of ${attempted} attempted writes in 3 rounds, all present after restart`,
+          );
+          expect(acknowledged.length).toBeGreaterThan(10);
+        } finally {
+          restarted.child.kill("SIGTERM");
+          await restarted.exited;
+        }
+      } finally {
+        await target.dispose();
+      }
+    });
+
+    it("two instances on one database: concurrent creations and edits, no anomaly", { timeout: 240_000 }, async () => {
+      const target = await freshTarget();
+      const a = await startServer(target.env);
+      const b = await startServer(target.env);
+      try {
+        const { organizationId, token } = target.admin;
+        const created = await fetch(`${a.url}/v1/orgs/${organizationId}/spaces`, { method: "POST", ...json(token, { title: "Shared" }) });
+        const shared = ((await created.json()) as { id: string }).id;
+        // Creations: 20 spaces through each instance at once.
+        const creations = await Promise.all(
+          [a, b].flatMap((server, s) =>
+            Array.from({ length: 20 }, (_, i) =>
+              fetch(`${server.url}/v1/orgs/${organizationId}/spaces`, { method: "POST", ...json(token, { title: `I${s} #${i}` }) }).then(
+                async (response) => ({ status: response.status, body: (await response.json()) as { id: string } }),
+              ),
+            ),
+          ),
+        );
+        expect(creations.every((response) => response.status === 201)).toBe(true);
+        // Edits of one space's title through both at once: the last value is one of those written.
+        const titles = Array.from({ length: 20 }, (_, i) => `Title ${i}`);
+        const edits = await Promise.all(
+          titles.map((title, i) => fetch(`${[a, b][i % 2].url}/v1/spaces/${shared}`, { method: "PATCH", ...json(token, { title }) })),
+        );
+        expect(edits.every((response) => response.status === 200)).toBe(true);
+        // Content edits of one space through both at once: every acknowledged page is in the head.
+        const pages = await Promise.all(
+          Array.from({ length: 16 }, (_, i) =>
+            fetch(`${[a, b][i % 2].url}/graphql`, {
+              method: "POST",
+              ...json(token, {
+                query: `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`,
+                variables: { input: { space: shared, title: `Page ${i}`, markdown: `Body ${i}\n` } },
+              }),
+            }).then(async (response) => ({ status: response.status, body: (await response.json()) as any })),
+          ),
+        );
+        const acknowledgedPages = pages
+          .filter((response) => response.status === 200 && response.body.data?.createPage)
+          .map((response) => response.body.data.createPage.page.id as string);
+        for (const response of pages) {
+          // A page that lost a race is refused with 409 (retry), never a 5xx or a silent loss.
+          if (!acknowledgedPages.includes(response.body.data?.createPage?.page.id)) expect(response.status).toBe(409);
+        }
         const database = await target.open();
         try {
-          const found = await database.prisma.space.findMany({ where: { id: { in: acknowledged } }, select: { id: true } });
-          expect(found.length).toBe(acknowledged.length);
+          const spaces = await database.prisma.space.findMany({ where: { organizationId }, select: { id: true, title: true } });
+          const ids = creations.map((response) => response.body.id);
+          expect(new Set(ids).size).toBe(40);
+          expect(spaces.filter((space) => ids.includes(space.id)).length).toBe(40);
+          expect(titles).toContain(spaces.find((space) => space.id === shared)?.title);
         } finally {
           await database.close();
         }
-        // And the restarted server serves them.
-        for (const id of acknowledged.slice(-5)) expect((await fetch(`${restarted.url}/v1/spaces/${id}`, json(target.admin.token))).status).toBe(200);
-        console.log(`kill -9: ${acknowledged.length} acknowledged of ${attempted} attempted writes in 3 rounds, all present after restart`);
-        expect(acknowledged.length).toBeGreaterThan(10);
+        const head = await fetch(`${b.url}/graphql`, {
+          method: "POST",
+          ...json(token, { query: `query($id: ID!) { space(id: $id) { content { allPages { id } } } }`, variables: { id: shared } }),
+        });
+        const inHead = new Set(((await head.json()) as any).data.space.content.allPages.map((page: { id: string }) => page.id));
+        expect(acknowledgedPages.filter((id) => !inHead.has(id))).toEqual([]);
+        console.log(
+          `two instances: 40/40 creations, 20 edits, ${acknowledgedPages.length}/16 concurrent pages acknowledged and all in the head`,
+        );
       } finally {
-        restarted.child.kill("SIGTERM");
-        await restarted.exited;
+        for (const server of [a, b]) server.child.kill("SIGTERM");
+        await Promise.all([a.exited, b.exited]);
+        await target.dispose();
       }
-    } finally {
-      await target.dispose();
-    }
-  });
-
-  it("two instances on one database: concurrent creations and edits, no anomaly", { timeout: 240_000 }, async () => {
-    const target = await freshTarget();
-    const a = await startServer(target.env);
-    const b = await startServer(target.env);
-    try {
-      const { organizationId, token } = target.admin;
-      const created = await fetch(`${a.url}/v1/orgs/${organizationId}/spaces`, { method: "POST", ...json(token, { title: "Shared" }) });
-      const shared = ((await created.json()) as { id: string }).id;
-      // Creations: 20 spaces through each instance at once.
-      const creations = await Promise.all(
-        [a, b].flatMap((server, s) =>
-          Array.from({ length: 20 }, (_, i) =>
-            fetch(`${server.url}/v1/orgs/${organizationId}/spaces`, { method: "POST", ...json(token, { title: `I${s} #${i}` }) }).then(async (response) => ({ status: response.status, body: (await response.json()) as { id: string } })),
-          ),
-        ),
-      );
-      expect(creations.every((response) => response.status === 201)).toBe(true);
-      // Edits of one space's title through both at once: the last value is one of those written.
-      const titles = Array.from({ length: 20 }, (_, i) => `Title ${i}`);
-      const edits = await Promise.all(titles.map((title, i) => fetch(`${[a, b][i % 2].url}/v1/spaces/${shared}`, { method: "PATCH", ...json(token, { title }) })));
-      expect(edits.every((response) => response.status === 200)).toBe(true);
-      // Content edits of one space through both at once: every acknowledged page is in the head.
-      const pages = await Promise.all(
-        Array.from({ length: 16 }, (_, i) =>
-          fetch(`${[a, b][i % 2].url}/graphql`, {
-            method: "POST",
-            ...json(token, { query: `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, variables: { input: { space: shared, title: `Page ${i}`, markdown: `Body ${i}\n` } } }),
-          }).then(async (response) => ({ status: response.status, body: (await response.json()) as any })),
-        ),
-      );
-      const acknowledgedPages = pages.filter((response) => response.status === 200 && response.body.data?.createPage).map((response) => response.body.data.createPage.page.id as string);
-      for (const response of pages) {
-        // A page that lost a race is refused with 409 (retry), never a 5xx or a silent loss.
-        if (!acknowledgedPages.includes(response.body.data?.createPage?.page.id)) expect(response.status).toBe(409);
-      }
-      const database = await target.open();
-      try {
-        const spaces = await database.prisma.space.findMany({ where: { organizationId }, select: { id: true, title: true } });
-        const ids = creations.map((response) => response.body.id);
-        expect(new Set(ids).size).toBe(40);
-        expect(spaces.filter((space) => ids.includes(space.id)).length).toBe(40);
-        expect(titles).toContain(spaces.find((space) => space.id === shared)?.title);
-      } finally {
-        await database.close();
-      }
-      const head = await fetch(`${b.url}/graphql`, { method: "POST", ...json(token, { query: `query($id: ID!) { space(id: $id) { content { allPages { id } } } }`, variables: { id: shared } }) });
-      const inHead = new Set(((await head.json()) as any).data.space.content.allPages.map((page: { id: string }) => page.id));
-      expect(acknowledgedPages.filter((id) => !inHead.has(id))).toEqual([]);
-      console.log(`two instances: 40/40 creations, 20 edits, ${acknowledgedPages.length}/16 concurrent pages acknowledged and all in the head`);
-    } finally {
-      for (const server of [a, b]) server.child.kill("SIGTERM");
-      await Promise.all([a.exited, b.exited]);
-      await target.dispose();
-    }
-  });
-});
+    });
+  },
+);

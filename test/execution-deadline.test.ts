@@ -59,7 +59,11 @@ describe("a long operation past its deadline", () => {
     // Warm up (the first call of a route compiles it; the first statements prepare theirs), so
     // the canary measures the stall, not a cold start.
     await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}`);
-    await postGraphQL(server, admin.token, `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Warm-up" }) { space { id } } }`);
+    await postGraphQL(
+      server,
+      admin.token,
+      `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Warm-up" }) { space { id } } }`,
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -72,7 +76,9 @@ describe("a long operation past its deadline", () => {
     const { status, body, text } = canary.result;
     expect(status).toBe(503);
     expect(body.data ?? null).toBeNull();
-    expect(body.errors).toEqual([{ message: expect.stringMatching(/deadline of 300 ms and was stopped/), extensions: { code: "EXECUTION_TIMEOUT" } }]);
+    expect(body.errors).toEqual([
+      { message: expect.stringMatching(/deadline of 300 ms and was stopped/), extensions: { code: "EXECUTION_TIMEOUT" } },
+    ]);
     expect(text).not.toMatch(/\bat .*\.(ts|js):\d+|node_modules|\/work\//);
     expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1000);
     expect(canary.max).toBeLessThan(1000);
@@ -80,7 +86,9 @@ describe("a long operation past its deadline", () => {
     const created = await settledCount(() => createdWith(server, admin.organizationId, "Deadline"));
     expect(created).toBeGreaterThan(0);
     expect(created).toBeLessThan(SERIES);
-    console.log(`deadline ${deadlineMs} ms: answered in ${Math.round(canary.elapsedMs)} ms, ${created}/${SERIES} mutations ran, canary max ${Math.round(canary.max)} ms`);
+    console.log(
+      `deadline ${deadlineMs} ms: answered in ${Math.round(canary.elapsedMs)} ms, ${created}/${SERIES} mutations ran, canary max ${Math.round(canary.max)} ms`,
+    );
   });
 });
 
@@ -110,74 +118,87 @@ describe("a client that goes away", () => {
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)("on PostgreSQL, a statement waiting past the deadline (PostgreSQL only: the embedded database cannot cancel a statement)", () => {
-  const deadlineMs = 1000;
-  let server: TestServer;
-  let admin: BootstrapResult;
+describe.skipIf(!process.env.DATABASE_URL)(
+  "on PostgreSQL, a statement waiting past the deadline (PostgreSQL only: the embedded database cannot cancel a statement)",
+  () => {
+    const deadlineMs = 1000;
+    let server: TestServer;
+    let admin: BootstrapResult;
 
-  beforeAll(async () => {
-    server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
-    admin = await server.bootstrap("Lock org");
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+    beforeAll(async () => {
+      server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
+      admin = await server.bootstrap("Lock org");
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
 
-  /** Holds an exclusive lock on "Space" in a transaction of its own until released. */
-  async function lockSpaces() {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const transaction = server.database.prisma.$transaction(
-      async (tx) => {
-        await tx.$executeRawUnsafe(`LOCK TABLE "Space" IN ACCESS EXCLUSIVE MODE`);
-        locked();
-        await released;
-      },
-      { timeout: 60_000 },
-    );
-    await isLocked;
-    return async () => {
-      release();
-      await transaction;
-    };
-  }
-
-  const lockWaits = async () =>
-    Number((await server.database.prisma.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))[0].n);
-
-  it("answers at the deadline on both surfaces, and the database cancels the statement", async () => {
-    const before = await server.database.prisma.space.count();
-    const release = await lockSpaces();
-    try {
-      const canary = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${admin.token}` }, async () => {
-        const graphql = postGraphQL(server, admin.token, `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Locked" }) { space { id } } }`);
-        const rest = server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Locked REST" });
-        await sleep(deadlineMs / 2);
-        expect(await lockWaits()).toBeGreaterThan(0); // both wait on the lock in PostgreSQL
-        return Promise.all([graphql, rest]);
-      });
-      const [graphql, rest] = canary.result;
-      expect(graphql.status).toBe(503);
-      expect(graphql.body.errors[0].extensions.code).toBe("EXECUTION_TIMEOUT");
-      expect(rest.status).toBe(503);
-      // At the deadline, or (whichever PostgreSQL sees first) at the statement timeout: both say so.
-      expect(rest.body).toEqual({ error: { code: 503, message: expect.stringMatching(/deadline/) } });
-      expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1500);
-      expect(canary.max).toBeLessThan(1000);
-      // The lock is still held, yet nothing waits on it any more: PostgreSQL cancelled the statements.
-      let waits = await lockWaits();
-      for (let i = 0; i < 20 && waits > 0; i++) {
-        await sleep(100);
-        waits = await lockWaits();
-      }
-      expect(waits).toBe(0);
-      await release();
-      await sleep(300);
-      expect(await server.database.prisma.space.count()).toBe(before);
-    } finally {
-      await release();
+    /** Holds an exclusive lock on "Space" in a transaction of its own until released. */
+    async function lockSpaces() {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const transaction = server.database.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`LOCK TABLE "Space" IN ACCESS EXCLUSIVE MODE`);
+          locked();
+          await released;
+        },
+        { timeout: 60_000 },
+      );
+      await isLocked;
+      return async () => {
+        release();
+        await transaction;
+      };
     }
-  });
-});
+
+    const lockWaits = async () =>
+      Number(
+        (
+          await server.database.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        )[0].n,
+      );
+
+    it("answers at the deadline on both surfaces, and the database cancels the statement", async () => {
+      const before = await server.database.prisma.space.count();
+      const release = await lockSpaces();
+      try {
+        const canary = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${admin.token}` }, async () => {
+          const graphql = postGraphQL(
+            server,
+            admin.token,
+            `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Locked" }) { space { id } } }`,
+          );
+          const rest = server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Locked REST" });
+          await sleep(deadlineMs / 2);
+          expect(await lockWaits()).toBeGreaterThan(0); // both wait on the lock in PostgreSQL
+          return Promise.all([graphql, rest]);
+        });
+        const [graphql, rest] = canary.result;
+        expect(graphql.status).toBe(503);
+        expect(graphql.body.errors[0].extensions.code).toBe("EXECUTION_TIMEOUT");
+        expect(rest.status).toBe(503);
+        // At the deadline, or (whichever PostgreSQL sees first) at the statement timeout: both say so.
+        expect(rest.body).toEqual({ error: { code: 503, message: expect.stringMatching(/deadline/) } });
+        expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1500);
+        expect(canary.max).toBeLessThan(1000);
+        // The lock is still held, yet nothing waits on it any more: PostgreSQL cancelled the statements.
+        let waits = await lockWaits();
+        for (let i = 0; i < 20 && waits > 0; i++) {
+          await sleep(100);
+          waits = await lockWaits();
+        }
+        expect(waits).toBe(0);
+        await release();
+        await sleep(300);
+        expect(await server.database.prisma.space.count()).toBe(before);
+      } finally {
+        await release();
+      }
+    });
+  },
+);

@@ -43,7 +43,12 @@ function png(width: number, height: number): Uint8Array {
     Array.from({ length: height }, (_, y) => Buffer.from([0, ...Array.from({ length: width }, (_, x) => [x * 80, y * 120, 200]).flat()])),
   );
   return new Uint8Array(
-    Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", new Uint8Array())]),
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk("IHDR", header),
+      chunk("IDAT", deflateSync(rows)),
+      chunk("IEND", new Uint8Array()),
+    ]),
   );
 }
 
@@ -85,10 +90,15 @@ const headOf = async (token: string, space: string) =>
 
 const revisionFiles = async (token: string, space: string, revision: string) =>
   (
-    await graphqlData(server, token, `query($s: ID!, $r: ID!) { space(id: $s) { revisionById(id: $r) { id parents files { id name } } } }`, {
-      s: space,
-      r: revision,
-    })
+    await graphqlData(
+      server,
+      token,
+      `query($s: ID!, $r: ID!) { space(id: $s) { revisionById(id: $r) { id parents files { id name } } } }`,
+      {
+        s: space,
+        r: revision,
+      },
+    )
   ).space.revisionById as { id: string; parents: string[]; files: { id: string; name: string }[] };
 
 const blobCount = () => server.database.prisma.blob.count();
@@ -97,9 +107,14 @@ beforeAll(async () => {
   server = await startTestServer();
   A = await server.bootstrap("Files A");
   B = await server.bootstrap("Files B");
-  const created = await graphqlData(server, A.token, `mutation($o: ID!) { createSpace(input: { organization: $o, title: "Files" }) { space { id } } }`, {
-    o: A.organizationId,
-  });
+  const created = await graphqlData(
+    server,
+    A.token,
+    `mutation($o: ID!) { createSpace(input: { organization: $o, title: "Files" }) { space { id } } }`,
+    {
+      o: A.organizationId,
+    },
+  );
   spaceId = created.createSpace.space.id;
 });
 
@@ -154,14 +169,21 @@ describe("uploading files", () => {
     expect(new Uint8Array(await textResponse.arrayBuffer())).toEqual(TEXT);
 
     // The same URL is given when the file is read again (caches keep hitting).
-    const read = await graphqlData(server, A.token, `query($s: ID!, $f: ID!) { space(id: $s) { file(id: $f) { downloadURL } } }`, { s: spaceId, f: image.id });
+    const read = await graphqlData(server, A.token, `query($s: ID!, $f: ID!) { space(id: $s) { file(id: $f) { downloadURL } } }`, {
+      s: spaceId,
+      f: image.id,
+    });
     expect(read.space.file.downloadURL).toBe(image.downloadURL);
   });
 
   it("serves HTML and SVG as attachments, never inline (no stored XSS)", async () => {
     const result = await upload(A.token, spaceId, [
       { name: "page.html", type: "text/html", bytes: new TextEncoder().encode("<script>alert(1)</script>") },
-      { name: "logo.svg", type: "image/svg+xml", bytes: new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="5"><script>alert(1)</script></svg>') },
+      {
+        name: "logo.svg",
+        type: "image/svg+xml",
+        bytes: new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="5"><script>alert(1)</script></svg>'),
+      },
     ]);
     expect(result.errors).toBeUndefined();
     const [html, svg] = result.data.uploadFiles.files;
@@ -260,10 +282,14 @@ describe("uploading files", () => {
     expect(anonymous.status).toBe(401);
     expect(await headOf(A.token, spaceId)).toBe(before);
 
-    const deleteAsReader = await server.graphql(reader.token, `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id } } }`, {
-      s: spaceId,
-      f: uploaded[0].id,
-    });
+    const deleteAsReader = await server.graphql(
+      reader.token,
+      `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id } } }`,
+      {
+        s: spaceId,
+        f: uploaded[0].id,
+      },
+    );
     expect(deleteAsReader.errors?.[0].extensions?.code).toBe("FORBIDDEN");
   });
 
@@ -281,10 +307,15 @@ describe("uploading files", () => {
   it("deletes a file as one revision; the previous revision still lists it and its URL still serves", async () => {
     const before = await headOf(A.token, spaceId);
     const [image] = uploaded;
-    const deleted = await graphqlData(server, A.token, `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id parents files { id } } deletedFileId } }`, {
-      s: spaceId,
-      f: image.id,
-    });
+    const deleted = await graphqlData(
+      server,
+      A.token,
+      `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id parents files { id } } deletedFileId } }`,
+      {
+        s: spaceId,
+        f: image.id,
+      },
+    );
     const next = deleted.deleteFile.revision;
     expect(next.parents).toEqual([before]);
     expect(next.files.map((f: { id: string }) => f.id)).not.toContain(image.id);
@@ -294,10 +325,14 @@ describe("uploading files", () => {
     expect(old.files.map((f) => f.id)).toContain(image.id);
     expect((await fetch(image.downloadURL)).status).toBe(200);
 
-    const again = await server.graphql(A.token, `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id } } }`, {
-      s: spaceId,
-      f: image.id,
-    });
+    const again = await server.graphql(
+      A.token,
+      `mutation($s: ID!, $f: ID!) { deleteFile(input: { space: $s, file: $f }) { revision { id } } }`,
+      {
+        s: spaceId,
+        f: image.id,
+      },
+    );
     expect(again.errors?.[0].extensions?.code).toBe("NOT_FOUND");
     expect(await headOf(A.token, spaceId)).toBe(next.id);
   });

@@ -18,7 +18,10 @@ const role = (value: string) => value as MemberRole;
 let counter = 0;
 
 async function newSpace(parent?: string) {
-  const { data } = await api(admin.token).orgs.createSpace(admin.organizationId, { title: `Space ${++counter}`, ...(parent ? { parent } : {}) });
+  const { data } = await api(admin.token).orgs.createSpace(admin.organizationId, {
+    title: `Space ${++counter}`,
+    ...(parent ? { parent } : {}),
+  });
   return data;
 }
 
@@ -80,7 +83,10 @@ describe("team grants", () => {
     await api(admin.token).orgs.deleteMemberFromOrganizationTeamById(admin.organizationId, team.id, member.userId);
     await expectRestError(api(member.token).spaces.updateSpaceById(space.id, { title: "After" }), 403);
     expectGraphQLError(await server.graphql(member.token, RENAME, { id: space.id, title: "After" }), "FORBIDDEN");
-    expect((await api(member.token).spaces.getSpaceById(space.id)).data).toMatchObject({ title: "Edited through GraphQL", permissions: { edit: false } });
+    expect((await api(member.token).spaces.getSpaceById(space.id)).data).toMatchObject({
+      title: "Edited through GraphQL",
+      permissions: { edit: false },
+    });
   });
 
   it("PATCH changes a team's role, DELETE removes it (205), and a second DELETE finds nothing to remove (204)", async () => {
@@ -106,7 +112,9 @@ describe("invitations by e-mail", () => {
     await api(admin.token).collections.inviteToCollection(collection.id, { role: role("comment"), users: [email] });
 
     const user = await prisma().user.findFirstOrThrow({ where: { email: email.toLowerCase() } });
-    expect(await prisma().member.findUnique({ where: { organizationId_userId: { organizationId: admin.organizationId, userId: user.id } } })).toMatchObject({
+    expect(
+      await prisma().member.findUnique({ where: { organizationId_userId: { organizationId: admin.organizationId, userId: user.id } } }),
+    ).toMatchObject({
       role: null,
     });
     const token = await issueToken(prisma(), user.id);
@@ -166,20 +174,32 @@ describe("the lists", () => {
         { kind: "ORGANIZATION", role: "READ", space: null, collection: null, team: null },
       ],
     });
-    expect(data.space.teamPermissions.nodes).toEqual([{ team: { id: team.id }, role: "REVIEW", sources: [{ kind: "TEAM", collection: { id: collection.id } }] }]);
+    expect(data.space.teamPermissions.nodes).toEqual([
+      { team: { id: team.id }, role: "REVIEW", sources: [{ kind: "TEAM", collection: { id: collection.id } }] },
+    ]);
 
     const { data: everyone } = await api(admin.token).spaces.listPermissionsAggregateInSpace(space.id);
     const all = Object.fromEntries(everyone.items.map((item) => [item.user.id, item.permission]));
-    expect(all).toMatchObject({ [admin.userId]: "admin", [reader.userId]: "review", [teamMember.userId]: "review", [guest.userId]: "read" });
+    expect(all).toMatchObject({
+      [admin.userId]: "admin",
+      [reader.userId]: "review",
+      [teamMember.userId]: "review",
+      [guest.userId]: "read",
+    });
     expect(everyone.count).toBe(everyone.items.length);
     const { data: reviewers } = await api(admin.token).spaces.listPermissionsAggregateInSpace(space.id, { role: role("review") });
     expect(reviewers.items.map((item) => item.user.id).sort()).toEqual([reader.userId, teamMember.userId].sort());
 
     // A default level replaces the organization role and says so.
     await prisma().space.update({ where: { id: space.id }, data: { defaultLevel: "comment" } });
-    const withDefault = await graphqlData(server, admin.token, `query($id: ID!) { space(id: $id) { usersWithAccess(role: COMMENT) { nodes { user { id } sources { kind space { id } } } } } }`, {
-      id: space.id,
-    });
+    const withDefault = await graphqlData(
+      server,
+      admin.token,
+      `query($id: ID!) { space(id: $id) { usersWithAccess(role: COMMENT) { nodes { user { id } sources { kind space { id } } } } } }`,
+      {
+        id: space.id,
+      },
+    );
     const rows = withDefault.space.usersWithAccess.nodes;
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.sources[0]).toEqual({ kind: "DEFAULT_LEVEL", space: { id: space.id } });
@@ -243,17 +263,52 @@ describe("refusals", () => {
     const member = await server.addMember(admin.organizationId, "read");
     const foreignTeam = await newTeam([], other);
     await expectNothingChanged(async () => {
-      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [member.userId, "usr_unknown"] }), 404, "usr_unknown");
-      await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [other.userId] }), 404, other.userId);
-      await expectRestError(api(admin.token).collections.inviteToCollection(collection.id, { role: role("edit"), teams: [foreignTeam.id] }), 404, foreignTeam.id);
+      await expectRestError(
+        api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [member.userId, "usr_unknown"] }),
+        404,
+        "usr_unknown",
+      );
+      await expectRestError(
+        api(admin.token).spaces.inviteToSpace(space.id, { role: role("edit"), users: [other.userId] }),
+        404,
+        other.userId,
+      );
+      await expectRestError(
+        api(admin.token).collections.inviteToCollection(collection.id, { role: role("edit"), teams: [foreignTeam.id] }),
+        404,
+        foreignTeam.id,
+      );
       await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: role("owner"), users: [member.userId] }), 400, "role");
       await expectRestError(api(admin.token).spaces.inviteToSpace(space.id, { role: null, users: [member.userId] }), 400, "role");
       await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { users: [member.userId] }, 400, "role");
       await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read" }, 400, "users or teams");
-      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read", users: "x" }, 400, "users");
-      await expectRawRestError(server, admin.token, "POST", `/v1/spaces/${space.id}/permissions`, { role: "read", users: ["not an e-mail@"] }, 404);
-      await expectRestError(api(admin.token).spaces.updateUserPermissionInSpace(space.id, "usr_unknown", { role: role("read") }), 404, "usr_unknown");
-      await expectRestError(api(admin.token).spaces.updateTeamPermissionInSpace(space.id, foreignTeam.id, { role: role("read") }), 404, foreignTeam.id);
+      await expectRawRestError(
+        server,
+        admin.token,
+        "POST",
+        `/v1/spaces/${space.id}/permissions`,
+        { role: "read", users: "x" },
+        400,
+        "users",
+      );
+      await expectRawRestError(
+        server,
+        admin.token,
+        "POST",
+        `/v1/spaces/${space.id}/permissions`,
+        { role: "read", users: ["not an e-mail@"] },
+        404,
+      );
+      await expectRestError(
+        api(admin.token).spaces.updateUserPermissionInSpace(space.id, "usr_unknown", { role: role("read") }),
+        404,
+        "usr_unknown",
+      );
+      await expectRestError(
+        api(admin.token).spaces.updateTeamPermissionInSpace(space.id, foreignTeam.id, { role: role("read") }),
+        404,
+        foreignTeam.id,
+      );
       await expectRestError(api(admin.token).spaces.updateUserPermissionInSpace(space.id, member.userId, {}), 400, "role");
       await expectRestError(api(admin.token).spaces.removeUserFromSpace(space.id, "usr_unknown"), 404);
       await expectRestError(api(admin.token).spaces.listPermissionsAggregateInSpace(space.id, { role: role("owner") }), 400, "role");
@@ -298,7 +353,9 @@ describe("grant uniqueness", () => {
     const row = { organizationId: admin.organizationId, userId, role: "read" };
     await expect(prisma().permissionGrant.create({ data: { id: `grt_dup_${++counter}`, spaceId: space.id, ...row } })).rejects.toThrow();
     await prisma().permissionGrant.create({ data: { id: `grt_col_${++counter}`, collectionId: collection.id, ...row } });
-    await expect(prisma().permissionGrant.create({ data: { id: `grt_dup_${++counter}`, collectionId: collection.id, ...row } })).rejects.toThrow();
+    await expect(
+      prisma().permissionGrant.create({ data: { id: `grt_dup_${++counter}`, collectionId: collection.id, ...row } }),
+    ).rejects.toThrow();
     // A grant on a collection does not collide with one on another collection (their spaceId is NULL).
     const second = await newCollection();
     await prisma().permissionGrant.create({ data: { id: `grt_col_${++counter}`, collectionId: second.id, ...row } });

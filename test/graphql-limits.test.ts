@@ -102,7 +102,11 @@ describe("request bodies", () => {
   it("refuses a body above the limit with 413 before reading it", async () => {
     const response = await fetch(`${server.url}/graphql`, {
       method: "POST",
-      headers: { "content-type": "application/json", "content-length": String(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1), authorization: `Bearer ${admin.token}` },
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1),
+        authorization: `Bearer ${admin.token}`,
+      },
       body: "{}".padEnd(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1, " "),
     });
     expect(response.status).toBe(413);

@@ -134,16 +134,19 @@ describe("node and nodes", () => {
     expect(JSON.stringify(response)).not.toContain("Hidden space");
   });
 
-  it.each(["xyz_123", "nounderscore", "", "tok_abc", "rev_abc"])(
-    "answers NOT_FOUND for an id whose prefix is no node type (%j), with a clear message",
-    async (id) => {
-      const response = await server.graphql(admin.token, `query($id: ID!) { node(id: $id) { id } }`, { id });
-      expect(response.data).toEqual({ node: null });
-      expect(response.errors).toHaveLength(1);
-      expect(response.errors![0].extensions?.code).toBe("NOT_FOUND");
-      expect(response.errors![0].message).toContain(JSON.stringify(id));
-    },
-  );
+  it.each([
+    "xyz_123",
+    "nounderscore",
+    "",
+    "tok_abc",
+    "rev_abc",
+  ])("answers NOT_FOUND for an id whose prefix is no node type (%j), with a clear message", async (id) => {
+    const response = await server.graphql(admin.token, `query($id: ID!) { node(id: $id) { id } }`, { id });
+    expect(response.data).toEqual({ node: null });
+    expect(response.errors).toHaveLength(1);
+    expect(response.errors![0].extensions?.code).toBe("NOT_FOUND");
+    expect(response.errors![0].message).toContain(JSON.stringify(id));
+  });
 
   it("refuses nodes(ids:) naming the id whose prefix is no node type, never with an internal error", async () => {
     const response = await server.graphql(admin.token, `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, {
@@ -266,9 +269,13 @@ describe("connections", () => {
   });
 
   it("refuses a garbage after cursor with a 400 naming the cursor", async () => {
-    const response = await server.graphql(org.token, `query($id: ID!) { organization(id: $id) { spaces(after: "garbage") { totalCount } } }`, {
-      id: org.organizationId,
-    });
+    const response = await server.graphql(
+      org.token,
+      `query($id: ID!) { organization(id: $id) { spaces(after: "garbage") { totalCount } } }`,
+      {
+        id: org.organizationId,
+      },
+    );
     expect(response.status).toBe(400);
     expect(response.errors![0].extensions?.code).toBe("BAD_REQUEST");
     expect(response.errors![0].message).toMatch(/cursor/);

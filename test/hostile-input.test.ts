@@ -139,13 +139,16 @@ const RAW_BODIES = [
   '{"title":"\\u0000"}',
   '{"a":1e400}',
   `{"title":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
-  `${"{\"a\":".repeat(5000)}1${"}".repeat(5000)}`,
+  `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`,
 ];
 const body = fc.oneof(
   { weight: 5, arbitrary: fc.dictionary(fieldName, json, { maxKeys: 6 }).map((value) => JSON.stringify(value)) },
   { weight: 1, arbitrary: json.map((value) => JSON.stringify(value) ?? "null") },
   { weight: 1, arbitrary: fc.constantFrom(...RAW_BODIES) },
-  { weight: 1, arbitrary: fc.integer({ min: 5, max: 6 }).map((n) => JSON.stringify({ title: "x".repeat(10 ** n), markdown: "y".repeat(10 ** n) })) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 5, max: 6 }).map((n) => JSON.stringify({ title: "x".repeat(10 ** n), markdown: "y".repeat(10 ** n) })),
+  },
 );
 
 /** A URL path segment or query value, already encoded (lone surrogates as their raw UTF-8 bytes). */
@@ -165,7 +168,9 @@ const segment = (valid: string | undefined) =>
   );
 
 const AUTHORIZATIONS = [...Array(12).fill("admin"), "none", "Bearer nope", `Bearer ${"a".repeat(5000)}`, "Basic YTpi", "Bearer"];
-const authorization = fc.constantFrom(...AUTHORIZATIONS).map((value) => (value === "admin" ? `Bearer ${admin.token}` : value === "none" ? undefined : value));
+const authorization = fc
+  .constantFrom(...AUTHORIZATIONS)
+  .map((value) => (value === "admin" ? `Bearer ${admin.token}` : value === "none" ? undefined : value));
 
 // ---------------------------------------------------------------------------------------------
 // State
@@ -179,7 +184,9 @@ async function snapshot(): Promise<Record<string, string>> {
   // Finish background work started by earlier accepted requests first, so it is not mistaken for
   // a change made by a refused one.
   await server.app.jobs.runDue();
-  const select = tables.map((table) => `(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM "${table}" t) AS "${table}"`).join(", ");
+  const select = tables
+    .map((table) => `(SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM "${table}" t) AS "${table}"`)
+    .join(", ");
   const [row] = await server.database.prisma.$queryRawUnsafe<Record<string, string>[]>(`SELECT ${select}`);
   return row;
 }
@@ -213,22 +220,41 @@ async function gql(query: string, variables: Record<string, unknown>) {
 
 beforeAll(async () => {
   // Strict imports with short timeouts: generated URLs must not wander off or wait 10 s.
-  server = await startTestServer({ importAllowPrivateHosts: false, importLimits: { allowPrivateHosts: false, requestTimeoutMs: 500, totalTimeoutMs: 1000 } });
+  server = await startTestServer({
+    importAllowPrivateHosts: false,
+    importLimits: { allowPrivateHosts: false, requestTimeoutMs: 500, totalTimeoutMs: 1000 },
+  });
   admin = await server.bootstrap("Hostile org");
   ids.organizationId = admin.organizationId;
   ids.userId = admin.userId;
   const organization = admin.organizationId;
-  ids.collectionId = (await gql(`mutation($i: CreateCollectionInput!) { createCollection(input: $i) { collection { id } } }`, { i: { organization, title: "Coll" } }))?.createCollection.collection.id;
-  ids.spaceId = (await gql(`mutation($i: CreateSpaceInput!) { createSpace(input: $i) { space { id } } }`, { i: { organization, title: "Space" } }))?.createSpace.space.id;
-  ids.pageId = (await gql(`mutation($i: CreatePageInput!) { createPage(input: $i) { page { id } } }`, { i: { space: ids.spaceId, title: "Page", markdown: "Hello\n" } }))?.createPage.page.id;
-  ids.teamId = (await gql(`mutation($i: CreateTeamInput!) { createTeam(input: $i) { team { id } } }`, { i: { organization, title: "Team" } }))?.createTeam.team.id;
+  ids.collectionId = (
+    await gql(`mutation($i: CreateCollectionInput!) { createCollection(input: $i) { collection { id } } }`, {
+      i: { organization, title: "Coll" },
+    })
+  )?.createCollection.collection.id;
+  ids.spaceId = (
+    await gql(`mutation($i: CreateSpaceInput!) { createSpace(input: $i) { space { id } } }`, { i: { organization, title: "Space" } })
+  )?.createSpace.space.id;
+  ids.pageId = (
+    await gql(`mutation($i: CreatePageInput!) { createPage(input: $i) { page { id } } }`, {
+      i: { space: ids.spaceId, title: "Page", markdown: "Hello\n" },
+    })
+  )?.createPage.page.id;
+  ids.teamId = (
+    await gql(`mutation($i: CreateTeamInput!) { createTeam(input: $i) { team { id } } }`, { i: { organization, title: "Team" } })
+  )?.createTeam.team.id;
   const changeRequest = await server.rest(admin.token, "POST", `/v1/spaces/${ids.spaceId}/change-requests`, { subject: "CR" });
   ids.changeRequestId = changeRequest.body?.id;
   const comment = await server.rest(admin.token, "POST", `/v1/spaces/${ids.spaceId}/comments`, { body: { markdown: "Hi" } });
   ids.commentId = comment.body?.id;
   const site = await server.rest(admin.token, "POST", `/v1/orgs/${organization}/sites`, { title: "Site" });
   ids.siteId = site.body?.id;
-  tables = (await server.database.prisma.$queryRawUnsafe<{ tablename: string }[]>(`SELECT tablename::text AS tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename`))
+  tables = (
+    await server.database.prisma.$queryRawUnsafe<{ tablename: string }[]>(
+      `SELECT tablename::text AS tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename`,
+    )
+  )
     .map((row) => row.tablename)
     .filter((table) => !VOLATILE.test(table));
 }, 60_000);
@@ -249,38 +275,54 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 
 /** Deletions last (and the organization's own last of all), so earlier routes find the seeded rows. */
-const orderedRoutes = [...routes].sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE") || Number(a.path === "/v1/orgs/:organizationId") - Number(b.path === "/v1/orgs/:organizationId"));
+const orderedRoutes = [...routes].sort(
+  (a, b) =>
+    Number(a.method === "DELETE") - Number(b.method === "DELETE") ||
+    Number(a.path === "/v1/orgs/:organizationId") - Number(b.path === "/v1/orgs/:organizationId"),
+);
 
 describe("REST routes with hostile inputs", () => {
   for (const route of orderedRoutes) {
     it(`${route.method} ${route.path}`, async () => {
       const params = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
       const paramsArbitrary = fc.tuple(...params.map((name) => segment(ids[name])));
-      const queryArbitrary = fc.array(fc.tuple(fc.constantFrom(...Object.keys(route.query ?? {}), "page", "limit", "unknown"), segment(undefined)), { maxLength: 3 });
+      const queryArbitrary = fc.array(
+        fc.tuple(fc.constantFrom(...Object.keys(route.query ?? {}), "page", "limit", "unknown"), segment(undefined)),
+        { maxLength: 3 },
+      );
       const withBody = route.method === "POST" || route.method === "PUT" || route.method === "PATCH";
       await fc.assert(
-        fc.asyncProperty(paramsArbitrary, queryArbitrary, withBody ? body : fc.constant(undefined), authorization, async (values, query, payload, auth) => {
-          let path = route.path;
-          params.forEach((name, index) => {
-            path = path.replace(`:${name}`, values[index]);
-          });
-          const search = query.map(([key, value]) => `${key}=${value}`).join("&");
-          const url = `${server.url}${path}${search ? `?${search}` : ""}`;
-          const describeRequest = () => `${route.method} ${url.slice(0, 300)} body ${String(payload).slice(0, 300)}`;
-          const response = await fetch(url, {
-            method: route.method,
-            headers: { ...(payload !== undefined ? { "content-type": "application/json" } : {}), ...(auth ? { authorization: auth } : {}) },
-            body: payload,
-          });
-          const text = await response.text();
-          count("rest", response.status);
-          expect(response.status, `${describeRequest()} → ${text.slice(0, 300)}`).toBeLessThan(500);
-          if (response.status >= 400) {
-            expect(response.headers.get("content-type"), describeRequest()).toMatch(/^application\/json/);
-            expect(JSON.parse(text), describeRequest()).toEqual({ error: { code: response.status, message: expect.any(String) } });
-          }
-          await checkUnchangedOnRefusal(response.status >= 400, describeRequest);
-        }),
+        fc.asyncProperty(
+          paramsArbitrary,
+          queryArbitrary,
+          withBody ? body : fc.constant(undefined),
+          authorization,
+          async (values, query, payload, auth) => {
+            let path = route.path;
+            params.forEach((name, index) => {
+              path = path.replace(`:${name}`, values[index]);
+            });
+            const search = query.map(([key, value]) => `${key}=${value}`).join("&");
+            const url = `${server.url}${path}${search ? `?${search}` : ""}`;
+            const describeRequest = () => `${route.method} ${url.slice(0, 300)} body ${String(payload).slice(0, 300)}`;
+            const response = await fetch(url, {
+              method: route.method,
+              headers: {
+                ...(payload !== undefined ? { "content-type": "application/json" } : {}),
+                ...(auth ? { authorization: auth } : {}),
+              },
+              body: payload,
+            });
+            const text = await response.text();
+            count("rest", response.status);
+            expect(response.status, `${describeRequest()} → ${text.slice(0, 300)}`).toBeLessThan(500);
+            if (response.status >= 400) {
+              expect(response.headers.get("content-type"), describeRequest()).toMatch(/^application\/json/);
+              expect(JSON.parse(text), describeRequest()).toEqual({ error: { code: response.status, message: expect.any(String) } });
+            }
+            await checkUnchangedOnRefusal(response.status >= 400, describeRequest);
+          },
+        ),
         { numRuns: RUNS_PER_ROUTE, endOnFailure: true },
       );
     });
@@ -297,15 +339,26 @@ const ALL_IDS = () => Object.values(ids).filter(Boolean);
 function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
   // Wrong types are rare per value, since one anywhere refuses the whole request before it runs.
   const wrong = { weight: 1, arbitrary: json };
-  if (isNonNullType(type)) return fc.oneof({ weight: 30, arbitrary: valueFor(type.ofType, depth) }, { weight: 1, arbitrary: fc.constant(null) });
+  if (isNonNullType(type))
+    return fc.oneof({ weight: 30, arbitrary: valueFor(type.ofType, depth) }, { weight: 1, arbitrary: fc.constant(null) });
   if (depth > 4) return fc.constant(null);
-  if (isListType(type)) return fc.oneof({ weight: 20, arbitrary: fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 }) }, wrong, { weight: 1, arbitrary: fc.constant(Array.from({ length: 1000 }, () => "x")) });
+  if (isListType(type))
+    return fc.oneof({ weight: 20, arbitrary: fc.array(valueFor(type.ofType, depth + 1), { maxLength: 3 }) }, wrong, {
+      weight: 1,
+      arbitrary: fc.constant(Array.from({ length: 1000 }, () => "x")),
+    });
   if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
-    const record = fc.record(Object.fromEntries(fields.map((field) => [field.name, valueFor(field.type, depth + 1)])), { requiredKeys: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name) });
+    const record = fc.record(Object.fromEntries(fields.map((field) => [field.name, valueFor(field.type, depth + 1)])), {
+      requiredKeys: fields.filter((field) => isNonNullType(field.type)).map((field) => field.name),
+    });
     return fc.oneof({ weight: 20, arbitrary: record }, wrong);
   }
-  if (isEnumType(type)) return fc.oneof({ weight: 20, arbitrary: fc.constantFrom(...type.getValues().map((value) => value.name)) }, { weight: 1, arbitrary: hostileString });
+  if (isEnumType(type))
+    return fc.oneof(
+      { weight: 20, arbitrary: fc.constantFrom(...type.getValues().map((value) => value.name)) },
+      { weight: 1, arbitrary: hostileString },
+    );
   switch (getNamedType(type).name) {
     case "ID":
       return fc.oneof({ weight: 20, arbitrary: fc.constantFrom(...ALL_IDS()) }, { weight: 8, arbitrary: hostileString }, wrong);
@@ -323,7 +376,9 @@ function valueFor(type: GraphQLInputType, depth = 0): fc.Arbitrary<unknown> {
 
 const printType = (type: GraphQLInputType): string => type.toString();
 
-const mutations = Object.values(schema.getMutationType()?.getFields() ?? {}).sort((a, b) => Number(/^delete/.test(a.name)) - Number(/^delete/.test(b.name)));
+const mutations = Object.values(schema.getMutationType()?.getFields() ?? {}).sort(
+  (a, b) => Number(/^delete/.test(a.name)) - Number(/^delete/.test(b.name)),
+);
 
 describe("GraphQL mutations with hostile inputs", () => {
   for (const field of mutations) {
@@ -346,7 +401,10 @@ describe("GraphQL mutations with hostile inputs", () => {
           const text = await response.text();
           count("graphql", response.status);
           expect(response.status, `${describeRequest()} → ${text.slice(0, 300)}`).toBeLessThan(500);
-          const result = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] };
+          const result = JSON.parse(text) as {
+            data?: Record<string, unknown> | null;
+            errors?: { message: string; extensions?: { code?: string } }[];
+          };
           for (const error of result.errors ?? []) {
             expect(error.extensions?.code, `${describeRequest()} → ${text.slice(0, 300)}`).toEqual(expect.any(String));
             expect(error.extensions?.code, describeRequest()).not.toBe("INTERNAL_SERVER_ERROR");

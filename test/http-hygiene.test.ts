@@ -23,7 +23,11 @@ describe("rate limits", () => {
     const responses = [
       await fetch(`${server.url}/v1/orgs/${admin.organizationId}`, { headers: auth }),
       await fetch(`${server.url}/v1/nothing-here`, { headers: auth }),
-      await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' }),
+      await fetch(`${server.url}/graphql`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: '{"query":"{ viewer { id } }"}',
+      }),
       await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{" }),
       await fetch(`${server.url}/files/${"0".repeat(64)}/a.txt?sig=x`, { headers: auth }),
       await fetch(`${server.url}/v1/spaces/x%00`, { headers: auth }),
@@ -41,8 +45,14 @@ describe("rate limits", () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
-    expect(await refused.json()).toEqual({ error: { code: 429, message: expect.stringMatching(/^Rate limit exceeded: at most 8 requests per 60 s per token/) } });
-    const graphqlRefused = await fetch(`${server.url}/graphql`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' });
+    expect(await refused.json()).toEqual({
+      error: { code: 429, message: expect.stringMatching(/^Rate limit exceeded: at most 8 requests per 60 s per token/) },
+    });
+    const graphqlRefused = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: '{"query":"{ viewer { id } }"}',
+    });
     expect(graphqlRefused.status).toBe(429);
     expect(((await graphqlRefused.json()) as any).errors[0].extensions.code).toBe("RATE_LIMITED");
     // Another token has its own budget.
@@ -119,20 +129,34 @@ describe("uploads", () => {
     await server?.close();
   });
 
-  it("takes a multipart upload above Yoga's 25 MB default (30 MiB here; the bound is 50 MiB of files), within the execution deadline", { timeout: 60_000 }, async () => {
-    const space = await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Uploads" });
-    const files = [0, 1, 2].map((i) => ({ name: `big-${i}.bin`, bytes: new Uint8Array(10 * 1024 * 1024).fill(i) }));
-    const form = new FormData();
-    form.set("operations", JSON.stringify({ query: `mutation($input: UploadFilesInput!) { uploadFiles(input: $input) { files { size } } }`, variables: { input: { space: space.body.id, files: files.map(() => null) } } }));
-    form.set("map", JSON.stringify(Object.fromEntries(files.map((_, i) => [String(i), [`variables.input.files.${i}`]]))));
-    files.forEach((file, i) => form.set(String(i), new Blob([file.bytes]), file.name));
-    const started = performance.now();
-    const response = await fetch(`${server.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${admin.token}` }, body: form });
-    const result = (await response.json()) as any;
-    expect(response.status, JSON.stringify(result).slice(0, 300)).toBe(200);
-    expect(result.data.uploadFiles.files).toEqual(files.map((file) => ({ size: file.bytes.byteLength })));
-    console.log(`30 MiB upload answered in ${Math.round(performance.now() - started)} ms`);
-  });
+  it(
+    "takes a multipart upload above Yoga's 25 MB default (30 MiB here; the bound is 50 MiB of files), within the execution deadline",
+    { timeout: 60_000 },
+    async () => {
+      const space = await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Uploads" });
+      const files = [0, 1, 2].map((i) => ({ name: `big-${i}.bin`, bytes: new Uint8Array(10 * 1024 * 1024).fill(i) }));
+      const form = new FormData();
+      form.set(
+        "operations",
+        JSON.stringify({
+          query: `mutation($input: UploadFilesInput!) { uploadFiles(input: $input) { files { size } } }`,
+          variables: { input: { space: space.body.id, files: files.map(() => null) } },
+        }),
+      );
+      form.set("map", JSON.stringify(Object.fromEntries(files.map((_, i) => [String(i), [`variables.input.files.${i}`]]))));
+      files.forEach((file, i) => form.set(String(i), new Blob([file.bytes]), file.name));
+      const started = performance.now();
+      const response = await fetch(`${server.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin.token}` },
+        body: form,
+      });
+      const result = (await response.json()) as any;
+      expect(response.status, JSON.stringify(result).slice(0, 300)).toBe(200);
+      expect(result.data.uploadFiles.files).toEqual(files.map((file) => ({ size: file.bytes.byteLength })));
+      console.log(`30 MiB upload answered in ${Math.round(performance.now() - started)} ms`);
+    },
+  );
 });
 
 describe("headers, HEAD, toggles", () => {
@@ -140,7 +164,10 @@ describe("headers, HEAD, toggles", () => {
   let admin: BootstrapResult;
 
   beforeAll(async () => {
-    server = await startTestServer({ graphiqlEnabled: false, introspectionEnabled: false }, { headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+    server = await startTestServer(
+      { graphiqlEnabled: false, introspectionEnabled: false },
+      { headersTimeoutMs: 500, requestTimeoutMs: 1000 },
+    );
     admin = await server.bootstrap("Hygiene org");
   });
   afterAll(async () => {
@@ -164,7 +191,11 @@ describe("headers, HEAD, toggles", () => {
     for (const response of [
       await fetch(`${server.url}/v1/user`, { headers: { authorization: `Bearer ${admin.token}` } }),
       await fetch(`${server.url}/v1/user`),
-      await fetch(`${server.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"query":"{ viewer { id } }"}' }),
+      await fetch(`${server.url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"query":"{ viewer { id } }"}',
+      }),
     ]) {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("referrer-policy")).toBe("no-referrer");
@@ -189,7 +220,9 @@ describe("headers, HEAD, toggles", () => {
       socket.on("data", (chunk) => (received += chunk.toString()));
       socket.on("close", () => resolve(received));
       socket.on("error", reject);
-      socket.write(`POST /v1/orgs/${admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`);
+      socket.write(
+        `POST /v1/orgs/${admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
+      );
     });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(answer).toMatch(/^HTTP\/1\.1 408/);

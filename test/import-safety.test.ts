@@ -25,7 +25,8 @@ let silent: TcpServer;
 const sockets: Socket[] = [];
 let closedPort: number;
 
-const listen = (server: Server | TcpServer) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: Server | TcpServer) =>
+  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 
 beforeAll(async () => {
   site = createHttpServer((req, res) => {
@@ -63,7 +64,8 @@ async function newSpace(server: TestServer, admin: BootstrapResult) {
   return created.body.id as string;
 }
 
-const importOf = (server: TestServer, token: string, space: string, url: string) => server.rest(token, "POST", `/v1/spaces/${space}/content/import`, { url, source: "website" });
+const importOf = (server: TestServer, token: string, space: string, url: string) =>
+  server.rest(token, "POST", `/v1/spaces/${space}/content/import`, { url, source: "website" });
 
 describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () => {
   let server: TestServer;
@@ -73,7 +75,10 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
   beforeAll(async () => {
     const production = loadConfig({});
     expect(production.importAllowPrivateHosts).toBe(false);
-    server = await startTestServer({ importAllowPrivateHosts: production.importAllowPrivateHosts, importLimits: { requestTimeoutMs: 500 } });
+    server = await startTestServer({
+      importAllowPrivateHosts: production.importAllowPrivateHosts,
+      importLimits: { requestTimeoutMs: 500 },
+    });
     admin = await server.bootstrap("Strict import");
     space = await newSpace(server, admin);
   });
@@ -86,7 +91,9 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
     const revisions = await server.database.prisma.revision.count({ where: { spaceId: space } });
     const response = await importOf(server, admin.token, space, `${siteUrl}/internal-admin`);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: { code: 400, message: `url: ${siteUrl} is unreachable: no HTTP answer from a public host within 500 ms` } });
+    expect(response.body).toEqual({
+      error: { code: 400, message: `url: ${siteUrl} is unreachable: no HTTP answer from a public host within 500 ms` },
+    });
     expect(JSON.stringify(response.body)).not.toContain("secret");
     expect(await server.database.prisma.revision.count({ where: { spaceId: space } })).toBe(revisions);
     expect(connections).toEqual(before);
@@ -98,7 +105,9 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
     for (const host of ["localhost", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "[::1]", "0.0.0.0", "127.1"]) {
       const response = await importOf(server, admin.token, space, `http://${host}:${port}/internal-admin`);
       expect(response.status, host).toBe(400);
-      expect(response.body.error.message, host).toMatch(/^url: http:\/\/.+ is unreachable: no HTTP answer from a public host within 500 ms$/);
+      expect(response.body.error.message, host).toMatch(
+        /^url: http:\/\/.+ is unreachable: no HTTP answer from a public host within 500 ms$/,
+      );
     }
     // The site server never saw a connection: the refused address was not connected to.
     expect(connections).toEqual(before);
@@ -106,9 +115,32 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
 
   it("classifies the ranges of the issue as non-public", () => {
     for (const address of [
-      "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1", "169.254.169.254", "0.0.0.0", "224.0.0.1", "255.255.255.255",
-      "198.18.0.1", "198.19.255.254", "192.0.0.8", "192.0.2.1", "::1", "::", "fc00::1", "fd12::1", "fe80::1", "ff02::1",
-      "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::7f00:1", "64:ff9b::a00:1", "2002:7f00:1::1", "2001:db8::1", "2001::1",
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "100.64.0.1",
+      "169.254.169.254",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "198.18.0.1",
+      "198.19.255.254",
+      "192.0.0.8",
+      "192.0.2.1",
+      "::1",
+      "::",
+      "fc00::1",
+      "fd12::1",
+      "fe80::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "64:ff9b::7f00:1",
+      "64:ff9b::a00:1",
+      "2002:7f00:1::1",
+      "2001:db8::1",
+      "2001::1",
     ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
@@ -145,7 +177,9 @@ describe("one message for every network failure (no port oracle)", () => {
     expect(connections.silent).toBeGreaterThan(0);
     expect([...messages]).toEqual(["url: http://127.0.0.1:PORT is unreachable: no HTTP answer from a public host within 500 ms"]);
     const unknown = await importOf(server, admin.token, space, "http://no-such-host.invalid/");
-    expect(unknown.body.error.message).toBe("url: http://no-such-host.invalid is unreachable: no HTTP answer from a public host within 500 ms");
+    expect(unknown.body.error.message).toBe(
+      "url: http://no-such-host.invalid is unreachable: no HTTP answer from a public host within 500 ms",
+    );
   });
 });
 
@@ -161,7 +195,9 @@ describe("a page of 20,000 links", () => {
       expect(canary.result.status).toBe(413);
       expect(canary.result.body.error.message).toMatch(/cannot be imported: it has 2000\d elements: at most 20000 are imported per page/);
       expect(canary.max).toBeLessThan(1000);
-      console.log(`20,000 links, default caps: refused in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`);
+      console.log(
+        `20,000 links, default caps: refused in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`,
+      );
     } finally {
       await server.close();
     }
@@ -186,7 +222,9 @@ describe("a page of 20,000 links", () => {
       expect(canary.elapsedMs).toBeLessThan(2 * htmlTimeoutMs + 3000);
       expect(canary.max).toBeLessThan(1000);
       expect(canary.latencies.length).toBeGreaterThan(5);
-      console.log(`20,000 links, caps raised: ${status} in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`);
+      console.log(
+        `20,000 links, caps raised: ${status} in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`,
+      );
     } finally {
       await server.close();
     }

@@ -24,7 +24,10 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
     ),
   },
   "/guide/": { type: "text/html", body: html("Guide", `<h1>Guide</h1><p>Read <a href="install">the install page</a>.</p>`) },
-  "/guide/install": { type: "text/html", body: html("Installation", `<h2 id="steps">Steps</h2><p>Run it.</p><img src="/logo.png" alt="Logo">`) },
+  "/guide/install": {
+    type: "text/html",
+    body: html("Installation", `<h2 id="steps">Steps</h2><p>Run it.</p><img src="/logo.png" alt="Logo">`),
+  },
   "/logo.png": { type: "image/png", body: PNG },
   "/data.json": { type: "application/json", body: `{"not":"html"}` },
   "/huge": { type: "text/html", body: html("Huge", `<p>${"x".repeat(64 * 1024)}</p>`) },
@@ -52,7 +55,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  server = await startTestServer({ importLimits: { requestTimeoutMs: 500, totalTimeoutMs: 5000, maxBytes: 32 * 1024, allowPrivateHosts: true } });
+  server = await startTestServer({
+    importLimits: { requestTimeoutMs: 500, totalTimeoutMs: 5000, maxBytes: 32 * 1024, allowPrivateHosts: true },
+  });
   A = await server.bootstrap("Import A");
   B = await server.bootstrap("Import B");
 });
@@ -72,7 +77,8 @@ async function newSpace(token = A.token, organizationId = A.organizationId): Pro
 
 const headOf = async (space: string) => (await server.database.prisma.space.findUniqueOrThrow({ where: { id: space } })).revisionId;
 const revisionCount = (space: string) => server.database.prisma.revision.count({ where: { spaceId: space } });
-const importRest = (space: string, body: unknown, token = A.token) => server.rest(token, "POST", `/v1/spaces/${space}/content/import`, body);
+const importRest = (space: string, body: unknown, token = A.token) =>
+  server.rest(token, "POST", `/v1/spaces/${space}/content/import`, body);
 
 const TREE = `query($id: ID!) { space(id: $id) { content { id parents files { id name contentType size dimensions { width height } }
   allPages { id title path parentId markdown } } } }`;
@@ -112,7 +118,15 @@ describe("importing a website", () => {
     expect(byPath["guide"].markdown).toContain("(guide/install)");
 
     // The image is a file with its dimensions, referenced as files/<id>.
-    expect(content.files).toEqual([{ id: expect.stringMatching(/^file_/), name: "logo.png", contentType: "image/png", size: PNG.length, dimensions: { width: 1, height: 1 } }]);
+    expect(content.files).toEqual([
+      {
+        id: expect.stringMatching(/^file_/),
+        name: "logo.png",
+        contentType: "image/png",
+        size: PNG.length,
+        dimensions: { width: 1, height: 1 },
+      },
+    ]);
     expect(byPath["guide/install"].markdown).toContain(`![Logo](files/${content.files[0].id})`);
 
     // REST reads show the same tree.
@@ -157,12 +171,27 @@ describe("refused imports make no revision", () => {
     ["unknown source", () => ({ url: siteUrl, source: "notion-ish" }), 400, /source must be one of website, file/],
     ["missing source", () => ({ url: siteUrl }), 400, /source must be one of/],
     ["root not found", () => ({ url: `${siteUrl}/missing`, source: "website" }), 400, /answered 404/],
-    ["connection refused", () => ({ url: "http://127.0.0.1:1/", source: "website" }), 400, /^url: http:\/\/127\.0\.0\.1:1 is unreachable: no HTTP answer/],
-    ["unknown host", () => ({ url: "http://no-such-host.invalid/", source: "website" }), 400, /^url: http:\/\/no-such-host\.invalid is unreachable: no HTTP answer/],
+    [
+      "connection refused",
+      () => ({ url: "http://127.0.0.1:1/", source: "website" }),
+      400,
+      /^url: http:\/\/127\.0\.0\.1:1 is unreachable: no HTTP answer/,
+    ],
+    [
+      "unknown host",
+      () => ({ url: "http://no-such-host.invalid/", source: "website" }),
+      400,
+      /^url: http:\/\/no-such-host\.invalid is unreachable: no HTTP answer/,
+    ],
     ["root not HTML", () => ({ url: `${siteUrl}/data.json`, source: "website" }), 415, /application\/json, not an HTML page/],
     ["root too big", () => ({ url: `${siteUrl}/huge`, source: "website" }), 413, /at most 32768 bytes/],
     // Silent before any answer: the same 400 as a refused connection (no port oracle).
-    ["root never answers", () => ({ url: `${siteUrl}/slow`, source: "website" }), 400, /is unreachable: no HTTP answer from a public host within 500 ms/],
+    [
+      "root never answers",
+      () => ({ url: `${siteUrl}/slow`, source: "website" }),
+      400,
+      /is unreachable: no HTTP answer from a public host within 500 ms/,
+    ],
   ];
   for (const [name, body, status, message] of cases) {
     it(`${name}: ${status}`, async () => {
@@ -179,9 +208,13 @@ describe("refused imports make no revision", () => {
 
   it("answers the same through GraphQL", async () => {
     const space = await newSpace();
-    const result = await server.graphql(A.token, `mutation($input: ImportContentInput!) { importContent(input: $input) { importedResources } }`, {
-      input: { space, url: `${siteUrl}/data.json`, source: "website" },
-    });
+    const result = await server.graphql(
+      A.token,
+      `mutation($input: ImportContentInput!) { importContent(input: $input) { importedResources } }`,
+      {
+        input: { space, url: `${siteUrl}/data.json`, source: "website" },
+      },
+    );
     expect(result.errors?.[0].extensions).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE" });
     expect(result.errors?.[0].message).toMatch(/not an HTML page/);
     expect(await revisionCount(space)).toBe(1);
@@ -201,7 +234,10 @@ describe("refused imports make no revision", () => {
       const admin = await strict.bootstrap("Import strict");
       const created = await strict.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Strict" });
       const space = created.body.id as string;
-      const response = await strict.rest(admin.token, "POST", `/v1/spaces/${space}/content/import`, { url: `${siteUrl}/`, source: "website" });
+      const response = await strict.rest(admin.token, "POST", `/v1/spaces/${space}/content/import`, {
+        url: `${siteUrl}/`,
+        source: "website",
+      });
       expect(response.status).toBe(400);
       expect(response.body.error.message).toMatch(/is unreachable: no HTTP answer from a public host/);
       const revisions = await strict.database.prisma.revision.count({ where: { spaceId: space } });

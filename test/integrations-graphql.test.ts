@@ -19,13 +19,21 @@ afterAll(async () => {
   await server?.close();
 });
 
-const unique = (prefix: string) => `${prefix}-${newId("Page").slice(3).toLowerCase().replace(/[^a-z0-9]/g, "")}`;
+const unique = (prefix: string) =>
+  `${prefix}-${newId("Page")
+    .slice(3)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")}`;
 
 async function publish(name: string, input: Record<string, unknown> = {}) {
-  const result = await server.graphql(token, `mutation($name: String!, $input: PublishIntegrationInput!) { publishIntegration(name: $name, input: $input) { created integration { id name version } } }`, {
-    name,
-    input: { organization: org, title: "GraphQL integration", script: SCRIPT, ...input },
-  });
+  const result = await server.graphql(
+    token,
+    `mutation($name: String!, $input: PublishIntegrationInput!) { publishIntegration(name: $name, input: $input) { created integration { id name version } } }`,
+    {
+      name,
+      input: { organization: org, title: "GraphQL integration", script: SCRIPT, ...input },
+    },
+  );
   expect(result.errors).toBeUndefined();
   return result.data.publishIntegration as { created: boolean; integration: { id: string; name: string; version: number } };
 }
@@ -33,32 +41,66 @@ async function publish(name: string, input: Record<string, unknown> = {}) {
 describe("GraphQL", () => {
   it("publishes, updates (new version), reads by name and by node id", async () => {
     const name = unique("gql");
-    const first = await publish(name, { visibility: "public", categories: ["analytics"], externalLinks: [{ url: "https://example.com", label: "Site" }] });
+    const first = await publish(name, {
+      visibility: "public",
+      categories: ["analytics"],
+      externalLinks: [{ url: "https://example.com", label: "Site" }],
+    });
     expect(first).toMatchObject({ created: true, integration: { name, version: 1 } });
     const second = await publish(name, { title: "Renamed integration" });
     expect(second).toMatchObject({ created: false, integration: { version: 2 } });
-    const node = await server.graphql(token, `query($id: ID!) { node(id: $id) { ... on Integration { name title visibility categories externalLinks permissions { admin } } } }`, { id: first.integration.id });
-    expect(node.data.node).toEqual({ name, title: "Renamed integration", visibility: "public", categories: ["analytics"], externalLinks: [{ url: "https://example.com", label: "Site" }], permissions: { admin: true } });
+    const node = await server.graphql(
+      token,
+      `query($id: ID!) { node(id: $id) { ... on Integration { name title visibility categories externalLinks permissions { admin } } } }`,
+      { id: first.integration.id },
+    );
+    expect(node.data.node).toEqual({
+      name,
+      title: "Renamed integration",
+      visibility: "public",
+      categories: ["analytics"],
+      externalLinks: [{ url: "https://example.com", label: "Site" }],
+      permissions: { admin: true },
+    });
   });
 
   it("a public integration is listed and installable in another organization; its events are the owner's", async () => {
     const name = unique("public");
     await publish(name, { visibility: "public" });
     const other = await server.bootstrap();
-    const listed = await server.graphql(other.token, `query($search: String) { integrations(search: $search, first: 10) { nodes { name ownerProfile { id } permissions { admin } } } }`, { search: name });
+    const listed = await server.graphql(
+      other.token,
+      `query($search: String) { integrations(search: $search, first: 10) { nodes { name ownerProfile { id } permissions { admin } } } }`,
+      { search: name },
+    );
     expect(listed.data.integrations.nodes).toEqual([{ name, ownerProfile: { id: org }, permissions: { admin: false } }]);
-    const installed = await server.graphql(other.token, `mutation($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { id status organization { id } } } }`, {
-      input: { integration: name, organization: other.organizationId },
+    const installed = await server.graphql(
+      other.token,
+      `mutation($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { id status organization { id } } } }`,
+      {
+        input: { integration: name, organization: other.organizationId },
+      },
+    );
+    expect(installed.data.installIntegration.installation).toMatchObject({
+      status: "ACTIVE".toLowerCase(),
+      organization: { id: other.organizationId },
     });
-    expect(installed.data.installIntegration.installation).toMatchObject({ status: "ACTIVE".toLowerCase(), organization: { id: other.organizationId } });
     // Installed twice: 409.
-    const again = await server.graphql(other.token, `mutation($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { id } } }`, {
-      input: { integration: name, organization: other.organizationId },
-    });
+    const again = await server.graphql(
+      other.token,
+      `mutation($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { id } } }`,
+      {
+        input: { integration: name, organization: other.organizationId },
+      },
+    );
     expect(again.errors?.[0]?.extensions?.code).toBe("CONFLICT");
     // The other organization cannot read the integration's events; its owner can.
     expect((await server.rest(other.token, "GET", `/v1/integrations/${name}/events`)).status).toBe(403);
-    const events = await server.graphql(token, `query($name: String!) { integration(name: $name) { events(delivered: false, first: 10) { nodes { payload status } } } }`, { name });
+    const events = await server.graphql(
+      token,
+      `query($name: String!) { integration(name: $name) { events(delivered: false, first: 10) { nodes { payload status } } } }`,
+      { name },
+    );
     expect(events.data.integration.events.nodes[0].payload).toMatchObject({ type: "installation_setup" });
     // The organization lists what is installed in it.
     const orgList = await server.client(other.token).orgs.listOrganizationIntegrations(other.organizationId);
@@ -88,9 +130,13 @@ describe("GraphQL", () => {
     expect((await server.client(token).integrations.uninstallIntegrationFromSpace(name, installation, space)).status).toBe(205);
     expect((await server.client(token).integrations.uninstallIntegration(name, installation)).status).toBe(205);
     expect((await server.rest(installationToken, "GET", `/v1/spaces/${space}`)).status).toBe(401);
-    const types = (await server.graphql(token, `query($name: String!) { integration(name: $name) { events(delivered: false, first: 10) { nodes { payload } } } }`, { name })).data.integration.events.nodes.map(
-      (event: { payload: { type: string } }) => event.payload.type,
-    );
+    const types = (
+      await server.graphql(
+        token,
+        `query($name: String!) { integration(name: $name) { events(delivered: false, first: 10) { nodes { payload } } } }`,
+        { name },
+      )
+    ).data.integration.events.nodes.map((event: { payload: { type: string } }) => event.payload.type);
     expect(types).toEqual(["installation_deleted", "space_installation_deleted", "space_installation_setup", "installation_setup"]);
   });
 
@@ -101,12 +147,18 @@ describe("GraphQL", () => {
     const site = (await server.rest(token, "POST", `/v1/orgs/${org}/sites`, { title: "Integration site" })).body.id;
     const created = await server.client(token).integrations.installIntegrationOnSite(name, installation, { siteId: site });
     expect(created.data).toMatchObject({ site, installation, integration: name });
-    const bad = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}/sites/${site}`, { configuration: { color: "green" } });
+    const bad = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}/sites/${site}`, {
+      configuration: { color: "green" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('configuration.color must be one of "red", "blue"');
-    const good = await server.client(token).integrations.updateIntegrationSiteInstallation(name, installation, site, { configuration: { color: "red" } });
+    const good = await server
+      .client(token)
+      .integrations.updateIntegrationSiteInstallation(name, installation, site, { configuration: { color: "red" } });
     expect(good.data.configuration).toEqual({ color: "red" });
-    expect((await server.client(token).integrations.listIntegrationSiteInstallations(name)).data.items.map((item) => item.site)).toEqual([site]);
+    expect((await server.client(token).integrations.listIntegrationSiteInstallations(name)).data.items.map((item) => item.site)).toEqual([
+      site,
+    ]);
     expect((await server.client(token).integrations.uninstallIntegrationFromSite(name, installation, site)).status).toBe(205);
   });
 
@@ -115,10 +167,14 @@ describe("GraphQL", () => {
     await publish(name, { configurations: { account: { properties: { key: { type: "string" } }, required: ["key"] } } });
     const installation = await server.client(token).integrations.installIntegration(name, { organization: org });
     expect(installation.data.status).toBe("pending");
-    const missing = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation.data.id}`, { configuration: {} });
+    const missing = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation.data.id}`, {
+      configuration: {},
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain("misses required settings: key");
-    const configured = await server.client(token).integrations.updateIntegrationInstallation(name, installation.data.id, { configuration: { key: "k" } });
+    const configured = await server
+      .client(token)
+      .integrations.updateIntegrationInstallation(name, installation.data.id, { configuration: { key: "k" } });
     expect(configured.data.status).toBe("active");
   });
 
@@ -127,7 +183,10 @@ describe("GraphQL", () => {
     await publish(name, { visibility: "public" });
     await server.client(token).integrations.setIntegrationDevelopmentMode(name, { tunnelUrl: "https://tunnel.example.com/", all: true });
     const query = `query($name: String!) { integration(name: $name) { developmentMode { tunnelUrl all } signingSecret } }`;
-    expect((await server.graphql(token, query, { name })).data.integration.developmentMode).toEqual({ tunnelUrl: "https://tunnel.example.com/", all: true });
+    expect((await server.graphql(token, query, { name })).data.integration.developmentMode).toEqual({
+      tunnelUrl: "https://tunnel.example.com/",
+      all: true,
+    });
     const other = await server.bootstrap();
     expect((await server.graphql(other.token, query, { name })).data.integration).toEqual({ developmentMode: null, signingSecret: null });
     const bad = await server.rest(token, "PUT", `/v1/integrations/${name}/dev`, { tunnelUrl: "ftp://x" });
@@ -145,7 +204,13 @@ describe("statements", () => {
       for (let i = 0; i < count; i++) {
         const other = await server.bootstrap();
         await server.database.prisma.integrationInstallation.create({
-          data: { id: newId("IntegrationInstallation"), integrationId: integration.id, organizationId: other.organizationId, createdAt: now, updatedAt: now },
+          data: {
+            id: newId("IntegrationInstallation"),
+            integrationId: integration.id,
+            organizationId: other.organizationId,
+            createdAt: now,
+            updatedAt: now,
+          },
         });
       }
     };

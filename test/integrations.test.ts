@@ -321,7 +321,8 @@ describe("development mode", () => {
     expect(events[1]!.status).toBe("failed");
     expect(logsOf(events[1]!).join("\n")).toContain("delivery 1 of 2 failed: answered 500: tunnel broke (retried)");
     // The failed attempt's job is released (its retry scheduled) after the event row is written.
-    while ((await server.database.prisma.job.count({ where: { lockedBy: { not: null } } })) > 0) await new Promise((r) => setTimeout(r, 20));
+    while ((await server.database.prisma.job.count({ where: { lockedBy: { not: null } } })) > 0)
+      await new Promise((r) => setTimeout(r, 20));
     server.clock.advance(60_000);
     await server.app.jobs.runDue();
     events = await settled(name, { count: 2 });

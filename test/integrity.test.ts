@@ -51,7 +51,10 @@ describe("foreign keys on revision pointers", () => {
       input: { space, subject: "Pointers" },
     });
     await expect(
-      prisma.$executeRawUnsafe(`UPDATE "ChangeRequest" SET "revisionInitialId" = 'rev_missing' WHERE id = $1`, cr.createChangeRequest.changeRequest.id),
+      prisma.$executeRawUnsafe(
+        `UPDATE "ChangeRequest" SET "revisionInitialId" = 'rev_missing' WHERE id = $1`,
+        cr.createChangeRequest.changeRequest.id,
+      ),
     ).rejects.toThrow();
     // Unchanged: the space still reads its head.
     const read = await gql(`query($id: ID!) { space(id: $id) { id revision } }`, { id: space });
@@ -81,9 +84,18 @@ describe("indexes for the list sorts", () => {
   }
 
   it.each([
-    [`SELECT * FROM "Member" WHERE "organizationId" = 'o' ORDER BY "joinedAt" DESC, "userId" DESC LIMIT 10`, "Member_organizationId_joinedAt_userId_idx"],
-    [`SELECT * FROM "Member" WHERE "organizationId" = 'o' ORDER BY "lastSeenAt" DESC, "userId" DESC LIMIT 10`, "Member_organizationId_lastSeenAt_userId_idx"],
-    [`SELECT * FROM "Collection" WHERE "organizationId" = 'o' ORDER BY "createdAt", id LIMIT 10`, "Collection_organizationId_createdAt_id_idx"],
+    [
+      `SELECT * FROM "Member" WHERE "organizationId" = 'o' ORDER BY "joinedAt" DESC, "userId" DESC LIMIT 10`,
+      "Member_organizationId_joinedAt_userId_idx",
+    ],
+    [
+      `SELECT * FROM "Member" WHERE "organizationId" = 'o' ORDER BY "lastSeenAt" DESC, "userId" DESC LIMIT 10`,
+      "Member_organizationId_lastSeenAt_userId_idx",
+    ],
+    [
+      `SELECT * FROM "Collection" WHERE "organizationId" = 'o' ORDER BY "createdAt", id LIMIT 10`,
+      "Collection_organizationId_createdAt_id_idx",
+    ],
   ])("%s reads %s in order", async (sql, index) => {
     expect(await plan(sql)).toContain(index);
   });
@@ -98,11 +110,16 @@ describe("unreferenced blobs", () => {
     const own = `# Own ${marker}`;
     const edited = `# Own, edited ${marker}`;
     const page = await createPage(doomed, own);
-    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { page { id } } }`, { input: { space: doomed, page, markdown: edited } });
+    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { page { id } } }`, {
+      input: { space: doomed, page, markdown: edited },
+    });
     await createPage(doomed, shared);
     await createPage(kept, shared);
     const specText = JSON.stringify({ openapi: "3.0.0", info: { title: marker, version: "1" }, paths: {} });
-    const spec = await server.rest(A.token, "POST", `/v1/orgs/${A.organizationId}/openapi`, { slug: `integrity-${marker}`, source: { text: specText } });
+    const spec = await server.rest(A.token, "POST", `/v1/orgs/${A.organizationId}/openapi`, {
+      slug: `integrity-${marker}`,
+      source: { text: specText },
+    });
     expect(spec.status).toBe(201);
 
     // Deleted, then swept 7 days later: its revisions are gone.
@@ -127,7 +144,12 @@ describe("unreferenced blobs", () => {
     const hash = createHash("sha256").update(data).digest("hex");
     const { prisma } = server.database;
     // Old enough to collect, and named by nothing yet.
-    await prisma.$executeRawUnsafe(`INSERT INTO "Blob" (hash, data, size, "createdAt") VALUES ($1, $2, $3, now() - interval '2 days')`, hash, data, data.length);
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO "Blob" (hash, data, size, "createdAt") VALUES ($1, $2, $3, now() - interval '2 days')`,
+      hash,
+      data,
+      data.length,
+    );
 
     let collecting: Promise<number> | undefined;
     await prisma.$transaction(async (tx) => {
@@ -136,7 +158,11 @@ describe("unreferenced blobs", () => {
       collecting = collectUnreferencedBlobs(server.app.services, DAY_MS);
       await new Promise((resolve) => setTimeout(resolve, 300));
       await tx.revision.create({
-        data: { id: newId("Revision"), spaceId: space, files: [{ id: "f1", name: "racing.txt", contentType: "text/plain", size: data.length, blob: hash }] },
+        data: {
+          id: newId("Revision"),
+          spaceId: space,
+          files: [{ id: "f1", name: "racing.txt", contentType: "text/plain", size: data.length, blob: hash }],
+        },
       });
     });
     await collecting;

@@ -219,7 +219,10 @@ describe("job queue", () => {
   it("the handler's signal fires at its time bound and the run counts as a failure", async () => {
     const { database, clock } = await setup();
     const queue = new JobQueue(database.prisma, { clock, timeoutMs: 50 });
-    queue.register("slow", (_payload, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("timed out")))));
+    queue.register(
+      "slow",
+      (_payload, { signal }) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("timed out")))),
+    );
     await queue.enqueue("slow", {}, { maxAttempts: 1 });
     await queue.runDue();
     const job = await database.prisma.job.findFirstOrThrow();

@@ -25,7 +25,12 @@ const ctxOf = () => createCoreContext(server.app.services, { userId: A.userId, t
 const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
 const doc = (id: string, title: string, slug: string, body: string, parent: string | null = null): ContentEdit => ({
-  op: "createPage", id, kind: "document", fields: { title, slug }, body, position: { parent },
+  op: "createPage",
+  id,
+  kind: "document",
+  fields: { title, slug },
+  body,
+  position: { parent },
 });
 
 beforeAll(async () => {
@@ -43,15 +48,20 @@ beforeAll(async () => {
     target: { spaceId },
     edits: [
       { op: "addFile", file: { id: fileId, name: "pic.png", contentType: "image/png", size: bytes.length, blob: sha(bytes) } },
-      doc(ids.guide, "Guide", "guide", [
-        "# Guide",
-        "See [install](guide/install) and [setup](/guide/setup#first-step).",
-        "Broken: [missing](missing-page) and [bad anchor](guide/install#nowhere).",
-        `![pic](files/${fileId}) and ![gone](files/fil_missing).`,
-        `Other space: [other](space://${otherSpaceId}), [gone](${url}/app/s/${deletedSpaceId}), [unknown](space://spc_unknown).`,
-        `Settings: [settings](${url}/app/settings). External: [ext](https://example.com/x).`,
-        "Local: [top](#guide).",
-      ].join("\n\n")),
+      doc(
+        ids.guide,
+        "Guide",
+        "guide",
+        [
+          "# Guide",
+          "See [install](guide/install) and [setup](/guide/setup#first-step).",
+          "Broken: [missing](missing-page) and [bad anchor](guide/install#nowhere).",
+          `![pic](files/${fileId}) and ![gone](files/fil_missing).`,
+          `Other space: [other](space://${otherSpaceId}), [gone](${url}/app/s/${deletedSpaceId}), [unknown](space://spc_unknown).`,
+          `Settings: [settings](${url}/app/settings). External: [ext](https://example.com/x).`,
+          "Local: [top](#guide).",
+        ].join("\n\n"),
+      ),
       doc(ids.install, "Install", "install", "# Install\n\nBack to [guide](../guide) and [ref link][s].\n\n[s]: setup", ids.guide),
       doc(ids.setup, "Setup", "setup", "# Setup\n\n## First step\n\n[ext](https://example.com/x)", ids.guide),
       doc(ids.about, "About", "about", `Nothing links here. ![pic](files/${fileId})`),
@@ -80,7 +90,10 @@ describe("links of a space (REST)", () => {
     expect(byTarget({ kind: "anchor", anchor: "guide", page: ids.guide })[0].status).toBe("ok");
     const pictures = byTarget({ kind: "file", file: fileId });
     expect(pictures[0]).toMatchObject({ status: "ok", relation: "image" });
-    expect(pictures[0].locationReferences).toEqual([{ kind: "page", page: ids.guide }, { kind: "page", page: ids.about }]);
+    expect(pictures[0].locationReferences).toEqual([
+      { kind: "page", page: ids.guide },
+      { kind: "page", page: ids.about },
+    ]);
     expect(byTarget({ kind: "file", file: "fil_missing" })[0].status).toBe("broken");
     expect(byTarget({ kind: "space", space: otherSpaceId })[0].status).toBe("ok");
     expect(byTarget({ kind: "space", space: deletedSpaceId })[0].status).toBe("broken");
@@ -88,7 +101,10 @@ describe("links of a space (REST)", () => {
     expect(byTarget({ kind: "url", url: `${server.url}/app/settings` })[0].status).toBe("in-app");
     const external = byTarget({ kind: "url", url: "https://example.com/x" });
     expect(external[0].status).toBe("ok");
-    expect(external[0].locationReferences).toEqual([{ kind: "page", page: ids.guide }, { kind: "page", page: ids.setup }]);
+    expect(external[0].locationReferences).toEqual([
+      { kind: "page", page: ids.guide },
+      { kind: "page", page: ids.setup },
+    ]);
     // install → ../guide and the reference-style link to setup
     expect(byTarget({ kind: "page", page: ids.guide })[0].locationReferences).toEqual([{ kind: "page", page: ids.install }]);
     expect(byTarget({ kind: "page", page: ids.setup })[0].status).toBe("ok");
@@ -191,7 +207,9 @@ describe("links follow the head revision", () => {
     await editContent(ctxOf(), { target: { spaceId }, edits: [doc(newId("Page"), "Missing", "missing-page", "Now it [exists](guide).")] });
     const after = (await server.rest(A.token, "GET", linksPath())).body;
     expect(after.stats.broken.total).toBe(before.stats.broken.total - 1);
-    expect(after.items.find((item: any) => item.targetReference.kind === "page" && item.targetReference.page === "missing-page")).toBeUndefined();
+    expect(
+      after.items.find((item: any) => item.targetReference.kind === "page" && item.targetReference.page === "missing-page"),
+    ).toBeUndefined();
     const oldLinks = await graphqlData(
       server,
       A.token,
@@ -209,7 +227,9 @@ describe("statements", () => {
   it("reading the links of a space does not query per page", async () => {
     const count = async (pages: number) => {
       const id = (await createSpace(ctxOf(), { organizationId: A.organizationId, title: `S${pages}` })).id;
-      const edits = Array.from({ length: pages }, (_, n) => doc(newId("Page"), `P${n}`, `p${n}`, `[next](p${n + 1}) [ext](https://e.com/${n})`));
+      const edits = Array.from({ length: pages }, (_, n) =>
+        doc(newId("Page"), `P${n}`, `p${n}`, `[next](p${n + 1}) [ext](https://e.com/${n})`),
+      );
       await editContent(ctxOf(), { target: { spaceId: id }, edits });
       const before = server.database.statementCount;
       const { status } = await server.rest(A.token, "GET", `/v1/spaces/${id}/links?limit=1000`);

@@ -66,10 +66,27 @@ describe("listing members", () => {
     org = await server.bootstrap("Listing org");
     const day = (n: number) => new Date(Date.UTC(2020, 0, n));
     m = {
-      alice: await addPerson(org.organizationId, { displayName: "Alice Walker", email: "alice@corp.test", role: "edit", joinedAt: day(1), lastSeenAt: new Date("2026-01-10T00:00:00Z") }),
+      alice: await addPerson(org.organizationId, {
+        displayName: "Alice Walker",
+        email: "alice@corp.test",
+        role: "edit",
+        joinedAt: day(1),
+        lastSeenAt: new Date("2026-01-10T00:00:00Z"),
+      }),
       bob: await addPerson(org.organizationId, { displayName: "Bob Stone", email: "bob@corp.test", role: "read", joinedAt: day(2) }),
-      carol: await addPerson(org.organizationId, { displayName: "Carol ALICEson", email: "carol@other.test", role: null, joinedAt: day(3), lastSeenAt: new Date("2026-01-12T00:00:00Z") }),
-      dan: await addPerson(org.organizationId, { displayName: "Dan", email: "Alice.Fan@x.test".toLowerCase(), role: "read", joinedAt: day(4) }),
+      carol: await addPerson(org.organizationId, {
+        displayName: "Carol ALICEson",
+        email: "carol@other.test",
+        role: null,
+        joinedAt: day(3),
+        lastSeenAt: new Date("2026-01-12T00:00:00Z"),
+      }),
+      dan: await addPerson(org.organizationId, {
+        displayName: "Dan",
+        email: "Alice.Fan@x.test".toLowerCase(),
+        role: "read",
+        joinedAt: day(4),
+      }),
     };
     // The admin's first request records their activity at the clock's time (2026-01-15T10:00Z).
     await api(org.token).orgs.getOrganizationById(org.organizationId);
@@ -113,7 +130,10 @@ describe("listing members", () => {
     const { data } = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { search: "ALICE" });
     expect(ids(data.items)).toEqual([m.dan.userId, m.carol.userId, m.alice.userId]);
     expect(data.count).toBe(3);
-    const byDomain = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { search: "corp.TEST", role: role("read") });
+    const byDomain = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, {
+      search: "corp.TEST",
+      role: role("read"),
+    });
     expect(ids(byDomain.data.items)).toEqual([m.bob.userId]);
   });
 
@@ -144,7 +164,11 @@ describe("listing members", () => {
       expect(pages).toBe(3);
     }
     const active = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { sort: "lastSeenAt", limit: 2 });
-    const rest = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { sort: "lastSeenAt", limit: 2, page: active.data.next!.page });
+    const rest = await api(org.token).orgs.listMembersInOrganizationById(org.organizationId, {
+      sort: "lastSeenAt",
+      limit: 2,
+      page: active.data.next!.page,
+    });
     expect([...ids(active.data.items), ...ids(rest.data.items)]).toEqual([org.userId, m.carol.userId, m.alice.userId]);
     expect(rest.data.next).toBeUndefined();
   });
@@ -152,7 +176,11 @@ describe("listing members", () => {
   it("refuses bad filters with a 400 naming the parameter", async () => {
     await expectRestError(api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { role: role("owner") }), 400, "role");
     await expectRestError(api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { order: "up" as "asc" }), 400, "order");
-    await expectRestError(api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { sort: "age" as "joinedAt" }), 400, "sort");
+    await expectRestError(
+      api(org.token).orgs.listMembersInOrganizationById(org.organizationId, { sort: "age" as "joinedAt" }),
+      400,
+      "sort",
+    );
   });
 
   it("lists the same through GraphQL, with counts and users batched", async () => {
@@ -229,11 +257,17 @@ describe("reading and changing a member", () => {
     const reader = await server.addMember(org.organizationId, "read");
     const target = await server.addMember(org.organizationId, "read");
     const before = await snapshot(org.organizationId);
-    await expectRestError(api(reader.token).orgs.updateMemberInOrganizationById(org.organizationId, target.userId, { role: role("admin") }), 403);
+    await expectRestError(
+      api(reader.token).orgs.updateMemberInOrganizationById(org.organizationId, target.userId, { role: role("admin") }),
+      403,
+    );
     await expectRestError(api(reader.token).orgs.removeMemberFromOrganizationById(org.organizationId, target.userId), 403);
     await expectRestError(api(reader.token).orgs.setUserAsSsoMemberForOrganization(org.organizationId, target.userId), 403);
     const other = await server.bootstrap("Foreign org");
-    await expectRestError(api(other.token).orgs.updateMemberInOrganizationById(org.organizationId, target.userId, { role: role("admin") }), 404);
+    await expectRestError(
+      api(other.token).orgs.updateMemberInOrganizationById(org.organizationId, target.userId, { role: role("admin") }),
+      404,
+    );
     await expectRestError(api(other.token).orgs.removeMemberFromOrganizationById(org.organizationId, target.userId), 404);
     expect(await snapshot(org.organizationId)).toEqual(before);
   });
@@ -253,7 +287,9 @@ describe("reading and changing a member", () => {
 
     const response = await api(org.token).orgs.removeMemberFromOrganizationById(org.organizationId, member.userId);
     expect(response.status).toBe(205);
-    expect(await prisma().member.findMany({ where: { userId: member.userId } })).toMatchObject([{ organizationId: elsewhere.organizationId }]);
+    expect(await prisma().member.findMany({ where: { userId: member.userId } })).toMatchObject([
+      { organizationId: elsewhere.organizationId },
+    ]);
     expect(await prisma().teamMember.count({ where: { userId: member.userId } })).toBe(0);
     expect(await prisma().permissionGrant.count({ where: { userId: member.userId } })).toBe(0);
     await expectRestError(api(org.token).orgs.removeMemberFromOrganizationById(org.organizationId, member.userId), 404);
@@ -270,7 +306,11 @@ describe("the last admin", () => {
       409,
       "last admin",
     );
-    await expectRestError(api(org.token).orgs.updateMemberInOrganizationById(org.organizationId, org.userId, { role: null }), 409, "last admin");
+    await expectRestError(
+      api(org.token).orgs.updateMemberInOrganizationById(org.organizationId, org.userId, { role: null }),
+      409,
+      "last admin",
+    );
     await expectRestError(api(org.token).orgs.removeMemberFromOrganizationById(org.organizationId, org.userId), 409, "last admin");
     const response = await server.graphql(
       org.token,
@@ -395,7 +435,10 @@ describe("a member's teams", () => {
     const filtered = await client.orgs.listTeamsForOrganizationMember(org.organizationId, member.userId, { title: "WRITERS" });
     expect(filtered.data.items.map((item) => item.team.id)).toEqual([alpha]);
     const paged = await client.orgs.listTeamsForOrganizationMember(org.organizationId, member.userId, { limit: 1 });
-    const rest = await client.orgs.listTeamsForOrganizationMember(org.organizationId, member.userId, { limit: 1, page: paged.data.next!.page });
+    const rest = await client.orgs.listTeamsForOrganizationMember(org.organizationId, member.userId, {
+      limit: 1,
+      page: paged.data.next!.page,
+    });
     expect([...paged.data.items, ...rest.data.items].map((item) => item.team.id).sort()).toEqual([alpha, beta].sort());
     expect((await client.orgs.getMemberInOrganizationById(org.organizationId, member.userId)).data.teams).toBe(2);
   });
@@ -413,7 +456,9 @@ describe("invitations", () => {
     const [created, kept] = data.inviteMembers.members;
     expect(created).toMatchObject({ role: "COMMENT", user: { email: "new.person@example.test", displayName: "new.person" } });
     expect(kept).toMatchObject({ id: existing.userId, role: "EDIT" });
-    expect(await prisma().member.findFirst({ where: { organizationId: org.organizationId, userId: created.id } })).toMatchObject({ role: "comment" });
+    expect(await prisma().member.findFirst({ where: { organizationId: org.organizationId, userId: created.id } })).toMatchObject({
+      role: "comment",
+    });
 
     expectGraphQLError(
       await server.graphql(org.token, mutation, { input: { organization: org.organizationId, emails: ["not-an-email"], role: "READ" } }),

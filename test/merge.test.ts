@@ -117,7 +117,10 @@ function siblings(content: Content, parent: string | null): PageNode[] {
 function remove(content: Content, id: string): PageNode {
   const { parentId } = flatten(content.pages).find((located) => located.page.id === id)!;
   const list = siblings(content, parentId);
-  return list.splice(list.findIndex((sibling) => sibling.id === id), 1)[0];
+  return list.splice(
+    list.findIndex((sibling) => sibling.id === id),
+    1,
+  )[0];
 }
 
 function insert(content: Content, parent: string | null, node: PageNode, index?: number) {
@@ -259,7 +262,13 @@ describe("pages", () => {
 
     const theirsOther = edit(base, (c) => insert(c, "a", page("n", { title: "Other" })));
     expect(conflicts(base, ours, theirsOther)).toEqual([
-      { kind: "page", id: "n", title: "N", path: "n", reason: "added on both sides with different title; added under different parents on both sides" },
+      {
+        kind: "page",
+        id: "n",
+        title: "N",
+        path: "n",
+        reason: "added on both sides with different title; added under different parents on both sides",
+      },
     ]);
   });
 
@@ -314,7 +323,9 @@ describe("pages", () => {
       { kind: "page", id: "y", title: "Y", path: "guide", reason: 'two pages would have the same path "guide"' },
     ]);
 
-    const theirsInGroup = edit(base, (c) => insert(c, null, page("g", { kind: "group", slug: "guide", pages: [page("z", { slug: "guide" })] })));
+    const theirsInGroup = edit(base, (c) =>
+      insert(c, null, page("g", { kind: "group", slug: "guide", pages: [page("z", { slug: "guide" })] })),
+    );
     expect(conflicts(base, ours, theirsInGroup)).toEqual([
       { kind: "page", id: "z", title: "Z", path: "guide", reason: 'two pages would have the same path "guide"' },
     ]);
@@ -376,7 +387,9 @@ describe("files, reusable contents and variables", () => {
     ]);
 
     const theirsChangesF1 = edit(base, (c) => (c.files[0].size = 99));
-    expect(conflicts(base, ours, theirsChangesF1)).toEqual([{ kind: "file", id: "f1", reason: "deleted on one side and changed on the other" }]);
+    expect(conflicts(base, ours, theirsChangesF1)).toEqual([
+      { kind: "file", id: "f1", reason: "deleted on one side and changed on the other" },
+    ]);
 
     const oursChangesF2 = edit(base, (c) => (c.files[1].name = "mine.png"));
     expect(conflicts(base, oursChangesF2, theirs)).toEqual([{ kind: "file", id: "f2", reason: "changed on both sides" }]);
@@ -392,12 +405,16 @@ describe("files, reusable contents and variables", () => {
     expect(conflicts(base, ours, theirsChangesX)).toEqual([{ kind: "variable", id: "x", reason: "changed on both sides" }]);
     const oursDeletesY = edit(base, (c) => (c.variables = { x: "1" }));
     const theirsChangesY = edit(base, (c) => (c.variables = { x: "1", y: "two" }));
-    expect(conflicts(base, oursDeletesY, theirsChangesY)).toEqual([{ kind: "variable", id: "y", reason: "deleted on one side and changed on the other" }]);
+    expect(conflicts(base, oursDeletesY, theirsChangesY)).toEqual([
+      { kind: "variable", id: "y", reason: "deleted on one side and changed on the other" },
+    ]);
   });
 
   it("merges reusable contents like pages: fields, then bodies line by line", () => {
     const base = sample();
-    const ours = edit(base, (c) => Object.assign(c.reusableContents![0], { title: "Renamed", body: hash(lines({ 3: "ONE" })), updatedAt: T_OURS }));
+    const ours = edit(base, (c) =>
+      Object.assign(c.reusableContents![0], { title: "Renamed", body: hash(lines({ 3: "ONE" })), updatedAt: T_OURS }),
+    );
     const theirs = edit(base, (c) => {
       Object.assign(c.reusableContents![0], { body: hash(lines({ 8: "SIX" })), updatedAt: T_THEIRS });
       c.reusableContents!.push(reusable("r2", "shared"));
@@ -407,10 +424,7 @@ describe("files, reusable contents and variables", () => {
     expect(result).toEqual({
       ok: true,
       content: expect.objectContaining({
-        reusableContents: [
-          { id: "r1", title: "Renamed", body: hash(expected), createdAt: T0, updatedAt: NOW },
-          reusable("r2", "shared"),
-        ],
+        reusableContents: [{ id: "r1", title: "Renamed", body: hash(expected), createdAt: T0, updatedAt: NOW }, reusable("r2", "shared")],
       }),
       newBodies: [expected],
     });

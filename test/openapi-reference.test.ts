@@ -98,9 +98,17 @@ describe("an embedded operation", () => {
     const { data } = await server.client(A.token).spaces.getPageById(spaceId, pageId, { format: "document" });
     const nodes = (data as any).document.nodes;
     expect(nodes.map((node: any) => node.type)).toEqual(["paragraph", "openapi-operation", "openapi-operation"]);
-    expect(nodes[1]).toEqual({ object: "block", type: "openapi-operation", isVoid: true, data: { ref: { kind: "openapi", spec: "pets" }, method: "put", path: "/pets/{petId}" } });
+    expect(nodes[1]).toEqual({
+      object: "block",
+      type: "openapi-operation",
+      isVoid: true,
+      data: { ref: { kind: "openapi", spec: "pets" }, method: "put", path: "/pets/{petId}" },
+    });
 
-    const { node } = await gql(`query($id: ID!, $page: ID!) { node(id: $id) { ... on Space { content { page(id: $page) { document } } } } }`, { id: spaceId, page: pageId });
+    const { node } = await gql(
+      `query($id: ID!, $page: ID!) { node(id: $id) { ... on Space { content { page(id: $page) { document } } } } }`,
+      { id: spaceId, page: pageId },
+    );
     expect(node.content.page.document.nodes[1]).toEqual(nodes[1]);
 
     // An incomplete block stays a code block.
@@ -114,7 +122,11 @@ describe("an embedded operation", () => {
   it("renders on a published page as an API reference; a missing operation renders a notice", async () => {
     const { spaceId } = await pageWithEmbed();
     const api = server.client(A.token);
-    const { data: site } = await api.orgs.createSite(A.organizationId, { title: "API docs", spaces: [spaceId], visibility: "public" as never });
+    const { data: site } = await api.orgs.createSite(A.organizationId, {
+      title: "API docs",
+      spaces: [spaceId],
+      visibility: "public" as never,
+    });
     await api.orgs.publishSite(A.organizationId, site.id);
     const response = await fetch(`${server.url}/sites/${site.id}/`);
     expect(response.status).toBe(200);
@@ -128,7 +140,9 @@ describe("an embedded operation", () => {
     expect(html).toContain("<tr><td><code>dryRun</code></td><td>query</td><td>boolean</td><td>optional</td>");
     // Request body and responses, with the schema of the other file, its cycle and an example.
     expect(html).toContain("<h4>Request body (required)</h4>");
-    expect(html).toContain('<code class="openapi-property">name</code> <span class="openapi-type">string</span> <span class="openapi-required">required</span> <span class="openapi-description">What the pet answers to</span>');
+    expect(html).toContain(
+      '<code class="openapi-property">name</code> <span class="openapi-type">string</span> <span class="openapi-required">required</span> <span class="openapi-description">What the pet answers to</span>',
+    );
     expect(html).toContain('<code class="openapi-property">tags</code> <span class="openapi-type">array of string</span>');
     expect(html).toContain("Pet (circular)");
     expect(html).toContain("&quot;name&quot;: &quot;Rex&quot;");

@@ -151,9 +151,20 @@ describe("OpenAPI specs from a URL", () => {
     expect(list.items.map((s) => s.slug)).toContain(slug);
 
     // GraphQL: the same spec, its versions and the node ids.
-    const gql = await server.graphql(token, `query($org: ID!, $slug: String!) { organization(id: $org) { openAPISpec(slug: $slug) { id processingState lastVersion { id files } versions(first: 10) { totalCount } } } }`, { org, slug });
-    expect(gql.data.organization.openAPISpec).toMatchObject({ id: spec.id, processingState: "COMPLETE", lastVersion: { id: spec.lastVersion, files: ["openapi.yaml", "schemas/pet.yaml"] }, versions: { totalCount: 1 } });
-    const node = await server.graphql(token, `query($id: ID!) { node(id: $id) { ... on OpenAPISpecVersion { spec { slug } } } }`, { id: spec.lastVersion });
+    const gql = await server.graphql(
+      token,
+      `query($org: ID!, $slug: String!) { organization(id: $org) { openAPISpec(slug: $slug) { id processingState lastVersion { id files } versions(first: 10) { totalCount } } } }`,
+      { org, slug },
+    );
+    expect(gql.data.organization.openAPISpec).toMatchObject({
+      id: spec.id,
+      processingState: "COMPLETE",
+      lastVersion: { id: spec.lastVersion, files: ["openapi.yaml", "schemas/pet.yaml"] },
+      versions: { totalCount: 1 },
+    });
+    const node = await server.graphql(token, `query($id: ID!) { node(id: $id) { ... on OpenAPISpecVersion { spec { slug } } } }`, {
+      id: spec.lastVersion,
+    });
     expect(node.data.node.spec.slug).toBe(slug);
   });
 
@@ -191,7 +202,15 @@ describe("OpenAPI specs from a URL", () => {
       ["timeout", () => files.set(`${folder}/openapi.yaml`, { body: ENTRY, delayMs: 2000 }), "FETCH_TIMEOUT", /timed out/],
       ["404", () => files.delete(`${folder}/openapi.yaml`), "FETCH_ERROR", /404/],
       ["invalid YAML", () => files.set(`${folder}/openapi.yaml`, { body: "openapi: 3.0.3\ninfo: [unclosed\n" }), "PARSE_ERROR", /YAML/],
-      ["invalid OpenAPI", () => files.set(`${folder}/openapi.yaml`, { body: "openapi: 3.0.3\ninfo:\n  title: X\n  version: '1'\npaths:\n  /x:\n    get:\n      responses: nope\n" }), "PARSE_ERROR", /responses/],
+      [
+        "invalid OpenAPI",
+        () =>
+          files.set(`${folder}/openapi.yaml`, {
+            body: "openapi: 3.0.3\ninfo:\n  title: X\n  version: '1'\npaths:\n  /x:\n    get:\n      responses: nope\n",
+          }),
+        "PARSE_ERROR",
+        /responses/,
+      ],
     ];
     restoreLimits = lowerLimits({ requestTimeoutMs: 300 });
     for (const [name, breakIt, code, message] of cases) {
@@ -253,7 +272,11 @@ describe("OpenAPI specs from a URL", () => {
 
     files.set(`${folder}/schemas/pet.yaml`, { body: PET.replace("Rex", "Bella") });
     server.clock.advance(1000);
-    const refreshed = await server.graphql(token, `mutation($input: RefreshOpenAPISpecInput!) { refreshOpenAPISpec(input: $input) { spec { processingState } } }`, { input: { organization: org, slug } });
+    const refreshed = await server.graphql(
+      token,
+      `mutation($input: RefreshOpenAPISpecInput!) { refreshOpenAPISpec(input: $input) { spec { processingState } } }`,
+      { input: { organization: org, slug } },
+    );
     expect(refreshed.data.refreshOpenAPISpec.spec.processingState).toBe("PENDING");
     const third = await processed(slug, second.lastProcessedAt);
     expect(third.lastVersion).not.toBe(second.lastVersion);
@@ -272,7 +295,12 @@ describe("OpenAPI specs from a URL", () => {
 
     // It "dies" (never answers again); another instance starts on the same database.
     holdPaths = new Set();
-    const restarted = createApp({ database: server.database, config: { publicUrl: server.url, importAllowPrivateHosts: true }, clock: server.clock, startJobs: false });
+    const restarted = createApp({
+      database: server.database,
+      config: { publicUrl: server.url, importAllowPrivateHosts: true },
+      clock: server.clock,
+      startJobs: false,
+    });
     try {
       expect(await restarted.jobs.runDue()).toBe(0); // still claimed by the first instance
       server.clock.advance(150_000); // its claim expires
@@ -312,7 +340,9 @@ describe("OpenAPI specs from a text", () => {
     expect(Object.keys(content.filesystem)).toEqual(["openapi.json"]);
 
     server.clock.advance(1000);
-    const updated = await client.orgs.createOrUpdateOpenApiSpecBySlug(org, slug, { source: { text: ENTRY.replace("$ref: \"schemas/pet.yaml#/Pet\"", "type: object") } });
+    const updated = await client.orgs.createOrUpdateOpenApiSpecBySlug(org, slug, {
+      source: { text: ENTRY.replace('$ref: "schemas/pet.yaml#/Pet"', "type: object") },
+    });
     expect(updated.status).toBe(200);
     expect(updated.data.processingState).toBe("pending");
     await processed(slug, spec.lastProcessedAt);
@@ -363,9 +393,13 @@ describe("bad input", () => {
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(status);
       expect(response.body.error.message).toMatch(message);
     }
-    const gql = await server.graphql(token, `mutation($input: CreateOpenAPISpecInput!) { createOpenAPISpec(input: $input) { spec { id } } }`, {
-      input: { organization: org, slug: "Bad Slug", source: { text: ENTRY } },
-    });
+    const gql = await server.graphql(
+      token,
+      `mutation($input: CreateOpenAPISpecInput!) { createOpenAPISpec(input: $input) { spec { id } } }`,
+      {
+        input: { organization: org, slug: "Bad Slug", source: { text: ENTRY } },
+      },
+    );
     expect(gql.errors?.[0]?.extensions?.code).toBe("BAD_REQUEST");
     expect(gql.errors?.[0]?.message).toMatch(/slug/);
     const tooBig = await server.graphql(token, `mutation($input: PutOpenAPISpecInput!) { putOpenAPISpec(input: $input) { created } }`, {
@@ -403,7 +437,7 @@ describe("the official CLI", () => {
   it("publishes a spec from a file and from a URL and prints its app URL", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-spec-"));
     const file = join(dir, "openapi.yaml");
-    writeFileSync(file, ENTRY.replace("$ref: \"schemas/pet.yaml#/Pet\"", "type: object"));
+    writeFileSync(file, ENTRY.replace('$ref: "schemas/pet.yaml#/Pet"', "type: object"));
     const fromFile = newSlug();
     const first = await cli(["openapi", "publish", "--spec", fromFile, "--organization", org, file]);
     expect(first.stdout + first.stderr).toContain(`/openapi/${fromFile}`);

@@ -122,7 +122,9 @@ describe("health, readiness, metrics", () => {
     expect(await ready.json()).toEqual({ status: "ready", database: database.kind === "pglite" ? "pglite" : "postgres" });
 
     // A migration of this build missing from the database: not ready, and it says which.
-    const [{ name }] = await database.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "_migrations" ORDER BY name DESC LIMIT 1`);
+    const [{ name }] = await database.prisma.$queryRawUnsafe<{ name: string }[]>(
+      `SELECT name FROM "_migrations" ORDER BY name DESC LIMIT 1`,
+    );
     await database.prisma.$executeRawUnsafe(`DELETE FROM "_migrations" WHERE name = $1`, name);
     try {
       const notReady = await fetch(`${url}/ready`);
@@ -174,7 +176,8 @@ describe("pages", () => {
     const response = await fetch(url);
     expect(response.headers.get("content-type")).toMatch(/^text\/html/);
     const html = await response.text();
-    for (const href of ["/graphql", "/reference", "/openapi.json", "/health", "/ready", "/metrics"]) expect(html).toContain(`href="${href}"`);
+    for (const href of ["/graphql", "/reference", "/openapi.json", "/health", "/ready", "/metrics"])
+      expect(html).toContain(`href="${href}"`);
   });
 
   it("GraphiQL's page carries its assets inline and loads nothing from another host", async () => {
@@ -211,7 +214,13 @@ describe("REST reference (OpenAPI)", () => {
     expect(validate(broken)).toBe(false);
     const refs = new Set<string>();
     JSON.stringify(document, (key, value) => (key === "$ref" && refs.add(value), value));
-    const dangling = [...refs].filter((ref) => ref.split("/").slice(1).reduce((node: any, part) => node?.[part], document) === undefined);
+    const dangling = [...refs].filter(
+      (ref) =>
+        ref
+          .split("/")
+          .slice(1)
+          .reduce((node: any, part) => node?.[part], document) === undefined,
+    );
     expect(dangling).toEqual([]);
     expect(document.servers).toEqual([{ url: `${url}/v1` }]);
   });
@@ -224,7 +233,10 @@ describe("REST reference (OpenAPI)", () => {
     const served = routes.map((route) => `${route.method} ${route.path.replace(/^\/v1/, "").replace(/:\w+|\*$/g, "{}")}`);
     expect(listed.sort()).toEqual(served.sort());
     // A published operation keeps its published description; one beyond it is described from the table.
-    expect(document.paths["/orgs/{organizationId}"].get).toMatchObject({ operationId: "getOrganizationById", "x-permission": "organization.read" });
+    expect(document.paths["/orgs/{organizationId}"].get).toMatchObject({
+      operationId: "getOrganizationById",
+      "x-permission": "organization.read",
+    });
     expect(document.paths["/orgs/{organizationId}"].get["x-graphql-document"]).toMatch(/organization\(id: \$/);
     expect(document.paths["/spaces/{spaceId}/links"].get.description).toMatch(/beyond the published GitBook API/);
   });
@@ -237,7 +249,10 @@ describe("published operations that are not built", () => {
     const gitImport = await fetch(`${url}/v1/spaces/spc_x/git/import`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
     expect(gitImport.status).toBe(501);
     expect(await gitImport.json()).toEqual({
-      error: { code: 501, message: "POST /v1/spaces/spc_x/git/import (importGitRepository) is part of the published API but not built in this service" },
+      error: {
+        code: 501,
+        message: "POST /v1/spaces/spc_x/git/import (importGitRepository) is part of the published API but not built in this service",
+      },
     });
     expect((await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     const unknown = await fetch(`${url}/v1/no-such-thing`, { headers: { authorization: `Bearer ${token}` } });

@@ -14,8 +14,7 @@ let server: TestServer;
 /** A role as the client's types spell it (MemberRole is a type-only enum). */
 const role = (value: string) => value as MemberRole;
 
-const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) =>
-  graphqlData<T>(server, token, query, variables);
+const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) => graphqlData<T>(server, token, query, variables);
 const expectRawRestError = (token: string, method: string, path: string, body: unknown, status: number, mentions?: string) =>
   expectRawRestErrorOn(server, token, method, path, body, status, mentions);
 
@@ -94,9 +93,7 @@ describe("GET /v1/orgs", () => {
     expect(second.data.items).toHaveLength(1);
     expect(second.data.count).toBe(2);
     expect(second.data.next).toBeUndefined();
-    expect([first.data.items[0].id, second.data.items[0].id].sort()).toEqual(
-      [alpha.organizationId, gamma.organizationId].sort(),
-    );
+    expect([first.data.items[0].id, second.data.items[0].id].sort()).toEqual([alpha.organizationId, gamma.organizationId].sort());
   });
 
   it("pages the same way through GraphQL viewer.organizations", async () => {
@@ -255,7 +252,11 @@ describe("PATCH /v1/orgs/{organizationId}", () => {
       for (const hostname of ["ab", "h".repeat(33), "Upper-Case", "-dash"]) {
         await expectOrganizationUnchanged(org.organizationId, async () => {
           await expectRestError(update({ hostname }), 400, "hostname");
-          expectGraphQLError(await server.graphql(org.token, UPDATE, { input: { id: org.organizationId, hostname } }), "BAD_REQUEST", "hostname");
+          expectGraphQLError(
+            await server.graphql(org.token, UPDATE, { input: { id: org.organizationId, hostname } }),
+            "BAD_REQUEST",
+            "hostname",
+          );
         });
       }
     });

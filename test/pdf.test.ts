@@ -52,14 +52,23 @@ beforeAll(async () => {
   A = await server.bootstrap("PDF A");
   B = await server.bootstrap("PDF B");
   reader = await server.addMember(A.organizationId, "read");
-  space = (await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
-    input: { organization: A.organizationId, title: "Handbook" },
-  })).createSpace.space.id;
-  changeRequest = (await gql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id number } } }`, {
-    input: { space, subject: "Write the handbook" },
-  })).createChangeRequest.changeRequest;
+  space = (
+    await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+      input: { organization: A.organizationId, title: "Handbook" },
+    })
+  ).createSpace.space.id;
+  changeRequest = (
+    await gql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id number } } }`, {
+      input: { space, subject: "Write the handbook" },
+    })
+  ).createChangeRequest.changeRequest;
   pages.start = await createPage({ changeRequest: changeRequest.id, title: "Getting started", markdown: START_MARKDOWN });
-  pages.install = await createPage({ changeRequest: changeRequest.id, title: "Installation", markdown: "Run the installer.\n", parent: pages.start });
+  pages.install = await createPage({
+    changeRequest: changeRequest.id,
+    title: "Installation",
+    markdown: "Run the installer.\n",
+    parent: pages.start,
+  });
   pages.reference = await createPage({ changeRequest: changeRequest.id, title: "Reference", markdown: LONG_CODE });
   // Edited in the space, not in the change request: not in its PDF.
   await createPage({ title: "Space only", markdown: "Not proposed.\n" });
@@ -156,7 +165,9 @@ describe("GET /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf", () => {
 
   it("with page: that page and its subpages; with only: that page alone", async () => {
     const subtree = await fetchPdf(await pdfUrl({ page: pages.start }));
-    expect(subtree.headers.get("content-disposition")).toBe(`inline; filename="change-request-${changeRequest.number}-getting-started.pdf"`);
+    expect(subtree.headers.get("content-disposition")).toBe(
+      `inline; filename="change-request-${changeRequest.number}-getting-started.pdf"`,
+    );
     const { pageCount, texts } = readPdf(subtree.bytes);
     expect(pageCount).toBe(2);
     expect(texts[0].startsWith("Getting started")).toBe(true);
@@ -172,9 +183,11 @@ describe("GET /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf", () => {
   });
 
   it("gives one page saying so for content without pages", async () => {
-    const empty = (await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
-      input: { organization: A.organizationId, title: "Empty" },
-    })).createSpace.space.id;
+    const empty = (
+      await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+        input: { organization: A.organizationId, title: "Empty" },
+      })
+    ).createSpace.space.id;
     const opened = await api().createChangeRequest(empty, {});
     const url = (await api().getChangeRequestPdf(empty, opened.data.id)).data.url;
     const { pageCount, texts } = readPdf((await fetchPdf(url)).bytes);
@@ -191,9 +204,9 @@ describe("GET /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf", () => {
     await expectRestError(api().getChangeRequestPdf(space, changeRequest.id, { only: true }), 400, "page");
     await expectRestError(api().getChangeRequestPdf(space, changeRequest.id, { page: "Page_missing" }), 404, "Page_missing");
     // A page of the space that the change request does not have.
-    const spacePage = (await gql(`query($id: ID!) { space(id: $id) { content { pages { id title } } } }`, { id: space })).space.content.pages.find(
-      (page: { title: string }) => page.title === "Space only",
-    ).id;
+    const spacePage = (
+      await gql(`query($id: ID!) { space(id: $id) { content { pages { id title } } } }`, { id: space })
+    ).space.content.pages.find((page: { title: string }) => page.title === "Space only").id;
     await expectRestError(api().getChangeRequestPdf(space, changeRequest.id, { page: spacePage }), 404);
   });
 

@@ -317,7 +317,10 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     return { path: `${path}/site-spaces/${siteSpaceId}/customization` };
   },
   [`GET ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth` }),
-  [`PATCH ${SITE}/publishing/auth`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth`, body: { logoutURL: "https://example.com/logout" } }),
+  [`PATCH ${SITE}/publishing/auth`]: async () => ({
+    path: `${await newVisitorAuthSite()}/publishing/auth`,
+    body: { logoutURL: "https://example.com/logout" },
+  }),
   [`POST ${SITE}/publishing/auth/regenerate`]: async () => ({ path: `${await newVisitorAuthSite()}/publishing/auth/regenerate` }),
   [`GET ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links` }),
   [`POST ${SITE}/share-links`]: async () => ({ path: `${(await newSite()).path}/share-links`, body: { name: "Matrix link" } }),
@@ -553,9 +556,14 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs/:organizationId/translations": async () => ({ path: org("/translations") }),
   "POST /v1/orgs/:organizationId/translations": async () => ({ path: org("/translations"), body: { title: "Matrix", languages: ["fr"] } }),
   "GET /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`) }),
-  "PUT /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`), body: { title: "Renamed", languages: ["fr", "de"] } }),
+  "PUT /v1/orgs/:organizationId/translations/:translationId": async () => ({
+    path: org(`/translations/${await newTranslation()}`),
+    body: { title: "Renamed", languages: ["fr", "de"] },
+  }),
   "DELETE /v1/orgs/:organizationId/translations/:translationId": async () => ({ path: org(`/translations/${await newTranslation()}`) }),
-  "POST /v1/orgs/:organizationId/translations/:translationId/run": async () => ({ path: org(`/translations/${await newTranslation()}/run`) }),
+  "POST /v1/orgs/:organizationId/translations/:translationId/run": async () => ({
+    path: org(`/translations/${await newTranslation()}/run`),
+  }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
   "POST /v1/orgs/:organizationId/openapi": async () => ({
     path: org("/openapi"),
@@ -847,8 +855,12 @@ async function newTranslation(): Promise<string> {
   const [source, target] = [await newSpace(), await newSpace()];
   const id = newId("TranslationSettings");
   const now = new Date();
-  await prisma().translationSettings.create({ data: { id, organizationId, title: "Matrix", languages: ["fr"], sourceSpaceId: source, createdAt: now, updatedAt: now } });
-  await prisma().translationTarget.create({ data: { id: newId("TranslationTarget"), translationId: id, language: "fr", spaceId: target, createdAt: now } });
+  await prisma().translationSettings.create({
+    data: { id, organizationId, title: "Matrix", languages: ["fr"], sourceSpaceId: source, createdAt: now, updatedAt: now },
+  });
+  await prisma().translationTarget.create({
+    data: { id: newId("TranslationTarget"), translationId: id, language: "fr", spaceId: target, createdAt: now },
+  });
   return id;
 }
 

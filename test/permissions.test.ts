@@ -76,9 +76,7 @@ describe("effectiveRole", () => {
     // Even above a nearer defaultLevel that lowered the base role.
     expect(effectiveRole({ role: "create" }, [level("read"), level(null, ["edit"])])).toBe("edit");
     // And the highest grant along the whole chain wins.
-    expect(effectiveRole({ role: "read" }, [level(null, ["comment"]), level(null, ["create"]), level(null, ["edit"])])).toBe(
-      "create",
-    );
+    expect(effectiveRole({ role: "read" }, [level(null, ["comment"]), level(null, ["create"]), level(null, ["edit"])])).toBe("create");
   });
 });
 
@@ -115,8 +113,16 @@ describe("spacePermissions", () => {
   it("spells out the ladder", () => {
     expect(Object.values(spacePermissions(null)).every((value) => value === false)).toBe(true);
     expect(spacePermissions("read")).toEqual({
-      view: true, access: true, comment: false, edit: false, triggerGitSync: false,
-      merge: false, review: false, admin: false, viewInviteLinks: false, installIntegration: false,
+      view: true,
+      access: true,
+      comment: false,
+      edit: false,
+      triggerGitSync: false,
+      merge: false,
+      review: false,
+      admin: false,
+      viewInviteLinks: false,
+      installIntegration: false,
     });
     expect(spacePermissions("edit")).toMatchObject({ comment: true, edit: true, merge: false, admin: false });
     expect(spacePermissions("review")).toMatchObject({ edit: true, merge: true, review: true, admin: false });
@@ -154,9 +160,19 @@ describe("collectionPermissions", () => {
 
 describe("organizationPermissions", () => {
   const none = {
-    view: false, access: false, admin: false, ownTeam: false, createContent: false, createOpenAPISpec: false,
-    ingestConversations: false, viewBilling: false, listMembers: false, listTeams: false, listIntegrations: false,
-    listInstallations: false, installIntegration: false,
+    view: false,
+    access: false,
+    admin: false,
+    ownTeam: false,
+    createContent: false,
+    createOpenAPISpec: false,
+    ingestConversations: false,
+    viewBilling: false,
+    listMembers: false,
+    listTeams: false,
+    listIntegrations: false,
+    listInstallations: false,
+    installIntegration: false,
   };
 
   it("gives a non-member nothing", () => {
@@ -169,14 +185,26 @@ describe("organizationPermissions", () => {
 
   it.each(["read", "comment", "edit", "review"] as const)("gives a %s member view and the member lists only", (role) => {
     expect(organizationPermissions({ role })).toEqual({
-      ...none, view: true, access: true, listMembers: true, listTeams: true, listIntegrations: true,
+      ...none,
+      view: true,
+      access: true,
+      listMembers: true,
+      listTeams: true,
+      listIntegrations: true,
     });
   });
 
   it("lets create members create content and own teams, not administer", () => {
     expect(organizationPermissions({ role: "create" })).toEqual({
-      ...none, view: true, access: true, listMembers: true, listTeams: true, listIntegrations: true,
-      ownTeam: true, createContent: true, createOpenAPISpec: true,
+      ...none,
+      view: true,
+      access: true,
+      listMembers: true,
+      listTeams: true,
+      listIntegrations: true,
+      ownTeam: true,
+      createContent: true,
+      createOpenAPISpec: true,
     });
   });
 

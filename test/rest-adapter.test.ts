@@ -127,11 +127,7 @@ describe("list envelope and paging", () => {
 });
 
 describe("query parameters", () => {
-  const listPaths = () => [
-    `/v1/orgs/${admin.organizationId}/spaces`,
-    `/v1/orgs/${admin.organizationId}/collections`,
-    "/v1/orgs",
-  ];
+  const listPaths = () => [`/v1/orgs/${admin.organizationId}/spaces`, `/v1/orgs/${admin.organizationId}/collections`, "/v1/orgs"];
 
   it.each(["0", "1001", "-1", "abc", "2.5", "1e3", ""])("refuses limit=%j with 400 naming limit", async (limit) => {
     for (const base of listPaths()) {
@@ -358,16 +354,18 @@ describe("request bodies", () => {
 });
 
 describe("routing", () => {
-  it.each(["/v1/nope", "/v1/spaces", "/v1/orgs/org_x/nothing-here", "/v1/spaces/spc_x/extra/deep"])(
-    "answers an unknown route (%s) with the 404 envelope",
-    async (path) => {
-      for (const method of ["GET", "POST"]) {
-        const response = await server.rest(admin.token, method, path, method === "POST" ? {} : undefined);
-        expectError(method, path, response, 404);
-        expect(response.body).toEqual({ error: { code: 404, message: expect.any(String) } });
-      }
-    },
-  );
+  it.each([
+    "/v1/nope",
+    "/v1/spaces",
+    "/v1/orgs/org_x/nothing-here",
+    "/v1/spaces/spc_x/extra/deep",
+  ])("answers an unknown route (%s) with the 404 envelope", async (path) => {
+    for (const method of ["GET", "POST"]) {
+      const response = await server.rest(admin.token, method, path, method === "POST" ? {} : undefined);
+      expectError(method, path, response, 404);
+      expect(response.body).toEqual({ error: { code: 404, message: expect.any(String) } });
+    }
+  });
 
   it("answers the published API-information operation (GET /v1), which is not built, with the 501 envelope", async () => {
     const response = await server.rest(admin.token, "GET", "/v1");
@@ -388,7 +386,12 @@ describe("routing", () => {
     const allow = response.headers.get("allow");
     expect(allow).not.toBeNull();
     // HEAD is answered wherever GET is.
-    expect(allow!.split(",").map((m) => m.trim()).sort()).toEqual(allowed.includes("GET") ? [...allowed, "HEAD"].sort() : allowed);
+    expect(
+      allow!
+        .split(",")
+        .map((m) => m.trim())
+        .sort(),
+    ).toEqual(allowed.includes("GET") ? [...allowed, "HEAD"].sort() : allowed);
   });
 
   it("does not touch paths outside /v1", async () => {

@@ -6,7 +6,12 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { graphqlData } from "./support/expect.ts";
-import { expectOneRevision as expectOneRevisionOf, headOf as headOfSpace, revisionCount as revisionCountOf, type RevisionPayload } from "./support/revisions.ts";
+import {
+  expectOneRevision as expectOneRevisionOf,
+  headOf as headOfSpace,
+  revisionCount as revisionCountOf,
+  type RevisionPayload,
+} from "./support/revisions.ts";
 
 let server: TestServer;
 let A: { organizationId: string; userId: string; token: string };
@@ -48,7 +53,14 @@ const revisionCount = (space: string) => revisionCountOf(server, space);
 const expectOneRevision = <T extends RevisionPayload>(space: string, run: () => Promise<T>) => expectOneRevisionOf(server, space, run);
 
 /** Asserts that `query` fails with `status`, naming `mentions`, and makes no revision. */
-async function expectRefused(space: string, status: number, mentions: string, query: string, input: Record<string, unknown>, token = A.token) {
+async function expectRefused(
+  space: string,
+  status: number,
+  mentions: string,
+  query: string,
+  input: Record<string, unknown>,
+  token = A.token,
+) {
   const head = await headOf(space);
   const count = await revisionCount(space);
   const result = await server.graphql(token, query, { input });
@@ -65,7 +77,10 @@ const READ = /* GraphQL */ `query($id: ID!) { space(id: $id) { content { id vari
 describe("reusable contents", () => {
   it("create, update and delete each make one revision; GraphQL and REST read them back", async () => {
     const space = await newSpace();
-    const created = (await expectOneRevision(space, async () => (await gql(A.token, CREATE, { input: { space, title: "Warning", markdown: "# Careful\n\nHot." } })).createReusableContent));
+    const created = await expectOneRevision(
+      space,
+      async () => (await gql(A.token, CREATE, { input: { space, title: "Warning", markdown: "# Careful\n\nHot." } })).createReusableContent,
+    );
     const rc = created.reusableContent;
     expect(rc.id).toMatch(/^rc_/);
     expect(rc).toMatchObject({ title: "Warning", markdown: "# Careful\n\nHot.", documentId: sha256("# Careful\n\nHot.") });
@@ -73,17 +88,29 @@ describe("reusable contents", () => {
     const blob = await server.database.prisma.blob.findUnique({ where: { hash: sha256("# Careful\n\nHot.") } });
     expect(Buffer.from(blob!.data).toString("utf8")).toBe("# Careful\n\nHot.");
 
-    const updated = (await expectOneRevision(space, async () => (await gql(A.token, UPDATE, { input: { space, reusableContent: rc.id, markdown: "Cold." } })).updateReusableContent));
+    const updated = await expectOneRevision(
+      space,
+      async () => (await gql(A.token, UPDATE, { input: { space, reusableContent: rc.id, markdown: "Cold." } })).updateReusableContent,
+    );
     expect(updated.reusableContent).toMatchObject({ id: rc.id, title: "Warning", markdown: "Cold.", documentId: sha256("Cold.") });
-    const renamed = (await expectOneRevision(space, async () => (await gql(A.token, UPDATE, { input: { space, reusableContent: rc.id, title: "Note" } })).updateReusableContent));
+    const renamed = await expectOneRevision(
+      space,
+      async () => (await gql(A.token, UPDATE, { input: { space, reusableContent: rc.id, title: "Note" } })).updateReusableContent,
+    );
     expect(renamed.reusableContent).toMatchObject({ title: "Note", markdown: "Cold." });
 
     // The revision of the create still reads the same.
-    const old = await gql(A.token, `query($s: ID!, $r: ID!) { space(id: $s) { revisionById(id: $r) { reusableContents { title markdown } } } }`, { s: space, r: created.revision.id });
+    const old = await gql(
+      A.token,
+      `query($s: ID!, $r: ID!) { space(id: $s) { revisionById(id: $r) { reusableContents { title markdown } } } }`,
+      { s: space, r: created.revision.id },
+    );
     expect(old.space.revisionById.reusableContents).toEqual([{ title: "Warning", markdown: "# Careful\n\nHot." }]);
 
     const read = await gql(A.token, READ, { id: space });
-    expect(read.space.content.reusableContents.map((item: any) => [item.id, item.title, item.markdown])).toEqual([[rc.id, "Note", "Cold."]]);
+    expect(read.space.content.reusableContents.map((item: any) => [item.id, item.title, item.markdown])).toEqual([
+      [rc.id, "Note", "Cold."],
+    ]);
 
     const { data } = await server.client(A.token).spaces.getCurrentRevision(space);
     expect(data.reusableContents).toEqual([{ id: rc.id, title: "Note", document: sha256("Cold.") }]);
@@ -92,7 +119,10 @@ describe("reusable contents", () => {
     const node = await server.graphql(A.token, `query($id: ID!) { node(id: $id) { id } }`, { id: rc.id });
     expect(node.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
 
-    const deleted = (await expectOneRevision(space, async () => (await gql(A.token, DELETE, { input: { space, reusableContent: rc.id } })).deleteReusableContent));
+    const deleted = await expectOneRevision(
+      space,
+      async () => (await gql(A.token, DELETE, { input: { space, reusableContent: rc.id } })).deleteReusableContent,
+    );
     expect(deleted.deletedReusableContentId).toBe(rc.id);
     expect((await gql(A.token, READ, { id: space })).space.content.reusableContents).toEqual([]);
     expect((await server.client(A.token).spaces.getCurrentRevision(space)).data.reusableContents).toEqual([]);
@@ -100,22 +130,30 @@ describe("reusable contents", () => {
 
   it("the editContent batch takes reusable content and variable edits: one revision for all", async () => {
     const space = await newSpace();
-    const payload = (await expectOneRevision(space, async () =>
-      (await gql(A.token, BATCH, {
-        input: {
-          space,
-          edits: [
-            { createReusableContent: { title: "One", markdown: "1" } },
-            { createReusableContent: { title: "Two" } },
-            { setVariables: { variables: { product: "Docs" } } },
-            { createPage: { title: "Page" } },
-          ],
-        },
-      })).editContent));
+    const payload = await expectOneRevision(
+      space,
+      async () =>
+        (
+          await gql(A.token, BATCH, {
+            input: {
+              space,
+              edits: [
+                { createReusableContent: { title: "One", markdown: "1" } },
+                { createReusableContent: { title: "Two" } },
+                { setVariables: { variables: { product: "Docs" } } },
+                { createPage: { title: "Page" } },
+              ],
+            },
+          })
+        ).editContent,
+    );
     expect(payload.createdReusableContents.map((item: any) => item.title)).toEqual(["One", "Two"]);
     const read = (await gql(A.token, READ, { id: space })).space.content;
     expect(read.variables).toEqual({ product: "Docs" });
-    expect(read.reusableContents.map((item: any) => [item.title, item.markdown])).toEqual([["One", "1"], ["Two", ""]]);
+    expect(read.reusableContents.map((item: any) => [item.title, item.markdown])).toEqual([
+      ["One", "1"],
+      ["Two", ""],
+    ]);
   });
 
   it("refuses bad input with 400 naming the field, and makes no revision", async () => {
@@ -129,7 +167,10 @@ describe("reusable contents", () => {
     await expectRefused(space, 404, "rc_missing", UPDATE, { space, reusableContent: "rc_missing", title: "X" });
     await expectRefused(space, 404, "rc_missing", DELETE, { space, reusableContent: "rc_missing" });
     // A refused edit in a batch refuses the whole batch.
-    await expectRefused(space, 400, "edits[1]", BATCH, { space, edits: [{ createReusableContent: { title: "Fine" } }, { createReusableContent: { title: "" } }] });
+    await expectRefused(space, 400, "edits[1]", BATCH, {
+      space,
+      edits: [{ createReusableContent: { title: "Fine" } }, { createReusableContent: { title: "" } }],
+    });
   });
 
   it("needs edit on the space: a read member gets 403", async () => {
@@ -144,15 +185,24 @@ describe("reusable contents", () => {
 describe("revision variables", () => {
   it("setRevisionVariables replaces the map as one revision; GraphQL and REST read it", async () => {
     const space = await newSpace();
-    const first = (await expectOneRevision(space, async () => (await gql(A.token, SET_VARIABLES, { input: { space, variables: { version: "2.0", _name: "Docs" } } })).setRevisionVariables));
+    const first = await expectOneRevision(
+      space,
+      async () =>
+        (await gql(A.token, SET_VARIABLES, { input: { space, variables: { version: "2.0", _name: "Docs" } } })).setRevisionVariables,
+    );
     expect(first.revision.variables).toEqual({ version: "2.0", _name: "Docs" });
-    const second = (await expectOneRevision(space, async () => (await gql(A.token, SET_VARIABLES, { input: { space, variables: { version: "3.0" } } })).setRevisionVariables));
+    const second = await expectOneRevision(
+      space,
+      async () => (await gql(A.token, SET_VARIABLES, { input: { space, variables: { version: "3.0" } } })).setRevisionVariables,
+    );
     expect(second.revision.variables).toEqual({ version: "3.0" });
     expect((await gql(A.token, READ, { id: space })).space.content.variables).toEqual({ version: "3.0" });
     expect((await server.client(A.token).spaces.getCurrentRevision(space)).data.variables).toEqual({ version: "3.0" });
     // Page edits carry the variables and reusable contents of the head.
     await gql(A.token, CREATE, { input: { space, title: "Kept" } });
-    await gql(A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, { input: { space, title: "P" } });
+    await gql(A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space, title: "P" },
+    });
     const read = (await gql(A.token, READ, { id: space })).space.content;
     expect(read.variables).toEqual({ version: "3.0" });
     expect(read.reusableContents.map((item: any) => item.title)).toEqual(["Kept"]);
@@ -164,11 +214,17 @@ describe("revision variables", () => {
     await expectRefused(space, 400, '"with-dash"', SET_VARIABLES, { space, variables: { ok: "y", "with-dash": "x" } });
     await expectRefused(space, 400, "variables.long", SET_VARIABLES, { space, variables: { long: "x".repeat(10_001) } });
     await expectRefused(space, 400, "variables.num", SET_VARIABLES, { space, variables: { num: 3 } });
-    await expectRefused(space, 400, "at most 100", SET_VARIABLES, { space, variables: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, "x"])) });
+    await expectRefused(space, 400, "at most 100", SET_VARIABLES, {
+      space,
+      variables: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`v${i}`, "x"])),
+    });
     await expectRefused(space, 400, "variables", SET_VARIABLES, { space, variables: ["a"] });
     // 100 names of up to 10000 characters are fine.
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, "x".repeat(10_000)]));
-    await expectOneRevision(space, async () => (await gql(A.token, SET_VARIABLES, { input: { space, variables: many } })).setRevisionVariables);
+    await expectOneRevision(
+      space,
+      async () => (await gql(A.token, SET_VARIABLES, { input: { space, variables: many } })).setRevisionVariables,
+    );
   });
 });
 
@@ -177,8 +233,11 @@ describe("duplicateSpace", () => {
     const space = await newSpace();
     const { createReusableContent } = await gql(A.token, CREATE, { input: { space, title: "Shared", markdown: "Body" } });
     await gql(A.token, SET_VARIABLES, { input: { space, variables: { a: "b" } } });
-    const copy = (await gql(A.token, `mutation($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { id } } }`, { input: { id: space } }))
-      .duplicateSpace.space.id;
+    const copy = (
+      await gql(A.token, `mutation($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { id } } }`, {
+        input: { id: space },
+      })
+    ).duplicateSpace.space.id;
     const read = (await gql(A.token, READ, { id: copy })).space.content;
     expect(read.variables).toEqual({ a: "b" });
     expect(read.reusableContents).toEqual([createReusableContent.reusableContent]);

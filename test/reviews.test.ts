@@ -60,24 +60,39 @@ describe("merge rules", () => {
       mergeRules: rules({ type: "rules", rules: [{ rule: "require_at_least_one_approved_review" }] }),
     });
     expect(patched.mergeRules).toEqual({ type: "rules", rules: [{ rule: "require_at_least_one_approved_review" }] });
-    await graphqlData(server, author.token, UPDATE_PAGE, { input: { space: space.id, changeRequest: changeRequest.id, page: pages.a, title: "A, reviewed" } });
+    await graphqlData(server, author.token, UPDATE_PAGE, {
+      input: { space: space.id, changeRequest: changeRequest.id, page: pages.a, title: "A, reviewed" },
+    });
 
     await expectRestError(api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id), 409, "at least one current approval");
-    const { data: review } = await api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") });
-    expect(review).toMatchObject({ object: "change-request-review", status: "approved", outdated: false, reviewer: { id: reviewer.userId } });
+    const { data: review } = await api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, {
+      status: status("approved"),
+    });
+    expect(review).toMatchObject({
+      object: "change-request-review",
+      status: "approved",
+      outdated: false,
+      reviewer: { id: reviewer.userId },
+    });
 
     // A new edit: the approval is of an older revision, and the merge is refused again.
-    await graphqlData(server, author.token, UPDATE_PAGE, { input: { space: space.id, changeRequest: changeRequest.id, page: pages.c, title: "C, later" } });
+    await graphqlData(server, author.token, UPDATE_PAGE, {
+      input: { space: space.id, changeRequest: changeRequest.id, page: pages.c, title: "C, later" },
+    });
     const { data: afterEdit } = await api(reviewer.token).spaces.getChangeRequestReviewById(space.id, changeRequest.id, review.id);
     expect(afterEdit.outdated).toBe(true);
     const head = (await prisma().space.findUniqueOrThrow({ where: { id: space.id } })).revisionId;
     await expectRestError(api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id), 409, "at least one current approval");
     expect((await prisma().space.findUniqueOrThrow({ where: { id: space.id } })).revisionId).toBe(head);
 
-    const { data: current } = await api(secondReviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") });
+    const { data: current } = await api(secondReviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, {
+      status: status("approved"),
+    });
     const { data: outdated } = await api(admin.token).spaces.getReviewsByChangeRequestId(space.id, changeRequest.id, { outdated: true });
     expect(outdated.items.map((item) => item.id)).toEqual([review.id]);
-    const { data: notOutdated } = await api(admin.token).spaces.getReviewsByChangeRequestId(space.id, changeRequest.id, { outdated: false });
+    const { data: notOutdated } = await api(admin.token).spaces.getReviewsByChangeRequestId(space.id, changeRequest.id, {
+      outdated: false,
+    });
     expect(notOutdated.items.map((item) => item.id)).toEqual([current.id]);
     const { data: merged } = await api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id);
     expect(merged.result).toBe("merge");
@@ -88,12 +103,18 @@ describe("merge rules", () => {
     await api(admin.token).orgs.updateOrganizationById(admin.organizationId, {
       mergeRules: rules({
         type: "rules",
-        rules: [{ rule: "require_specific_reviewers", users: [secondReviewer.userId] }, { rule: "require_up_to_date_change_request" }, { rule: "allow_bypass", users: [admin.userId] }],
+        rules: [
+          { rule: "require_specific_reviewers", users: [secondReviewer.userId] },
+          { rule: "require_up_to_date_change_request" },
+          { rule: "allow_bypass", users: [admin.userId] },
+        ],
       }),
     });
     try {
       expect((await api(admin.token).spaces.getSpaceById(space.id)).data.mergeRules).toEqual({ type: "inherit" });
-      await graphqlData(server, author.token, UPDATE_PAGE, { input: { space: space.id, changeRequest: changeRequest.id, page: pages.b, markdown: "# B\n\nMore." } });
+      await graphqlData(server, author.token, UPDATE_PAGE, {
+        input: { space: space.id, changeRequest: changeRequest.id, page: pages.b, markdown: "# B\n\nMore." },
+      });
       await api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") });
       await expectRestError(api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id), 409, secondReviewer.userId);
       await api(secondReviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("changes-requested") });
@@ -112,17 +133,37 @@ describe("merge rules", () => {
 
   it("a space's own rules win over the organization's; bad configurations are 400 and change nothing", async () => {
     const { space, changeRequest } = await setup();
-    await api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "rules", rules: [{ rule: "require_author_to_merge" }] }) });
+    await api(admin.token).spaces.updateSpaceById(space.id, {
+      mergeRules: rules({ type: "rules", rules: [{ rule: "require_author_to_merge" }] }),
+    });
     await expectRestError(api(admin.token).spaces.mergeChangeRequest(space.id, changeRequest.id), 409, "author");
     await api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "none" }) });
     await api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id);
 
     const before = await prisma().space.findUniqueOrThrow({ where: { id: space.id } });
     const org = await prisma().organization.findUniqueOrThrow({ where: { id: admin.organizationId } });
-    await expectRestError(api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "sometimes" }) }), 400, "mergeRules.type");
-    await expectRestError(api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "rules", rules: [{ rule: "custom", expression: "true" }] }) }), 400, "not supported");
-    await expectRestError(api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "rules", rules: [{ rule: "allow_bypass" }] }) }), 400, "mergeRules.rules[0].users");
-    await expectRestError(api(admin.token).orgs.updateOrganizationById(admin.organizationId, { mergeRules: rules({ type: "inherit" }) }), 400, "mergeRules.type");
+    await expectRestError(
+      api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "sometimes" }) }),
+      400,
+      "mergeRules.type",
+    );
+    await expectRestError(
+      api(admin.token).spaces.updateSpaceById(space.id, {
+        mergeRules: rules({ type: "rules", rules: [{ rule: "custom", expression: "true" }] }),
+      }),
+      400,
+      "not supported",
+    );
+    await expectRestError(
+      api(admin.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "rules", rules: [{ rule: "allow_bypass" }] }) }),
+      400,
+      "mergeRules.rules[0].users",
+    );
+    await expectRestError(
+      api(admin.token).orgs.updateOrganizationById(admin.organizationId, { mergeRules: rules({ type: "inherit" }) }),
+      400,
+      "mergeRules.type",
+    );
     await expectRestError(api(editor.token).spaces.updateSpaceById(space.id, { mergeRules: rules({ type: "none" }) }), 403);
     expect(await prisma().space.findUniqueOrThrow({ where: { id: space.id } })).toEqual(before);
     expect(await prisma().organization.findUniqueOrThrow({ where: { id: admin.organizationId } })).toEqual(org);
@@ -136,11 +177,17 @@ describe("reviews and requested reviewers", () => {
       users: [reviewer.userId, secondReviewer.userId],
       subject: "Please review",
     });
-    expect(asked.users?.map((user) => user.kind === "user" && user.user.id).sort()).toEqual([reviewer.userId, secondReviewer.userId].sort());
+    expect(asked.users?.map((user) => user.kind === "user" && user.user.id).sort()).toEqual(
+      [reviewer.userId, secondReviewer.userId].sort(),
+    );
     expect((await api(author.token).spaces.getChangeRequestById(space.id, changeRequest.id)).data.subject).toBe("Please review");
     const { data: listed } = await api(reviewer.token).spaces.getRequestedReviewersByChangeRequestId(space.id, changeRequest.id);
     expect(listed.count).toBe(2);
-    expect(listed.items[0]).toMatchObject({ object: "change-request-requested-reviewer", requestedBy: { id: author.userId }, revision: changeRequest.revision });
+    expect(listed.items[0]).toMatchObject({
+      object: "change-request-requested-reviewer",
+      requestedBy: { id: author.userId },
+      revision: changeRequest.revision,
+    });
 
     const { data: review } = await api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, {
       status: status("changes-requested"),
@@ -149,8 +196,12 @@ describe("reviews and requested reviewers", () => {
     expect(review.requestedBy?.id).toBe(author.userId);
     expect(review.comment).toMatchObject({ object: "comment", body: { markdown: "Needs an example." }, postedBy: { id: reviewer.userId } });
 
-    expect((await api(author.token).spaces.removeRequestedReviewerFromChangeRequest(space.id, changeRequest.id, secondReviewer.userId)).status).toBe(205);
-    expect((await api(author.token).spaces.removeRequestedReviewerFromChangeRequest(space.id, changeRequest.id, secondReviewer.userId)).status).toBe(204);
+    expect(
+      (await api(author.token).spaces.removeRequestedReviewerFromChangeRequest(space.id, changeRequest.id, secondReviewer.userId)).status,
+    ).toBe(205);
+    expect(
+      (await api(author.token).spaces.removeRequestedReviewerFromChangeRequest(space.id, changeRequest.id, secondReviewer.userId)).status,
+    ).toBe(204);
     const data = await graphqlData(
       server,
       reviewer.token,
@@ -161,7 +212,9 @@ describe("reviews and requested reviewers", () => {
       { space: space.id, cr: changeRequest.number.toString() },
     );
     expect(data.space.changeRequest.requestedReviewers.nodes).toEqual([{ user: { id: reviewer.userId } }]);
-    expect(data.space.changeRequest.reviews.nodes).toEqual([{ status: "CHANGES_REQUESTED", outdated: false, reviewer: { id: reviewer.userId }, comment: { id: review.comment!.id } }]);
+    expect(data.space.changeRequest.reviews.nodes).toEqual([
+      { status: "CHANGES_REQUESTED", outdated: false, reviewer: { id: reviewer.userId }, comment: { id: review.comment!.id } },
+    ]);
   });
 
   it("refuses your own change request, a reviewer who cannot review, an unknown user, a bad status: 4xx and nothing changes", async () => {
@@ -174,10 +227,30 @@ describe("reviews and requested reviewers", () => {
       changeRequest: await prisma().changeRequest.findUniqueOrThrow({ where: { id: changeRequest.id } }),
     });
     const before = await snapshot();
-    await expectRestError(api(author.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }), 403, "your own");
-    await expectRestError(api(editor.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }), 403, "review");
-    await expectRestError(api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("maybe") }), 400, "status");
-    await expectRawRestError(server, reviewer.token, "POST", `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/reviews`, {}, 400, "status");
+    await expectRestError(
+      api(author.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }),
+      403,
+      "your own",
+    );
+    await expectRestError(
+      api(editor.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }),
+      403,
+      "review",
+    );
+    await expectRestError(
+      api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("maybe") }),
+      400,
+      "status",
+    );
+    await expectRawRestError(
+      server,
+      reviewer.token,
+      "POST",
+      `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/reviews`,
+      {},
+      400,
+      "status",
+    );
     await expectRawRestError(
       server,
       reviewer.token,
@@ -187,25 +260,59 @@ describe("reviews and requested reviewers", () => {
       400,
       "comment",
     );
-    await expectRestError(api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [reviewer.userId, reader.userId], subject: "Changed?" }), 400, reader.userId);
-    await expectRestError(api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: ["usr_nobody"] }), 400, "usr_nobody");
-    await expectRestError(api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [other.userId] }), 400, other.userId);
-    await expectRestError(api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [author.userId] }), 400, "opened");
-    await expectRestError(api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [] }), 400, "users");
-    await expectRestError(api(reader.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [reviewer.userId] }), 403);
+    await expectRestError(
+      api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, {
+        users: [reviewer.userId, reader.userId],
+        subject: "Changed?",
+      }),
+      400,
+      reader.userId,
+    );
+    await expectRestError(
+      api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: ["usr_nobody"] }),
+      400,
+      "usr_nobody",
+    );
+    await expectRestError(
+      api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [other.userId] }),
+      400,
+      other.userId,
+    );
+    await expectRestError(
+      api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [author.userId] }),
+      400,
+      "opened",
+    );
+    await expectRestError(
+      api(author.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [] }),
+      400,
+      "users",
+    );
+    await expectRestError(
+      api(reader.token).spaces.requestReviewersForChangeRequest(space.id, changeRequest.id, { users: [reviewer.userId] }),
+      403,
+    );
     await expectRestError(api(other.token).spaces.getReviewsByChangeRequestId(space.id, changeRequest.id), 404);
     await expectRestError(api(reviewer.token).spaces.getChangeRequestReviewById(space.id, changeRequest.id, "rvw_unknown"), 404);
     expectGraphQLError(
-      await server.graphql(author.token, `mutation($input: SubmitChangeRequestReviewInput!) { submitChangeRequestReview(input: $input) { review { id } } }`, {
-        input: { space: space.id, changeRequest: changeRequest.id, status: "APPROVED" },
-      }),
+      await server.graphql(
+        author.token,
+        `mutation($input: SubmitChangeRequestReviewInput!) { submitChangeRequestReview(input: $input) { review { id } } }`,
+        {
+          input: { space: space.id, changeRequest: changeRequest.id, status: "APPROVED" },
+        },
+      ),
       "FORBIDDEN",
     );
     expect(await snapshot()).toEqual(before);
 
     // A merged change request takes no more reviews (409).
     await api(reviewer.token).spaces.mergeChangeRequest(space.id, changeRequest.id);
-    await expectRestError(api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }), 409, "merged");
+    await expectRestError(
+      api(reviewer.token).spaces.submitChangeRequestReview(space.id, changeRequest.id, { status: status("approved") }),
+      409,
+      "merged",
+    );
   });
 });
 
@@ -225,7 +332,10 @@ describe("contributors and changes", () => {
     const summary = data.changes.map((change) => ("page" in change ? `${change.type} ${change.page.title}` : change.type));
     expect(summary.sort()).toEqual(["page_created New page", "page_deleted C", "page_edited A renamed", "page_moved B"].sort());
     const edited = data.changes.find((change) => change.type === "page_edited");
-    expect(edited).toMatchObject({ page: { id: pages.a, type: "document", path: "a" }, attributes: { title: { before: "A", after: "A renamed" } } });
+    expect(edited).toMatchObject({
+      page: { id: pages.a, type: "document", path: "a" },
+      attributes: { title: { before: "A", after: "A renamed" } },
+    });
     expect(edited && "attributes" in edited && Object.keys(edited.attributes)).toEqual(["title"]);
     const moved = data.changes.find((change) => change.type === "page_moved");
     expect(moved).toMatchObject({ page: { id: pages.b }, parent: { before: { id: pages.a } } });
@@ -236,7 +346,15 @@ describe("contributors and changes", () => {
     const { data: limited } = await api(reviewer.token).spaces.getChangeRequestChanges(space.id, changeRequest.id, { limit: 1 });
     expect(limited.changes).toHaveLength(1);
     expect(limited.more).toBe(3);
-    await expectRawRestError(server, reviewer.token, "GET", `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/changes?limit=0`, undefined, 400, "limit");
+    await expectRawRestError(
+      server,
+      reviewer.token,
+      "GET",
+      `/v1/spaces/${space.id}/change-requests/${changeRequest.id}/changes?limit=0`,
+      undefined,
+      400,
+      "limit",
+    );
   });
 
   it("contributors: who edited and who commented, with counts", async () => {

@@ -170,7 +170,9 @@ describe("SAML providers over REST", () => {
         "certificate",
       );
     });
-    expect(await prisma().samlProvider.count({ where: { organizationId: alpha.organizationId, certificate: "not a certificate" } })).toBe(0);
+    expect(await prisma().samlProvider.count({ where: { organizationId: alpha.organizationId, certificate: "not a certificate" } })).toBe(
+      0,
+    );
   });
 
   it("refuses a certificate update that does not parse, and keeps the old one", async () => {
@@ -215,7 +217,15 @@ describe("SAML providers over REST", () => {
   it("refuses an ssoURL that is not an absolute http(s) URL", async () => {
     await expectNothingStored(async () => {
       for (const ssoURL of ["not a url", "/relative/sso", "ftp://idp.example.com/sso", `https://idp.example.com/${"a".repeat(2048)}`]) {
-        await expectRawRestError(server, alpha.token, "POST", `/v1/orgs/${alpha.organizationId}/saml`, providerBody({ ssoURL }), 400, "ssoURL");
+        await expectRawRestError(
+          server,
+          alpha.token,
+          "POST",
+          `/v1/orgs/${alpha.organizationId}/saml`,
+          providerBody({ ssoURL }),
+          400,
+          "ssoURL",
+        );
       }
     });
   });
@@ -278,7 +288,10 @@ describe("SAML providers over REST", () => {
     const first = await api(gamma.token).listSamlProvidersInOrganizationById(gamma.organizationId, { limit: 2 });
     expect(first.data.items).toHaveLength(2);
     expect(first.data.count).toBe(3);
-    const second = await api(gamma.token).listSamlProvidersInOrganizationById(gamma.organizationId, { limit: 2, page: first.data.next!.page });
+    const second = await api(gamma.token).listSamlProvidersInOrganizationById(gamma.organizationId, {
+      limit: 2,
+      page: first.data.next!.page,
+    });
     expect(second.data.items).toHaveLength(1);
     expect(second.data.next).toBeUndefined();
     const ids = [...first.data.items, ...second.data.items].map((item) => item.id);

@@ -33,7 +33,11 @@ describe("schema descriptions", () => {
   });
 
   it("covers every kind of type it walks", () => {
-    const kinds = new Set(namedTypes.map((type) => [isObjectType, isInterfaceType, isInputObjectType, isEnumType, isScalarType, isUnionType].findIndex((is) => is(type))));
+    const kinds = new Set(
+      namedTypes.map((type) =>
+        [isObjectType, isInterfaceType, isInputObjectType, isEnumType, isScalarType, isUnionType].findIndex((is) => is(type)),
+      ),
+    );
     // Objects, interfaces, inputs, enums and scalars exist, so each is checked by the test above.
     for (const kind of [0, 1, 2, 3, 4]) expect(kinds.has(kind)).toBe(true);
   });
@@ -41,7 +45,9 @@ describe("schema descriptions", () => {
   it("descriptions are sentences about the item, not placeholders", () => {
     const texts = namedTypes.flatMap((type) => [
       type.description ?? "",
-      ...(isObjectType(type) || isInterfaceType(type) || isInputObjectType(type) ? Object.values(type.getFields()).map((field) => field.description ?? "") : []),
+      ...(isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)
+        ? Object.values(type.getFields()).map((field) => field.description ?? "")
+        : []),
     ]);
     expect(texts.filter((text) => /\b(TODO|FIXME|TBD)\b/.test(text))).toEqual([]);
   });

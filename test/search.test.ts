@@ -31,8 +31,7 @@ function createPage(title: string, body: string, parent: string | null = null): 
   return { id, edit: { op: "createPage", id, kind: "document", fields: { title }, body, position: { parent } } };
 }
 
-const search = (token: string, spaceId: string, query: string) =>
-  server.client(token).spaces.searchSpaceContent(spaceId, { query });
+const search = (token: string, spaceId: string, query: string) => server.client(token).spaces.searchSpaceContent(spaceId, { query });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -47,11 +46,15 @@ beforeAll(async () => {
   const deploy = createPage("Deploying", "Deploy with the pipeline. The CLI can install plugins too.", install.id);
   const faq = createPage("FAQ", "Questions about billing and invoices.");
   Object.assign(pageIds, { install: install.id, deploy: deploy.id, faq: faq.id });
-  await edit(guides, [install.edit, deploy.edit, faq.edit], [
-    "Install the command line tool to publish from a terminal.\n\n## Requirements\n\nNode.js 20 or later.\n\n## Configure the token\n\nRun `docs login` and paste an installation token.\n\n```\n# not a heading: installation inside a code block\n```\n",
-    "Deploy with the pipeline. The CLI can install plugins too.",
-    "Questions about billing and invoices.",
-  ]);
+  await edit(
+    guides,
+    [install.edit, deploy.edit, faq.edit],
+    [
+      "Install the command line tool to publish from a terminal.\n\n## Requirements\n\nNode.js 20 or later.\n\n## Configure the token\n\nRun `docs login` and paste an installation token.\n\n```\n# not a heading: installation inside a code block\n```\n",
+      "Deploy with the pipeline. The CLI can install plugins too.",
+      "Questions about billing and invoices.",
+    ],
+  );
   const secret = createPage("Salaries", "Installing the payroll: confidential figures.");
   await edit(internal, [secret.edit], ["Installing the payroll: confidential figures."]);
 });
@@ -88,13 +91,20 @@ describe("space search", () => {
     expect((await search(admin.token, guides, "kubernetes")).data.items).toEqual([]);
     const page1 = await server.client(admin.token).spaces.searchSpaceContent(guides, { query: "install", limit: 1 });
     expect(page1.data.items).toHaveLength(1);
-    const page2 = await server.client(admin.token).spaces.searchSpaceContent(guides, { query: "install", limit: 1, page: page1.data.next!.page });
+    const page2 = await server
+      .client(admin.token)
+      .spaces.searchSpaceContent(guides, { query: "install", limit: 1, page: page1.data.next!.page });
     expect(page2.data.items.map((item) => item.id)).toEqual([pageIds.deploy]);
     expect(page2.data.next).toBeUndefined();
   });
 
   it("answers the same on GraphQL", async () => {
-    const data = await graphqlData(server, admin.token, `query($id: ID!) { space(id: $id) { search(query: "billing") { totalCount nodes { id title sections { id body } } } } }`, { id: guides });
+    const data = await graphqlData(
+      server,
+      admin.token,
+      `query($id: ID!) { space(id: $id) { search(query: "billing") { totalCount nodes { id title sections { id body } } } } }`,
+      { id: guides },
+    );
     expect(data.space.search.totalCount).toBe(1);
     expect(data.space.search.nodes[0]).toMatchObject({ id: pageIds.faq, title: "FAQ" });
   });
@@ -106,7 +116,11 @@ describe("space search", () => {
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain("query");
     await expectRestError(search(admin.token, guides, "   "), 400, "query");
-    const response = await server.graphql(admin.token, `query($id: ID!, $q: String!) { space(id: $id) { search(query: $q) { totalCount } } }`, { id: guides, q: "y".repeat(513) });
+    const response = await server.graphql(
+      admin.token,
+      `query($id: ID!, $q: String!) { space(id: $id) { search(query: $q) { totalCount } } }`,
+      { id: guides, q: "y".repeat(513) },
+    );
     expectGraphQLError(response, "BAD_REQUEST", "query");
   });
 

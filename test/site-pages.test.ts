@@ -132,7 +132,9 @@ describe("a published page over HTTP", () => {
     // A space with ten times the pages: a repeated view costs the same statements, fewer than a first view.
     const large = await spaceWithPages("Large");
     for (let i = 0; i < 30; i++) {
-      await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, { input: { space: large.id, title: `Page ${i}`, markdown: `Body ${i}` } });
+      await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+        input: { space: large.id, title: `Page ${i}`, markdown: `Body ${i}` },
+      });
     }
     const largeSite = await publishedSite([large.id]);
     const firstView = await statementsOf(`/sites/${largeSite.id}/setup`);
@@ -157,7 +159,9 @@ function getWithHost(path: string, host: string): Promise<{ status: number; body
     const request = httpRequest({ host: "127.0.0.1", port, path, headers: { host } }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks).toString("utf8"), headers: response.headers }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode!, body: Buffer.concat(chunks).toString("utf8"), headers: response.headers }),
+      );
     });
     request.on("error", reject);
     request.end();
@@ -171,7 +175,10 @@ describe("custom hostnames and images", () => {
   it("serves a site at its hostname when the request's Host is it, with links under that host; other hosts are not the site", async () => {
     const space = await spaceWithPages("Hosted");
     const site = await publishedSite([space.id]);
-    const hostname = `docs-${site.id.slice(-6).toLowerCase().replace(/[^a-z0-9]/g, "x")}.example.com`;
+    const hostname = `docs-${site.id
+      .slice(-6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "x")}.example.com`;
     await api().orgs.updateSiteById(A.organizationId, site.id, { hostname } as never);
 
     const home = await getWithHost("/", hostname);
@@ -197,7 +204,9 @@ describe("custom hostnames and images", () => {
     form.set("operations", JSON.stringify({ query: UPLOAD, variables: { input: { space: space.id, files: [null] } } }));
     form.set("map", JSON.stringify({ 0: ["variables.input.files.0"] }));
     form.set("0", new Blob([new Uint8Array(PIXEL)], { type: "image/png" }), "pixel.png");
-    const uploaded = (await (await fetch(`${server.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${A.token}` }, body: form })).json()) as any;
+    const uploaded = (await (
+      await fetch(`${server.url}/graphql`, { method: "POST", headers: { authorization: `Bearer ${A.token}` }, body: form })
+    ).json()) as any;
     const fileId = uploaded.data.uploadFiles.files[0].id;
     await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
       input: { space: space.id, title: "Diagram", markdown: `Look:\n\n![A pixel](files/${fileId})` },
@@ -220,10 +229,16 @@ describe("visitors", () => {
     const site = await publishedSite([(await spaceWithPages("Private")).id], "visitor-auth");
     const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
     const sign = (secret: string, expires: string | number = "1h") =>
-      new SignJWT({ plan: "pro" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime(expires).sign(new TextEncoder().encode(secret));
+      new SignJWT({ plan: "pro" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt()
+        .setExpirationTime(expires)
+        .sign(new TextEncoder().encode(secret));
     expect((await get(`/sites/${site.id}/`)).status).toBe(401);
     expect((await get(`/sites/${site.id}/?jwt_token=${await sign("wrong-key-wrong-key-wrong-key-wrong")}`)).status).toBe(401);
-    expect((await get(`/sites/${site.id}/?jwt_token=${await sign(key, Math.floor(server.clock.now().getTime() / 1000) - 60)}`)).status).toBe(401);
+    expect(
+      (await get(`/sites/${site.id}/?jwt_token=${await sign(key, Math.floor(server.clock.now().getTime() / 1000) - 60)}`)).status,
+    ).toBe(401);
     expect((await get(`/sites/${site.id}/?jwt_token=not.a.jwt`)).status).toBe(401);
     const ok = await get(`/sites/${site.id}/?jwt_token=${await sign(key)}`);
     expect(ok.status).toBe(200);
@@ -237,7 +252,10 @@ describe("visitors", () => {
     expect((await get(`/sites/${site.id}/?jwt_token=${await sign(key)}`)).status).toBe(401);
     expect((await get(`/sites/${site.id}/?jwt_token=${await sign(regenerated)}`)).status).toBe(200);
     // With a fallback URL, a visitor without a valid token is sent there.
-    await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", fallbackURL: "https://login.example.com/start" });
+    await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, {
+      backend: "custom",
+      fallbackURL: "https://login.example.com/start",
+    });
     const redirected = await get(`/sites/${site.id}/setup`);
     expect(redirected.status).toBe(302);
     expect(redirected.headers.get("location")).toBe("https://login.example.com/start");
@@ -248,7 +266,9 @@ describe("visitors", () => {
     const link = (await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Readers" })).data;
     const key = new URL(link.urls.published!).searchParams.get("shareKey")!;
     const other = await publishedSite([(await spaceWithPages("Other shared")).id], "share-link");
-    const otherKey = new URL((await api().orgs.createSiteShareLink(A.organizationId, other.id, { name: "Other" })).data.urls.published!).searchParams.get("shareKey")!;
+    const otherKey = new URL(
+      (await api().orgs.createSiteShareLink(A.organizationId, other.id, { name: "Other" })).data.urls.published!,
+    ).searchParams.get("shareKey")!;
 
     expect((await get(`/sites/${site.id}/`)).status).toBe(401);
     expect((await get(`/sites/${site.id}/?shareKey=wrong`)).status).toBe(403);
@@ -278,13 +298,20 @@ describe("visitors", () => {
       jsonSchema: {
         type: "object",
         properties: {
-          unsigned: { type: "object", description: "Unsigned claims of the site visitor.", properties: { beta: { type: "boolean", description: "Beta" } }, additionalProperties: false },
+          unsigned: {
+            type: "object",
+            description: "Unsigned claims of the site visitor.",
+            properties: { beta: { type: "boolean", description: "Beta" } },
+            additionalProperties: false,
+          },
         },
         additionalProperties: false,
       },
     } as never);
     const betaSiteSpace = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items.find((s) => s.space.id === beta.id)!;
-    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, { condition: "visitor.claims.unsigned.beta == true" });
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, {
+      condition: "visitor.claims.unsigned.beta == true",
+    });
 
     const without = await (await get(`/sites/${site.id}/`)).text();
     expect(without).not.toContain("Beta docs");
@@ -321,8 +348,12 @@ describe("site search", () => {
     // The default scope is each section's default site space: the main one here.
     expect((await search({ query: "quasar" })).data.items).toEqual([]);
     const [, betaSiteSpace] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
-    expect(titles((await search({ query: "quasar", scope: { mode: "specific", siteSpaceIds: [betaSiteSpace.id] } })).data.items)).toEqual(["Quasar feature"]);
-    expect(titles((await search({ query: "quasar", mode: "current", siteSpaceId: betaSiteSpace.id })).data.items)).toEqual(["Quasar feature"]);
+    expect(titles((await search({ query: "quasar", scope: { mode: "specific", siteSpaceIds: [betaSiteSpace.id] } })).data.items)).toEqual([
+      "Quasar feature",
+    ]);
+    expect(titles((await search({ query: "quasar", mode: "current", siteSpaceId: betaSiteSpace.id })).data.items)).toEqual([
+      "Quasar feature",
+    ]);
 
     // The site's search box answers the same, linking results to their published pages.
     const box = await (await get(`/sites/${site.id}/~search?q=quasar`)).text();
@@ -334,7 +365,9 @@ describe("site search", () => {
     expect(await (await get(`/sites/${site.id}/~search?q=quasar`)).text()).toContain("<li>No results</li>");
     const query = `query($id: ID!, $claims: JSON) { site(id: $id) { search(query: "quasar", scope: { mode: "all" }, claims: $claims) { nodes { id pages { title } } } } }`;
     expect((await gql(query, { id: site.id, claims: {} })).site.search.nodes).toEqual([]);
-    expect((await gql(query, { id: site.id, claims: { beta: true } })).site.search.nodes).toEqual([{ id: beta.id, pages: [{ title: "Quasar feature" }] }]);
+    expect((await gql(query, { id: site.id, claims: { beta: true } })).site.search.nodes).toEqual([
+      { id: beta.id, pages: [{ title: "Quasar feature" }] },
+    ]);
 
     await api().orgs.unpublishSite(A.organizationId, site.id);
     expect((await search({ query: "guide", scope: { mode: "all" } })).data.items).toEqual([]);
@@ -365,7 +398,9 @@ describe("in a browser", () => {
       await page.click('nav[aria-label="Pages"] >> text=Setup');
       await page.waitForURL(`${server.url}/sites/${site.id}/setup`);
       expect(await page.textContent("main h1")).toBe("Setup");
-      expect(await page.getAttribute('nav[aria-label="Pages"] a[aria-current="page"]', "href")).toBe(`${server.url}/sites/${site.id}/setup`);
+      expect(await page.getAttribute('nav[aria-label="Pages"] a[aria-current="page"]', "href")).toBe(
+        `${server.url}/sites/${site.id}/setup`,
+      );
     } finally {
       await browser.close();
     }

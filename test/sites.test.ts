@@ -11,7 +11,8 @@ let A: { organizationId: string; token: string; userId: string };
 let B: { organizationId: string; token: string; userId: string };
 
 const api = (token = A.token) => server.client(token);
-const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) => graphqlData<T>(server, token, query, variables);
+const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) =>
+  graphqlData<T>(server, token, query, variables);
 
 let counter = 0;
 async function newSpace(title = `Space ${++counter}`, owner = A) {
@@ -95,7 +96,10 @@ describe("the whole flow through the official client", () => {
     expect(content.customizations.site.styling.theme).toBe("clean");
     const [first, more] = content.structure.structure as any[];
     expect(first.siteSpaces[0].urls.published).toBe(`${server.url}/sites/${site.id}/`);
-    expect(more.sections.map((s: any) => s.urls.published)).toEqual([`${server.url}/sites/${site.id}/api`, `${server.url}/sites/${site.id}/changelog`]);
+    expect(more.sections.map((s: any) => s.urls.published)).toEqual([
+      `${server.url}/sites/${site.id}/api`,
+      `${server.url}/sites/${site.id}/changelog`,
+    ]);
 
     const listed = (await api().orgs.listSites(A.organizationId, { published: true })).data;
     expect(listed.items.map((s) => s.id)).toContain(site.id);
@@ -123,7 +127,11 @@ describe("the whole flow through the official client", () => {
     );
     expect(data.organization.sites.nodes.map((s: any) => s.id)).toContain(site.id);
     expect(data.space.sites).toEqual([{ id: site.id, title: "GraphQL site" }]);
-    expect(data.node).toMatchObject({ title: "GraphQL site", siteSpaceCount: 1, siteSpaces: { nodes: [{ path: "shown", default: true, space: { id: space.id } }] } });
+    expect(data.node).toMatchObject({
+      title: "GraphQL site",
+      siteSpaceCount: 1,
+      siteSpaces: { nodes: [{ path: "shown", default: true, space: { id: space.id } }] },
+    });
   });
 });
 
@@ -140,12 +148,29 @@ describe("structure rules", () => {
     await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "x".repeat(101) }), 400, "path");
     await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "a/b" }), 400, "path");
     await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "" }), 400, "condition");
-    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "x".repeat(1025) }), 400, "condition");
-    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "visitor.claims ==" }), 400, "condition");
-    await expectRestError(api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "process.exit()" }), 400, "condition");
+    await expectRestError(
+      api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "x".repeat(1025) }),
+      400,
+      "condition",
+    );
+    await expectRestError(
+      api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "visitor.claims ==" }),
+      400,
+      "condition",
+    );
+    await expectRestError(
+      api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: "process.exit()" }),
+      400,
+      "condition",
+    );
     expect(await snapshot(site.id)).toEqual(before);
 
-    const renamed = (await api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { path: "v2", condition: "visitor.claims.beta == true" })).data;
+    const renamed = (
+      await api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, {
+        path: "v2",
+        condition: "visitor.claims.beta == true",
+      })
+    ).data;
     expect(renamed).toMatchObject({ path: "v2", condition: "visitor.claims.beta == true" });
     const cleared = (await api().orgs.updateSiteSpaceById(A.organizationId, site.id, spaces[1].id, { condition: null })).data;
     expect(cleared.condition).toBeUndefined();
@@ -158,7 +183,11 @@ describe("structure rules", () => {
     await expectRestError(api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: foreign.id }), 404, foreign.id);
     await expectRestError(api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: foreign.id }), 404);
     await expectRestError(api().orgs.createSite(A.organizationId, { title: "X site", spaces: [foreign.id] }), 404);
-    await expectRestError(api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, sectionId: "ssec_nope" }), 400, "sectionId");
+    await expectRestError(
+      api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, sectionId: "ssec_nope" }),
+      400,
+      "sectionId",
+    );
     expect(await snapshot(site.id)).toEqual(before);
   });
 
@@ -187,10 +216,15 @@ describe("structure rules", () => {
     const other = await newSite();
     const a = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Alpha" })).data;
     const b = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Beta" })).data;
-    const foreign = (await api().orgs.addSectionToSite(A.organizationId, other.id, { spaceId: (await newSpace()).id, title: "Gamma" })).data;
+    const foreign = (await api().orgs.addSectionToSite(A.organizationId, other.id, { spaceId: (await newSpace()).id, title: "Gamma" }))
+      .data;
     const before = await snapshot(site.id);
     await expectRestError(api().orgs.updateSiteSectionById(A.organizationId, site.id, b.id, { path: a.path }), 409, "path");
-    await expectRestError(api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "G", sections: [a.id, foreign.id] }), 400, "sections");
+    await expectRestError(
+      api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "G", sections: [a.id, foreign.id] }),
+      400,
+      "sections",
+    );
     await expectRestError(api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "" }), 400, "title");
     const path = `/v1/orgs/${A.organizationId}/sites/${site.id}`;
     const group = (await api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "Group" })).data;
@@ -213,7 +247,9 @@ describe("structure rules", () => {
   it("moves site spaces, sections and groups, and sorts the structure", async () => {
     const site = await newSite([(await newSpace("One")).id, (await newSpace("Two")).id, (await newSpace("Three")).id]);
     const [one, two, three] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
-    const moved = await api().orgs.moveSiteSpace(A.organizationId, site.id, three.id, { position: { before: { type: "site-space", siteSpace: one.id } } });
+    const moved = await api().orgs.moveSiteSpace(A.organizationId, site.id, three.id, {
+      position: { before: { type: "site-space", siteSpace: one.id } },
+    });
     expect(moved.status).toBe(200);
     expect((await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items.map((s) => s.id)).toEqual([three.id, one.id, two.id]);
     const sorted = await api().orgs.sortSiteStructure(A.organizationId, site.id, {
@@ -221,18 +257,29 @@ describe("structure rules", () => {
       position: { after: { type: "site-space", id: two.id } },
     });
     expect(sorted.data).toMatchObject({ object: "site-space", id: three.id });
-    expect((await api().orgs.getSiteStructure(A.organizationId, site.id)).data.structure.map((s: any) => s.id)).toEqual([one.id, two.id, three.id]);
+    expect((await api().orgs.getSiteStructure(A.organizationId, site.id)).data.structure.map((s: any) => s.id)).toEqual([
+      one.id,
+      two.id,
+      three.id,
+    ]);
 
     const sectioned = await newSite();
     const s1 = (await api().orgs.addSectionToSite(A.organizationId, sectioned.id, { spaceId: (await newSpace()).id, title: "S one" })).data;
     const s2 = (await api().orgs.addSectionToSite(A.organizationId, sectioned.id, { spaceId: (await newSpace()).id, title: "S two" })).data;
     const g = (await api().orgs.addSectionGroupToSite(A.organizationId, sectioned.id, { title: "Grouped" })).data;
-    await api().orgs.moveSiteSection(A.organizationId, sectioned.id, s2.id, { position: { before: { type: "site-section", siteSection: s1.id } } });
-    await api().orgs.moveSiteSectionGroup(A.organizationId, sectioned.id, g.id, { position: { before: { type: "site-section", id: s2.id } } });
+    await api().orgs.moveSiteSection(A.organizationId, sectioned.id, s2.id, {
+      position: { before: { type: "site-section", siteSection: s1.id } },
+    });
+    await api().orgs.moveSiteSectionGroup(A.organizationId, sectioned.id, g.id, {
+      position: { before: { type: "site-section", id: s2.id } },
+    });
     const root = (await api().orgs.getSiteStructure(A.organizationId, sectioned.id)).data.structure.map((s: any) => s.id);
     expect(root).toEqual([g.id, s2.id, s1.id]);
     await expectRestError(
-      api().orgs.sortSiteStructure(A.organizationId, sectioned.id, { item: { type: "site-section", id: s1.id }, position: { before: { type: "site-section", id: "ssec_nope" } } }),
+      api().orgs.sortSiteStructure(A.organizationId, sectioned.id, {
+        item: { type: "site-section", id: s1.id },
+        position: { before: { type: "site-section", id: "ssec_nope" } },
+      }),
       400,
       "position",
     );
@@ -241,7 +288,11 @@ describe("structure rules", () => {
   it("keeps hostnames unique across the service (409) and checks the site's fields (400)", async () => {
     const one = await newSite();
     const two = await newSite();
-    const patched = await api().orgs.updateSiteById(A.organizationId, one.id, { title: "Renamed site", visibility: "unlisted" as never, basename: "docs" } as never);
+    const patched = await api().orgs.updateSiteById(A.organizationId, one.id, {
+      title: "Renamed site",
+      visibility: "unlisted" as never,
+      basename: "docs",
+    } as never);
     expect(patched.data).toMatchObject({ title: "Renamed site", visibility: "unlisted", basename: "docs" });
     const path = `/v1/orgs/${A.organizationId}/sites`;
     expect((await server.rest(A.token, "PATCH", `${path}/${one.id}`, { hostname: "docs.example.com" })).status).toBe(200);
@@ -266,18 +317,30 @@ describe("adaptive schema and template conditions", () => {
       type: "object",
       properties: {
         plan: { type: "string", enum: ["free", "pro"], description: "Plan" },
-        unsigned: { type: "object", description: "Unsigned claims of the site visitor.", properties: { beta: { type: "boolean", description: "Beta" } }, additionalProperties: false },
+        unsigned: {
+          type: "object",
+          description: "Unsigned claims of the site visitor.",
+          properties: { beta: { type: "boolean", description: "Beta" } },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     };
     const saved = await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema } as never);
     expect(saved.data.jsonSchema).toEqual(jsonSchema);
-    const conditions = (await api().orgs.listSiteAdaptiveTemplateConditions(A.organizationId, site.id)).data.items.map((item) => item.condition);
+    const conditions = (await api().orgs.listSiteAdaptiveTemplateConditions(A.organizationId, site.id)).data.items.map(
+      (item) => item.condition,
+    );
     expect(conditions).toEqual(['visitor.claims.plan == "free"', 'visitor.claims.plan == "pro"', "visitor.claims.unsigned.beta == true"]);
 
     const before = await snapshot(site.id);
     const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/adaptive-schema`;
-    for (const bad of [{ type: "object", properties: { a: { type: "nonsense" } } }, { type: "string" }, "text", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} }]) {
+    for (const bad of [
+      { type: "object", properties: { a: { type: "nonsense" } } },
+      { type: "string" },
+      "text",
+      { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: {} },
+    ]) {
       const response = await server.rest(A.token, "PUT", path, { jsonSchema: bad });
       expect(response.status, JSON.stringify(bad)).toBe(400);
       expect(response.body.error.message).toContain("jsonSchema");
@@ -292,8 +355,14 @@ describe("the organization's default content and a member's sites", () => {
     const org = await server.bootstrap("Default content");
     const { data: site } = await api(org.token).orgs.createSite(org.organizationId, { title: "Home site" });
     const foreign = await newSite();
-    await expectRestError(api(org.token).orgs.updateOrganizationById(org.organizationId, { defaultContent: { type: "site", site: foreign.id } } as never), 400, "defaultContent");
-    const updated = await api(org.token).orgs.updateOrganizationById(org.organizationId, { defaultContent: { type: "site", site: site.id } } as never);
+    await expectRestError(
+      api(org.token).orgs.updateOrganizationById(org.organizationId, { defaultContent: { type: "site", site: foreign.id } } as never),
+      400,
+      "defaultContent",
+    );
+    const updated = await api(org.token).orgs.updateOrganizationById(org.organizationId, {
+      defaultContent: { type: "site", site: site.id },
+    } as never);
     expect(updated.data.defaultContent).toEqual({ type: "site", site: site.id });
     const reader = await server.addMember(org.organizationId, "read");
     const guest = await server.addMember(org.organizationId, null);
@@ -320,8 +389,12 @@ describe("share links", () => {
 
     const listed = (await api().orgs.listSiteShareLinks(A.organizationId, site.id)).data;
     expect(listed.items.map((link) => link.id).sort()).toEqual([created.data.id, other.id].sort());
-    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: "partn" })).data.items.map((l) => l.id)).toEqual([created.data.id]);
-    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: key })).data.items.map((l) => l.id)).toEqual([created.data.id]);
+    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: "partn" })).data.items.map((l) => l.id)).toEqual([
+      created.data.id,
+    ]);
+    expect((await api().orgs.listSiteShareLinks(A.organizationId, site.id, { search: key })).data.items.map((l) => l.id)).toEqual([
+      created.data.id,
+    ]);
 
     // The read routes take the key: published URLs then carry it.
     const withKey = (await api().orgs.getPublishedContentSite(A.organizationId, site.id, { shareKey: key })).data;
@@ -347,7 +420,8 @@ describe("share links", () => {
     const site = await newSite();
     const other = await newSite();
     const link = (await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Kept" })).data;
-    const links = () => server.database.prisma.siteShareLink.findMany({ where: { siteId: { in: [site.id, other.id] } }, orderBy: { id: "asc" } });
+    const links = () =>
+      server.database.prisma.siteShareLink.findMany({ where: { siteId: { in: [site.id, other.id] } }, orderBy: { id: "asc" } });
     const before = await links();
     const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/share-links`;
     await expectRestError(api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "x".repeat(51) }), 400, "name");
@@ -366,9 +440,13 @@ describe("share links", () => {
     await expectRestError(api(reader.token).orgs.createSiteShareLink(A.organizationId, site.id, { name: "Mine" }), 403);
     await expectRestError(api(B.token).orgs.listSiteShareLinks(A.organizationId, site.id), 404);
     expect(await links()).toEqual(before);
-    const response = await server.graphql(A.token, `mutation($input: UpdateSiteShareLinkInput!) { updateSiteShareLink(input: $input) { shareLink { id } } }`, {
-      input: { site: site.id, id: link.id, name: "y".repeat(51) },
-    });
+    const response = await server.graphql(
+      A.token,
+      `mutation($input: UpdateSiteShareLinkInput!) { updateSiteShareLink(input: $input) { shareLink { id } } }`,
+      {
+        input: { site: site.id, id: link.id, name: "y".repeat(51) },
+      },
+    );
     expectGraphQLError(response, "BAD_REQUEST", "name");
     expect(await links()).toEqual(before);
   });
@@ -482,15 +560,30 @@ describe("publishing auth", () => {
     expect(auth.privateKey.length).toBeGreaterThanOrEqual(32);
     expect(auth.fallbackURL).toBeUndefined();
 
-    const updated = (await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", fallbackURL: "https://example.com/login", logoutURL: "https://example.com/logout" })).data;
-    expect(updated).toMatchObject({ privateKey: auth.privateKey, fallbackURL: "https://example.com/login", logoutURL: "https://example.com/logout" });
+    const updated = (
+      await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, {
+        backend: "custom",
+        fallbackURL: "https://example.com/login",
+        logoutURL: "https://example.com/logout",
+      })
+    ).data;
+    expect(updated).toMatchObject({
+      privateKey: auth.privateKey,
+      fallbackURL: "https://example.com/login",
+      logoutURL: "https://example.com/logout",
+    });
     const cleared = (await api().orgs.updateSitePublishingAuthById(A.organizationId, site.id, { backend: "custom", logoutURL: null })).data;
     expect(cleared.logoutURL).toBeUndefined();
     expect(cleared.fallbackURL).toBe("https://example.com/login");
 
     const before = await snapshot(site.id);
     const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/publishing/auth`;
-    for (const [body, field] of [[{ fallbackURL: "not a url" }, "fallbackURL"], [{ logoutURL: "javascript:alert(1)" }, "logoutURL"], [{ backend: "integration" }, "backend"], [{ fallbackURL: 3 }, "fallbackURL"]] as const) {
+    for (const [body, field] of [
+      [{ fallbackURL: "not a url" }, "fallbackURL"],
+      [{ logoutURL: "javascript:alert(1)" }, "logoutURL"],
+      [{ backend: "integration" }, "backend"],
+      [{ fallbackURL: 3 }, "fallbackURL"],
+    ] as const) {
       const response = await server.rest(A.token, "PATCH", path, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error.message).toContain(field);
@@ -512,7 +605,10 @@ describe("permissions and isolation", () => {
   it("lets readers read, refuses them changes (403), and hides a site from other organizations (404)", async () => {
     const site = await newSite([(await newSpace()).id]);
     const reader = await server.addMember(A.organizationId, "read");
-    expect((await api(reader.token).orgs.getSiteById(A.organizationId, site.id)).data.permissions).toMatchObject({ view: true, admin: false });
+    expect((await api(reader.token).orgs.getSiteById(A.organizationId, site.id)).data.permissions).toMatchObject({
+      view: true,
+      admin: false,
+    });
     await expectRestError(api(reader.token).orgs.publishSite(A.organizationId, site.id), 403);
     await expectRestError(api(reader.token).orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id }), 403);
     await expectRestError(api(B.token).orgs.getSiteById(A.organizationId, site.id), 404);
@@ -533,9 +629,11 @@ describe("statements", () => {
     };
     const count = async () => {
       const statements = await countStatements(() =>
-        api(org.token).orgs.listSites(org.organizationId, { limit: 100 }).then(async (r) => {
-          for (const site of r.data.items.slice(0, 1)) await api(org.token).orgs.getPublishedContentSite(org.organizationId, site.id);
-        }),
+        api(org.token)
+          .orgs.listSites(org.organizationId, { limit: 100 })
+          .then(async (r) => {
+            for (const site of r.data.items.slice(0, 1)) await api(org.token).orgs.getPublishedContentSite(org.organizationId, site.id);
+          }),
       );
       return statements;
     };

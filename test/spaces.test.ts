@@ -47,8 +47,7 @@ const SPACE_FIELDS = /* GraphQL */ `
 const api = (token: string) => server.client(token);
 
 /** GraphQL data, failing the test on any error. */
-const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) =>
-  graphqlData<T>(server, token, query, variables);
+const gql = <T = any>(token: string, query: string, variables?: Record<string, unknown>) => graphqlData<T>(server, token, query, variables);
 
 /** The HTTP status and first GraphQL error (`extensions.code`, message), failing the test when there is none. */
 async function gqlError(token: string, query: string, variables?: Record<string, unknown>) {
@@ -105,9 +104,13 @@ async function collectionOrderRest(collectionId: string, token = A.token): Promi
 /** Ids of all spaces listed for an organization, over both surfaces (they must agree). */
 async function orgSpaceIds(organizationId = A.organizationId, token = A.token): Promise<string[]> {
   const { data } = await api(token).orgs.listSpacesInOrganizationById(organizationId, { limit: 1000 });
-  const viaGraphQL = await gql(token, /* GraphQL */ `query($id: ID!) { organization(id: $id) { spaces(first: 1000) { totalCount nodes { id } } } }`, {
-    id: organizationId,
-  });
+  const viaGraphQL = await gql(
+    token,
+    /* GraphQL */ `query($id: ID!) { organization(id: $id) { spaces(first: 1000) { totalCount nodes { id } } } }`,
+    {
+      id: organizationId,
+    },
+  );
   const restIds = data.items.map((space) => space.id);
   expect(viaGraphQL.organization.spaces.nodes.map((node: { id: string }) => node.id)).toEqual(restIds);
   expect(data.count).toBe(restIds.length);
@@ -275,7 +278,17 @@ describe("get: GET /v1/spaces/{spaceId}, space(id:)", () => {
       changeRequestsOpen: 0,
       changeRequestsDraft: 0,
       urls: { location: `${server.url}/v1/spaces/${created.id}`, app: expect.any(String) },
-      permissions: { view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true },
+      permissions: {
+        view: true,
+        access: true,
+        admin: true,
+        viewInviteLinks: true,
+        edit: true,
+        triggerGitSync: true,
+        comment: true,
+        merge: true,
+        review: true,
+      },
     });
     expect(space.deletedAt).toBeUndefined();
     expect(new Date(space.createdAt).toISOString()).toBe(space.createdAt);
@@ -324,8 +337,14 @@ describe("update: PATCH /v1/spaces/{spaceId}, updateSpace", () => {
     if (field) expect(error.message).toMatch(field);
     expect(await row(id)).toEqual(before);
   }
-  const restPatch = (body: Record<string, unknown>, token = A.token) => () => apiError(api(token).spaces.updateSpaceById(id, body as any));
-  const gqlPatch = (input: Record<string, unknown>, token = A.token) => () => gqlError(token, UPDATE, { input: { id, ...input } });
+  const restPatch =
+    (body: Record<string, unknown>, token = A.token) =>
+    () =>
+      apiError(api(token).spaces.updateSpaceById(id, body as any));
+  const gqlPatch =
+    (input: Record<string, unknown>, token = A.token) =>
+    () =>
+      gqlError(token, UPDATE, { input: { id, ...input } });
 
   it("switches editMode between live and locked", async () => {
     const locked = await api(A.token).spaces.updateSpaceById(id, { editMode: SpaceEditMode.Locked });
@@ -524,7 +543,13 @@ describe("duplicate: POST /v1/spaces/{spaceId}/duplicate, duplicateSpace", () =>
     const copy = response.data;
     expect(copy.id).not.toBe(first.id);
     expect(copy.revision).not.toBe(first.revision);
-    expect(copy).toMatchObject({ title: "First (copy)", emoji: "🎉", editMode: "locked", parent: collection, organization: A.organizationId });
+    expect(copy).toMatchObject({
+      title: "First (copy)",
+      emoji: "🎉",
+      editMode: "locked",
+      parent: collection,
+      organization: A.organizationId,
+    });
     expect(await collectionOrder(collection)).toEqual([first.id, copy.id, second.id, third.id]);
 
     const viaGraphQL = (await gql(A.token, DUPLICATE, { input: { id: second.id } })).duplicateSpace.space;
@@ -680,16 +705,25 @@ describe("transfer: POST /v1/spaces/{spaceId}/transfer, transferSpace", () => {
     const notMember = await transfer(space.id, { organization: stranger });
     expect(notMember.status).toBe(404);
     expect(notMember.body.error).toMatchObject({ code: 404 });
-    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: stranger } })).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: stranger } })).toMatchObject({
+      code: "NOT_FOUND",
+      status: 404,
+    });
 
     const forbidden = await transfer(space.id, { organization: notAdmin });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.message).toMatch(/admin/);
-    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: notAdmin } })).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: notAdmin } })).toMatchObject({
+      code: "FORBIDDEN",
+      status: 403,
+    });
 
     const same = await transfer(space.id, { organization: source.organizationId });
     expect(same.status).toBe(409);
-    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: source.organizationId } })).toMatchObject({ code: "CONFLICT", status: 409 });
+    expect(await gqlError(source.token, TRANSFER, { input: { id: space.id, organization: source.organizationId } })).toMatchObject({
+      code: "CONFLICT",
+      status: 409,
+    });
 
     const missing = await transfer(space.id, {});
     expect(missing.status).toBe(400);
@@ -742,14 +776,22 @@ describe("permissions per role", () => {
   it("lets an edit member rename but not change editMode or delete; refuses a read member a rename", async () => {
     const renamed = await api(tokens.edit).spaces.updateSpaceById(spaceId, { title: "Renamed by editor" });
     expect(renamed.data.title).toBe("Renamed by editor");
-    expect((await gql(tokens.edit, UPDATE, { input: { id: spaceId, title: "Renamed again" } })).updateSpace.space.title).toBe("Renamed again");
+    expect((await gql(tokens.edit, UPDATE, { input: { id: spaceId, title: "Renamed again" } })).updateSpace.space.title).toBe(
+      "Renamed again",
+    );
 
     const before = await row(spaceId);
     expect((await apiError(api(tokens.edit).spaces.updateSpaceById(spaceId, { editMode: SpaceEditMode.Locked }))).status).toBe(403);
-    expect(await gqlError(tokens.edit, UPDATE, { input: { id: spaceId, editMode: "LOCKED" } })).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(await gqlError(tokens.edit, UPDATE, { input: { id: spaceId, editMode: "LOCKED" } })).toMatchObject({
+      code: "FORBIDDEN",
+      status: 403,
+    });
     expect((await apiError(api(tokens.edit).spaces.deleteSpaceById(spaceId))).status).toBe(403);
     expect((await apiError(api(tokens.read).spaces.updateSpaceById(spaceId, { title: "Reader rename" }))).status).toBe(403);
-    expect(await gqlError(tokens.read, UPDATE, { input: { id: spaceId, title: "Reader rename" } })).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(await gqlError(tokens.read, UPDATE, { input: { id: spaceId, title: "Reader rename" } })).toMatchObject({
+      code: "FORBIDDEN",
+      status: 403,
+    });
     expect(await row(spaceId)).toEqual(before);
   });
 
@@ -829,7 +871,10 @@ describe("isolation between organizations", () => {
 describe("concurrency", () => {
   it("two deletes of the same space at once: both 205, one deletedAt", async () => {
     const space = await newSpace({ title: "Deleted twice at once" });
-    const [first, second] = await Promise.all([api(A.token).spaces.deleteSpaceById(space.id), api(A.token).spaces.deleteSpaceById(space.id)]);
+    const [first, second] = await Promise.all([
+      api(A.token).spaces.deleteSpaceById(space.id),
+      api(A.token).spaces.deleteSpaceById(space.id),
+    ]);
     expect([first.status, second.status]).toEqual([205, 205]);
     expect((await row(space.id))!.deletedAt!.toISOString()).toBe(server.clock.now().toISOString());
     expect(await orgSpaceIds()).not.toContain(space.id);
@@ -863,8 +908,12 @@ describe("concurrency", () => {
       const paged: string[] = [];
       let after: string | null = null;
       do {
-        const data: any = await gql(A.token, /* GraphQL */ `query($id: ID!, $after: String) { collection(id: $id) {
-          spaces(first: 1, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }`, { id: collection, after });
+        const data: any = await gql(
+          A.token,
+          /* GraphQL */ `query($id: ID!, $after: String) { collection(id: $id) {
+          spaces(first: 1, after: $after) { pageInfo { hasNextPage endCursor } nodes { id } } } }`,
+          { id: collection, after },
+        );
         paged.push(...data.collection.spaces.nodes.map((node: { id: string }) => node.id));
         after = data.collection.spaces.pageInfo.hasNextPage ? data.collection.spaces.pageInfo.endCursor : null;
       } while (after);
@@ -910,7 +959,10 @@ describe("concurrency", () => {
     const collection = await newCollection("Twin copies");
     const original = await newSpace({ title: "Original", parent: collection });
     const last = await newSpace({ title: "Last", parent: collection });
-    const [one, two] = await Promise.all([api(A.token).spaces.duplicateSpace(original.id), gql(A.token, DUPLICATE, { input: { id: original.id } })]);
+    const [one, two] = await Promise.all([
+      api(A.token).spaces.duplicateSpace(original.id),
+      gql(A.token, DUPLICATE, { input: { id: original.id } }),
+    ]);
     const copies = [one.data.id, two.duplicateSpace.space.id];
     const order = await collectionOrder(collection);
     expect(order).toHaveLength(4);
@@ -975,9 +1027,9 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("order on a database with a li
       const [a, b, c] = ids;
 
       await client.spaces.moveSpace(c, { position: { before: { type: "space", space: a } } });
-      const order = (await graphql(`query($id: ID!) { collection(id: $id) { spaces { nodes { id } } } }`, { id: collection })).collection.spaces.nodes.map(
-        (node: { id: string }) => node.id,
-      );
+      const order = (
+        await graphql(`query($id: ID!) { collection(id: $id) { spaces { nodes { id } } } }`, { id: collection })
+      ).collection.spaces.nodes.map((node: { id: string }) => node.id);
       expect(order).toEqual([c, a, b]);
       expect((await client.collections.listSpacesInCollectionById(collection)).data.items.map((space) => space.id)).toEqual([c, a, b]);
     } finally {

@@ -26,7 +26,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const canaryOf = <T>(work: () => Promise<T>) => withCanary(`${server.url}/v1/orgs/${admin.organizationId}`, { authorization: `Bearer ${admin.token}` }, work);
+const canaryOf = <T>(work: () => Promise<T>) =>
+  withCanary(`${server.url}/v1/orgs/${admin.organizationId}`, { authorization: `Bearer ${admin.token}` }, work);
 
 async function postGraphQL(body: string, token?: string) {
   const response = await fetch(`${server.url}/graphql`, {
@@ -53,14 +54,19 @@ function aliasFlood(count: number, token: string | undefined): Promise<{ status:
       )));
     process.stdout.write(JSON.stringify(results));`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--input-type=module", "-e", script, `${server.url}/graphql`, String(count), token ?? ""], { maxBuffer: 1024 * 1024 }, (error, stdout) =>
-      error ? reject(error) : resolve(JSON.parse(stdout)),
+    execFile(
+      process.execPath,
+      ["--input-type=module", "-e", script, `${server.url}/graphql`, String(count), token ?? ""],
+      { maxBuffer: 1024 * 1024 },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
     );
   });
 }
 
 function report(name: string, canary: { elapsedMs: number; max: number; latencies: number[] }) {
-  console.log(`${name}: done in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`);
+  console.log(
+    `${name}: done in ${Math.round(canary.elapsedMs)} ms; canary max ${Math.round(canary.max)} ms over ${canary.latencies.length}`,
+  );
   expect(canary.max).toBeLessThan(1000);
 }
 
@@ -109,7 +115,9 @@ describe("stall vectors, each with a canary", () => {
           socket.on("data", (chunk) => (received += chunk.toString()));
           socket.on("close", () => resolve(received));
           socket.on("error", reject);
-          socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${admin.token}\r\nContent-Length: 100000\r\n\r\n{"query":`);
+          socket.write(
+            `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${admin.token}\r\nContent-Length: 100000\r\n\r\n{"query":`,
+          );
         }),
     );
     expect(canary.result).toMatch(/^HTTP\/1\.1 408/);
@@ -121,7 +129,10 @@ describe("stall vectors, each with a canary", () => {
     const nested = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
     const canary = await canaryOf(async () => [
       await server.rest(admin.token, "PATCH", `/v1/spaces/${spaceId}`, `{"title":${nested}}`),
-      await postGraphQL(`{"query":"query($id: ID!) { space(id: $id) { id } }","variables":{"id":"${spaceId}","junk":${nested}}}`, admin.token),
+      await postGraphQL(
+        `{"query":"query($id: ID!) { space(id: $id) { id } }","variables":{"id":"${spaceId}","junk":${nested}}}`,
+        admin.token,
+      ),
     ]);
     const [rest, graphql] = canary.result;
     expect(rest.status).toBe(400);

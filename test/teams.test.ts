@@ -111,11 +111,17 @@ describe("team CRUD", () => {
     expect(list.items.map((item) => item.id)).toEqual([team.id]);
     expect(list.count).toBe(1);
 
-    const { organization } = await gql(alpha.token, `query($id: ID!) { organization(id: $id) { teams(first: 100) { totalCount nodes { id title memberCount } } } }`, {
-      id: alpha.organizationId,
-    });
+    const { organization } = await gql(
+      alpha.token,
+      `query($id: ID!) { organization(id: $id) { teams(first: 100) { totalCount nodes { id title memberCount } } } }`,
+      {
+        id: alpha.organizationId,
+      },
+    );
     expect(organization.teams.nodes).toContainEqual({ id: team.id, title: "Authors", memberCount: 2 });
-    const { node } = await gql(alpha.token, `query($id: ID!) { node(id: $id) { ... on Team { title organization { id } } } }`, { id: team.id });
+    const { node } = await gql(alpha.token, `query($id: ID!) { node(id: $id) { ... on Team { title organization { id } } } }`, {
+      id: team.id,
+    });
     expect(node).toEqual({ title: "Authors", organization: { id: alpha.organizationId } });
   });
 
@@ -203,8 +209,15 @@ describe("team members", () => {
     const { data } = await api(reader.token).orgs.listTeamMembersInOrganizationById(alpha.organizationId, team.id);
     expect(data.count).toBe(2);
     const byId = Object.fromEntries(data.items.map((item) => [item.organization.id, item]));
-    expect(byId[alpha.userId]).toMatchObject({ organization: { object: "member", role: "admin" }, team: { role: as("owner") }, permissions: { view: true } });
-    expect(byId[reader.userId]).toMatchObject({ organization: { role: "read", user: { id: reader.userId } }, team: { role: as("member") } });
+    expect(byId[alpha.userId]).toMatchObject({
+      organization: { object: "member", role: "admin" },
+      team: { role: as("owner") },
+      permissions: { view: true },
+    });
+    expect(byId[reader.userId]).toMatchObject({
+      organization: { role: "read", user: { id: reader.userId } },
+      team: { role: as("member") },
+    });
   });
 
   it("adds by user id or e-mail, removes, sets roles with memberships; a user in add and remove ends removed (204)", async () => {
@@ -231,7 +244,9 @@ describe("team members", () => {
     // Adding someone already in keeps their role; memberships changes it.
     await api(alpha.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, { add: [a.userId] });
     expect(await teamMembers(team.id)).toEqual({ [a.userId]: "owner" });
-    await api(alpha.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, { memberships: { [a.userId]: { role: as("member") } } });
+    await api(alpha.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, {
+      memberships: { [a.userId]: { role: as("member") } },
+    });
     expect(await teamMembers(team.id)).toEqual({ [a.userId]: "member" });
   });
 
@@ -312,8 +327,14 @@ describe("team permissions", () => {
         api(plain.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, { remove: [newcomer.userId] }),
         403,
       );
-      await expectRestError(api(plain.token).orgs.addMemberToOrganizationTeamById(alpha.organizationId, team.id, plain.userId, { role: as("owner") }), 403);
-      await expectRestError(api(plain.token).orgs.deleteMemberFromOrganizationTeamById(alpha.organizationId, team.id, newcomer.userId), 403);
+      await expectRestError(
+        api(plain.token).orgs.addMemberToOrganizationTeamById(alpha.organizationId, team.id, plain.userId, { role: as("owner") }),
+        403,
+      );
+      await expectRestError(
+        api(plain.token).orgs.deleteMemberFromOrganizationTeamById(alpha.organizationId, team.id, newcomer.userId),
+        403,
+      );
       await expectRestError(api(plain.token).orgs.updateTeamInOrganizationById(alpha.organizationId, team.id, { title: "Mine" }), 403);
       // Owning a team does not make one an organization admin.
       await expectRestError(api(owner.token).orgs.removeTeamFromOrganizationById(alpha.organizationId, team.id), 403);
@@ -331,7 +352,10 @@ describe("team permissions", () => {
       await expectRestError(api(beta.token).orgs.listTeamsInOrganizationById(alpha.organizationId), 404);
       await expectRestError(api(beta.token).orgs.getTeamInOrganizationById(alpha.organizationId, team.id), 404);
       await expectRestError(api(beta.token).orgs.createOrganizationTeam(alpha.organizationId, { title: "Theirs" }), 404);
-      await expectRestError(api(beta.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, { add: [beta.userId] }), 404);
+      await expectRestError(
+        api(beta.token).orgs.updateMembersInOrganizationTeam(alpha.organizationId, team.id, { add: [beta.userId] }),
+        404,
+      );
       await expectRestError(api(beta.token).orgs.removeTeamFromOrganizationById(alpha.organizationId, team.id), 404);
       // A team through another organization's path is not found, even for its own admin.
       await expectRestError(api(beta.token).orgs.getTeamInOrganizationById(beta.organizationId, team.id), 404);
@@ -369,7 +393,9 @@ describe("grants", () => {
     await gql(alpha.token, SET_COLLECTION_GRANT, { input: { collection: collection.id, team: team.id, role: "EDIT" } });
     await api(member.token).spaces.updateSpaceById(space.id, { title: "Via the collection" });
 
-    const { setCollectionGrant } = await gql(alpha.token, SET_COLLECTION_GRANT, { input: { collection: collection.id, team: team.id, role: null } });
+    const { setCollectionGrant } = await gql(alpha.token, SET_COLLECTION_GRANT, {
+      input: { collection: collection.id, team: team.id, role: null },
+    });
     expect(setCollectionGrant.role).toBeNull();
     expect(await prisma().permissionGrant.count({ where: { collectionId: collection.id } })).toBe(0);
     await expectRestError(api(member.token).spaces.updateSpaceById(space.id, { title: "No more" }), 403);
@@ -395,14 +421,23 @@ describe("grants", () => {
     const foreignTeam = await newTeam({}, beta.token, beta.organizationId);
     const { data: collection } = await api(alpha.token).orgs.createCollection(alpha.organizationId, { title: "Locked" });
     await expectNothingChanged(async () => {
-      expectGraphQLError(await server.graphql(editor.token, SET_SPACE_GRANT, { input: { space: space.id, user: editor.userId, role: "ADMIN" } }), "FORBIDDEN");
+      expectGraphQLError(
+        await server.graphql(editor.token, SET_SPACE_GRANT, { input: { space: space.id, user: editor.userId, role: "ADMIN" } }),
+        "FORBIDDEN",
+      );
       expectGraphQLError(
         await server.graphql(editor.token, SET_COLLECTION_GRANT, { input: { collection: collection.id, team: team.id, role: "ADMIN" } }),
         "FORBIDDEN",
       );
-      expectGraphQLError(await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, role: "READ" } }), "BAD_REQUEST", "Exactly one");
       expectGraphQLError(
-        await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, user: reader.userId, team: team.id, role: "READ" } }),
+        await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, role: "READ" } }),
+        "BAD_REQUEST",
+        "Exactly one",
+      );
+      expectGraphQLError(
+        await server.graphql(alpha.token, SET_SPACE_GRANT, {
+          input: { space: space.id, user: reader.userId, team: team.id, role: "READ" },
+        }),
         "BAD_REQUEST",
         "Exactly one",
       );
@@ -416,8 +451,15 @@ describe("grants", () => {
         "NOT_FOUND",
         beta.userId,
       );
-      expectGraphQLError(await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, user: reader.userId } }), "BAD_REQUEST", "role");
-      expectGraphQLError(await server.graphql(beta.token, SET_SPACE_GRANT, { input: { space: space.id, team: foreignTeam.id, role: "READ" } }), "NOT_FOUND");
+      expectGraphQLError(
+        await server.graphql(alpha.token, SET_SPACE_GRANT, { input: { space: space.id, user: reader.userId } }),
+        "BAD_REQUEST",
+        "role",
+      );
+      expectGraphQLError(
+        await server.graphql(beta.token, SET_SPACE_GRANT, { input: { space: space.id, team: foreignTeam.id, role: "READ" } }),
+        "NOT_FOUND",
+      );
     });
   });
 });
@@ -449,7 +491,11 @@ describe("batching", () => {
     const large = await measure(TEAMS, { id: organizationId });
     expect(small.data.organization.teams.nodes).toHaveLength(5);
     expect(large.data.organization.teams.nodes).toHaveLength(25);
-    expect(large.data.organization.teams.nodes[0]).toMatchObject({ memberCount: 1, spaceCount: 1, permissions: { admin: false, view: true } });
+    expect(large.data.organization.teams.nodes[0]).toMatchObject({
+      memberCount: 1,
+      spaceCount: 1,
+      permissions: { admin: false, view: true },
+    });
     expect(large.statements).toBe(small.statements);
 
     const MEMBERS = /* GraphQL */ `

@@ -28,7 +28,13 @@ describe("API tokens", () => {
     expect(created.errors).toBeUndefined();
     const { token, apiToken } = created.data.createApiToken;
     expect(token).toMatch(/^dps_/);
-    expect(apiToken).toMatchObject({ id: expect.stringMatching(/^tok_/), label: "deploy bot", expiresAt: null, lastUsedAt: null, current: false });
+    expect(apiToken).toMatchObject({
+      id: expect.stringMatching(/^tok_/),
+      label: "deploy bot",
+      expiresAt: null,
+      lastUsedAt: null,
+      current: false,
+    });
 
     const viewer = await server.graphql(token, "{ viewer { id } }");
     expect(viewer.data.viewer.id).toBe(admin.userId);
@@ -89,7 +95,9 @@ describe("API tokens", () => {
     expect(revoke.errors![0].extensions!.code).toBe("NOT_FOUND");
     expect(await server.database.prisma.apiToken.count({ where: { id: mine.id } })).toBe(1);
     // Reading a co-member's tokens through the user node is refused.
-    const viaNode = await server.graphql(other.token, `query ($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, { id: admin.userId });
+    const viaNode = await server.graphql(other.token, `query ($id: ID!) { node(id: $id) { ... on User { apiTokens { id } } } }`, {
+      id: admin.userId,
+    });
     expect(viaNode.errors![0].extensions!.code).toBe("FORBIDDEN");
   });
 });

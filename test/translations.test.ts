@@ -13,7 +13,8 @@ let A: { organizationId: string; token: string; userId: string };
 let B: { organizationId: string; token: string; userId: string };
 let reader: { token: string };
 
-const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) => graphqlData<T>(server, token, query, variables);
+const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) =>
+  graphqlData<T>(server, token, query, variables);
 const path = (rest = "") => `/v1/orgs/${A.organizationId}/translations${rest}`;
 
 /** A REST call whose response must satisfy the published schema as the contract corrects it. */
@@ -71,7 +72,12 @@ describe("REST translation settings (the contract's shape)", () => {
   it("creates (201), reads, lists, replaces (200) and deletes (205)", async () => {
     const created = await rest("POST", path(), { title: "Docs in French", languages: ["fr", "PT-BR"] });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ object: "translation-settings", title: "Docs in French", languages: ["fr", "pt-br"], permissions: { view: true, edit: true } });
+    expect(created.body).toMatchObject({
+      object: "translation-settings",
+      title: "Docs in French",
+      languages: ["fr", "pt-br"],
+      permissions: { view: true, edit: true },
+    });
     expect(created.body.urls.location).toBe(`${server.url}${path(`/${created.body.id}`)}`);
     const id = created.body.id;
 
@@ -132,23 +138,36 @@ describe("a translation run", () => {
     const advanced = await createPage(source, "Advanced", "Deep");
     const french = await newSpace("Guide (fr)");
 
-    const { createTranslation } = await gql(`mutation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { id } } }`, {
-      input: { organization: A.organizationId, title: "Guide", languages: ["fr"], source },
-    });
+    const { createTranslation } = await gql(
+      `mutation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { id } } }`,
+      {
+        input: { organization: A.organizationId, title: "Guide", languages: ["fr"], source },
+      },
+    );
     const id = createTranslation.translation.id;
-    const { setTranslationTarget } = await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { language space { id } syncedRevision { id } } } }`, {
-      input: { translation: id, language: "fr", space: french },
-    });
+    const { setTranslationTarget } = await gql(
+      `mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { language space { id } syncedRevision { id } } } }`,
+      {
+        input: { translation: id, language: "fr", space: french },
+      },
+    );
     expect(setTranslationTarget.target).toEqual({ language: "fr", space: { id: french }, syncedRevision: null });
 
     // Never run: every source page is to translate.
     let view = (await gql(TRANSLATION, { id })).node;
-    expect(view.targets[0].changedPages.map((change: any) => `${change.type.toLowerCase()}:${change.title}`)).toEqual(["created:Intro", "created:Setup", "created:Old", "created:Advanced"]);
+    expect(view.targets[0].changedPages.map((change: any) => `${change.type.toLowerCase()}:${change.title}`)).toEqual([
+      "created:Intro",
+      "created:Setup",
+      "created:Old",
+      "created:Advanced",
+    ]);
 
     // First run: the target gets the source's tree, every page untranslated.
     const run = `mutation($input: RunTranslationInput!) { runTranslation(input: $input) { runs { target { language } added moved deleted refreshed } } }`;
     const first = await gql(run, { input: { translation: id } });
-    expect(first.runTranslation.runs).toEqual([{ target: { language: "fr" }, added: [intro, setup, old, advanced], moved: [], deleted: [], refreshed: [] }]);
+    expect(first.runTranslation.runs).toEqual([
+      { target: { language: "fr" }, added: [intro, setup, old, advanced], moved: [], deleted: [], refreshed: [] },
+    ]);
     let target = await treeOf(french);
     expect(target.shape).toEqual(["Intro", "Setup", "Old", "Advanced"]);
     expect(target.markdown.get(setup)).toBe("Install it");
@@ -165,8 +184,12 @@ describe("a translation run", () => {
 
     // The source adds a page, moves Advanced under Setup, deletes Old, edits Setup and Intro.
     const faq = await createPage(source, "FAQ", "Questions", intro);
-    await gql(`mutation($input: MovePageInput!) { movePage(input: $input) { page { id } } }`, { input: { space: source, page: advanced, parent: setup } });
-    await gql(`mutation($input: DeletePageInput!) { deletePage(input: $input) { deletedPageId } }`, { input: { space: source, page: old } });
+    await gql(`mutation($input: MovePageInput!) { movePage(input: $input) { page { id } } }`, {
+      input: { space: source, page: advanced, parent: setup },
+    });
+    await gql(`mutation($input: DeletePageInput!) { deletePage(input: $input) { deletedPageId } }`, {
+      input: { space: source, page: old },
+    });
     await gql(update, { input: { space: source, page: setup, markdown: "Install it now" } });
     await gql(update, { input: { space: source, page: intro, markdown: "Hello there" } });
 
@@ -201,18 +224,28 @@ describe("a translation run", () => {
     await createPage(source, "One", "1");
     const german = await newSpace("German");
     const spanish = await newSpace("Spanish");
-    const { createTranslation } = await gql(`mutation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { id } } }`, {
-      input: { organization: A.organizationId, title: "Two languages", languages: ["de", "es"] },
-    });
+    const { createTranslation } = await gql(
+      `mutation($input: CreateTranslationInput!) { createTranslation(input: $input) { translation { id } } }`,
+      {
+        input: { organization: A.organizationId, title: "Two languages", languages: ["de", "es"] },
+      },
+    );
     const id = createTranslation.translation.id;
     const setTarget = (language: string, space: string, token = A.token) =>
-      server.graphql(token, `mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, { input: { translation: id, language, space } });
-    const run = (token = A.token) => server.graphql(token, `mutation($input: RunTranslationInput!) { runTranslation(input: $input) { runs { added } } }`, { input: { translation: id } });
+      server.graphql(token, `mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, {
+        input: { translation: id, language, space },
+      });
+    const run = (token = A.token) =>
+      server.graphql(token, `mutation($input: RunTranslationInput!) { runTranslation(input: $input) { runs { added } } }`, {
+        input: { translation: id },
+      });
 
     // No source yet: 409.
     expectGraphQLError(await run(), "CONFLICT", "source");
     await expectRawRestError(server, A.token, "POST", path(`/${id}/run`), undefined, 409, "source");
-    await gql(`mutation($input: UpdateTranslationInput!) { updateTranslation(input: $input) { translation { id } } }`, { input: { id, source } });
+    await gql(`mutation($input: UpdateTranslationInput!) { updateTranslation(input: $input) { translation { id } } }`, {
+      input: { id, source },
+    });
 
     expectGraphQLError(await setTarget("fr", german), "BAD_REQUEST", "language");
     expectGraphQLError(await setTarget("de", source), "BAD_REQUEST", "source");
@@ -220,14 +253,20 @@ describe("a translation run", () => {
     const { data: otherSpace } = await server.client(B.token).orgs.createSpace(B.organizationId, { title: "Elsewhere" });
     expectGraphQLError(await setTarget("de", otherSpace.id), "NOT_FOUND");
     expectGraphQLError(await setTarget("de", german, reader.token), "FORBIDDEN");
-    expect(((await gql(TRANSLATION, { id })).node).targets).toEqual([]);
+    expect((await gql(TRANSLATION, { id })).node.targets).toEqual([]);
 
-    await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, { input: { translation: id, language: "de", space: german } });
+    await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, {
+      input: { translation: id, language: "de", space: german },
+    });
     expectGraphQLError(await setTarget("es", german), "CONFLICT", "de");
-    await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, { input: { translation: id, language: "es", space: spanish } });
+    await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, {
+      input: { translation: id, language: "es", space: spanish },
+    });
 
     // A locked target refuses the run before any target changes; a reader may not run; another organization does not see it.
-    await gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: spanish, editMode: "LOCKED" } });
+    await gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, {
+      input: { id: spanish, editMode: "LOCKED" },
+    });
     const before = [await treeOf(german), await treeOf(spanish)].map((tree) => tree.revision);
     expectGraphQLError(await run(), "CONFLICT", "locked");
     expectGraphQLError(await run(reader.token), "FORBIDDEN");
@@ -238,10 +277,12 @@ describe("a translation run", () => {
     expect(view.targets.map((target: any) => target.syncedRevision)).toEqual([null, null]);
 
     // Unlocked, the run goes through; removing a language drops its target.
-    await gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, { input: { id: spanish, editMode: "LIVE" } });
+    await gql(`mutation($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { id } } }`, {
+      input: { id: spanish, editMode: "LIVE" },
+    });
     expect((await run()).data.runTranslation.runs.map((r: any) => r.added.length)).toEqual([1, 1]);
     await rest("PUT", path(`/${id}`), { title: "German only", languages: ["de"] });
-    expect(((await gql(TRANSLATION, { id })).node).targets.map((target: any) => target.language)).toEqual(["de"]);
+    expect((await gql(TRANSLATION, { id })).node.targets.map((target: any) => target.language)).toEqual(["de"]);
   });
 });
 
@@ -257,7 +298,11 @@ describe("statement counts", () => {
           { input: { organization: organization.organizationId, title: `T${i}`, languages: ["fr"], source } },
           organization.token,
         );
-        await gql(`mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`, { input: { translation: createTranslation.translation.id, language: "fr", space: target } }, organization.token);
+        await gql(
+          `mutation($input: SetTranslationTargetInput!) { setTranslationTarget(input: $input) { target { id } } }`,
+          { input: { translation: createTranslation.translation.id, language: "fr", space: target } },
+          organization.token,
+        );
       }
     };
     const count = async () => {

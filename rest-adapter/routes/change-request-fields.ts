@@ -4,7 +4,8 @@ import { graphql, type FragmentOf } from "../graphql.ts";
 import { compact, restEnum } from "../route.ts";
 import { UserFields, restUser } from "./members.ts";
 
-export const ChangeRequestFields = graphql(`
+export const ChangeRequestFields = graphql(
+  `
   fragment ChangeRequestFields on ChangeRequest {
     id number status subject createdAt updatedAt mergedAt
     createdBy { ...UserFields }
@@ -13,7 +14,9 @@ export const ChangeRequestFields = graphql(`
     revision revisionInitial revisionMergedAncestor revisionMerged
     comments: openCommentCount outdated
     urls { app location }
-  }`, [UserFields]);
+  }`,
+  [UserFields],
+);
 
 export function restChangeRequest(c: FragmentOf<typeof ChangeRequestFields>) {
   return {

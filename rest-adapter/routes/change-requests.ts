@@ -3,7 +3,17 @@
 // head by `onChangeRequest`. `changeRequestId` is the id or the number.
 import { graphql } from "../graphql.ts";
 import { CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
-import { graphqlEnum, listBody, ListInfo, pageVariables, present, type RestRequest, type RestRoute, stringOf, typedRoute } from "../route.ts";
+import {
+  graphqlEnum,
+  listBody,
+  ListInfo,
+  pageVariables,
+  present,
+  type RestRequest,
+  type RestRoute,
+  stringOf,
+  typedRoute,
+} from "../route.ts";
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { contentRoutes, onChangeRequest } from "./content.ts";
 import { importRoutes } from "./import.ts";
@@ -97,7 +107,9 @@ const changeRequestRoutes: RestRoute[] = [
     method: "POST",
     path: `${CR}/merge`,
     action: "changeRequest.merge",
-    document: graphql(`mutation MergeChangeRequest($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`),
+    document: graphql(
+      `mutation MergeChangeRequest($input: MergeChangeRequestInput!) { mergeChangeRequest(input: $input) { revision { id } } }`,
+    ),
     variables: (request) => ({ input: target(request) }),
     status: 200,
     body: (data) => ({ revision: data.mergeChangeRequest.revision.id, result: "merge" }),
@@ -115,4 +127,7 @@ const changeRequestRoutes: RestRoute[] = [
   }),
 ];
 
-export const changeRequestsRoutes: RestRoute[] = [...changeRequestRoutes, ...[...contentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest)];
+export const changeRequestsRoutes: RestRoute[] = [
+  ...changeRequestRoutes,
+  ...[...contentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest),
+];

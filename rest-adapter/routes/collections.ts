@@ -45,10 +45,7 @@ export const collectionRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/collections/:collectionId",
     action: "collection.read",
-    document: graphql(
-      `query GetCollection($id: ID!) { collection(id: $id) { ...CollectionFields } }`,
-      [CollectionFields],
-    ),
+    document: graphql(`query GetCollection($id: ID!) { collection(id: $id) { ...CollectionFields } }`, [CollectionFields]),
     variables: ({ params }) => ({ id: params.collectionId }),
     status: 200,
     body: (data) => restCollection(data.collection),

@@ -104,7 +104,8 @@ const restReply = (r: Posted) => ({ object: "comment-reply", ...restPosted(r) })
 /** A body field (`field`): `{ markdown }`. A document tree is not converted (400). */
 export function markdownIn(value: unknown, field = "body"): string {
   const markdown = typeof value === "object" && value !== null ? (value as { markdown?: unknown }).markdown : undefined;
-  if (typeof markdown !== "string") throw new RestInputError(`${field} must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
+  if (typeof markdown !== "string")
+    throw new RestInputError(`${field} must be { "markdown": "<text>" } (got ${JSON.stringify(value) ?? "nothing"})`);
   return markdown;
 }
 

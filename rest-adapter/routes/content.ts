@@ -30,7 +30,6 @@ type PageData = ResultOf<typeof PageFields>;
 const FileFields = graphql(`
   fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`);
 
-
 export const RevisionFields = graphql(
   `fragment ContentRevisionFields on Revision {
     id parents type createdAt variables
@@ -60,10 +59,27 @@ export function restPage(p: PageData, childrenOf: (id: string) => PageData[]): R
   };
   const pages = () => childrenOf(p.id).map((child) => restPage(child, childrenOf));
   if (type === "link") {
-    return { ...common, kind: "link", type: "link", target: { kind: "url", url: p.href ?? "" }, ...compact({ href: p.href }), hidden: p.hidden };
+    return {
+      ...common,
+      kind: "link",
+      type: "link",
+      target: { kind: "url", url: p.href ?? "" },
+      ...compact({ href: p.href }),
+      hidden: p.hidden,
+    };
   }
   if (type === "group") {
-    return { ...common, kind: "group", type: "group", slug: p.slug, path: p.path, hidden: p.hidden, noIndex: p.noIndex, noRobotsIndex: p.noRobotsIndex, pages: pages() };
+    return {
+      ...common,
+      kind: "group",
+      type: "group",
+      slug: p.slug,
+      path: p.path,
+      hidden: p.hidden,
+      noIndex: p.noIndex,
+      noRobotsIndex: p.noRobotsIndex,
+      pages: pages(),
+    };
   }
   const cover = p.cover ? { ...compact({ ref: p.cover.ref, refDark: p.cover.refDark }), yPos: p.cover.yPos } : undefined;
   return {

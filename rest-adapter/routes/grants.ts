@@ -6,7 +6,17 @@
 import { print } from "graphql";
 import { ROLES } from "../../src/auth/roles.ts";
 import type { FragmentOf } from "../graphql.ts";
-import { type Connection, graphqlEnum, ListInfo, listBody, pageVariables, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
+import {
+  type Connection,
+  graphqlEnum,
+  ListInfo,
+  listBody,
+  pageVariables,
+  RestInputError,
+  restEnum,
+  type RestRequest,
+  type RestRoute,
+} from "../route.ts";
 import { restUser, UserFields } from "./members.ts";
 import { restTeam, TeamFields } from "./teams.ts";
 
@@ -74,7 +84,9 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         input: { [field]: id(request), [subject]: request.params[idParam], role: method === "PATCH" ? requiredRole(request.body) : null },
       }),
       status: 204,
-      ...(method === "DELETE" ? { statusOf: (data: OnItem<{ previousRole: string | null }>) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) } : {}),
+      ...(method === "DELETE"
+        ? { statusOf: (data: OnItem<{ previousRole: string | null }>) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) }
+        : {}),
     };
   };
 

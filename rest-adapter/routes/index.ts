@@ -20,4 +20,25 @@ import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
 import { integrationRoutes } from "./integrations.ts";
 
-export const routes: RestRoute[] = [...organizationRoutes, ...memberRoutes, ...teamRoutes, ...samlRoutes, ...collectionRoutes, ...spaceRoutes, ...contentRoutes, ...importRoutes, ...searchRoutes, ...linkRoutes, ...contentLinkRoutes, ...changeRequestsRoutes, ...commentsRoutes, ...pdfRoutes, ...grantRoutes, ...siteRoutes, ...openapiRoutes, ...reviewRoutes, ...translationRoutes, ...integrationRoutes];
+export const routes: RestRoute[] = [
+  ...organizationRoutes,
+  ...memberRoutes,
+  ...teamRoutes,
+  ...samlRoutes,
+  ...collectionRoutes,
+  ...spaceRoutes,
+  ...contentRoutes,
+  ...importRoutes,
+  ...searchRoutes,
+  ...linkRoutes,
+  ...contentLinkRoutes,
+  ...changeRequestsRoutes,
+  ...commentsRoutes,
+  ...pdfRoutes,
+  ...grantRoutes,
+  ...siteRoutes,
+  ...openapiRoutes,
+  ...reviewRoutes,
+  ...translationRoutes,
+  ...integrationRoutes,
+];

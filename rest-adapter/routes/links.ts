@@ -13,7 +13,8 @@ import { restPage, targetVariables } from "./content.ts";
 import { OrganizationFields, restOrganization } from "./organizations.ts";
 import { SpaceFields, restSpace } from "./spaces.ts";
 
-export const LinkListFields = graphql(`
+export const LinkListFields = graphql(
+  `
   fragment LinkListFields on RevisionLinkConnection {
     totalCount
     pageInfo { ...ListInfo }
@@ -27,7 +28,8 @@ export const LinkListFields = graphql(`
   [ListInfo],
 );
 
-export const BacklinkListFields = graphql(`
+export const BacklinkListFields = graphql(
+  `
   fragment BacklinkListFields on BacklinkConnection {
     totalCount
     pageInfo { ...ListInfo }
@@ -54,7 +56,6 @@ export function restLinkList(connection: FragmentOf<typeof LinkListFields>) {
     stats: connection.stats,
   };
 }
-
 
 export function restBacklinks(
   space: FragmentOf<typeof SpaceFields> & { organization: FragmentOf<typeof OrganizationFields> },

@@ -10,11 +10,14 @@ import { SpaceFields, restSpace } from "./spaces.ts";
 export const UserFields = graphql(`
   fragment UserFields on User { id displayName email photoURL urls { location } }`);
 
-export const MemberFields = graphql(`
+export const MemberFields = graphql(
+  `
   fragment MemberFields on Member {
     id role disabled joinedAt lastSeenAt sso spaces teams sites
     user { ...UserFields }
-  }`, [UserFields]);
+  }`,
+  [UserFields],
+);
 
 export function restUser(u: FragmentOf<typeof UserFields>) {
   return {
@@ -80,10 +83,9 @@ export const memberRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/orgs/:organizationId/members/:userId",
     action: "member.read",
-    document: graphql(
-      `query GetMember($id: ID!, $user: ID!) { organization(id: $id) { member(user: $user) { ...MemberFields } } }`,
-      [MemberFields],
-    ),
+    document: graphql(`query GetMember($id: ID!, $user: ID!) { organization(id: $id) { member(user: $user) { ...MemberFields } } }`, [
+      MemberFields,
+    ]),
     variables: ({ params }) => ({ id: params.organizationId, user: params.userId }),
     status: 200,
     body: (data) => restMember(data.organization.member),
@@ -92,10 +94,9 @@ export const memberRoutes: RestRoute[] = [
     method: "PATCH",
     path: "/v1/orgs/:organizationId/members/:userId",
     action: "member.update",
-    document: graphql(
-      `mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { member { ...MemberFields } } }`,
-      [MemberFields],
-    ),
+    document: graphql(`mutation UpdateMember($input: UpdateMemberInput!) { updateMember(input: $input) { member { ...MemberFields } } }`, [
+      MemberFields,
+    ]),
     variables: ({ params, body }) => ({
       input: { ...memberVariables({ params }), ...("role" in body ? { role: graphqlEnum("role", body.role, ROLES) } : {}) },
     }),
@@ -114,10 +115,9 @@ export const memberRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/orgs/:organizationId/members/:userId/sso",
     action: "member.setSso",
-    document: graphql(
-      `mutation SetMemberSso($input: SetMemberSsoInput!) { setMemberSso(input: $input) { member { ...MemberFields } } }`,
-      [MemberFields],
-    ),
+    document: graphql(`mutation SetMemberSso($input: SetMemberSsoInput!) { setMemberSso(input: $input) { member { ...MemberFields } } }`, [
+      MemberFields,
+    ]),
     variables: ({ params }) => ({ input: memberVariables({ params }) }),
     status: 200,
     body: (data) => restMember(data.setMemberSso.member),
@@ -192,7 +192,9 @@ export const memberRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/orgs/:organizationId/ping",
     action: "organization.ping",
-    document: graphql(`mutation PingOrganization($input: PingOrganizationInput!) { pingOrganization(input: $input) { member { lastSeenAt } } }`),
+    document: graphql(
+      `mutation PingOrganization($input: PingOrganizationInput!) { pingOrganization(input: $input) { member { lastSeenAt } } }`,
+    ),
     variables: ({ params }) => ({ input: { organization: params.organizationId } }),
     status: 200,
     // No visitor claims exist yet: nothing to attach to the user.
@@ -202,7 +204,9 @@ export const memberRoutes: RestRoute[] = [
     method: "DELETE",
     path: "/v1/orgs/:organizationId/link-invites/:inviteId",
     action: "invite.manage",
-    document: graphql(`mutation DeleteLinkInvite($input: DeleteLinkInviteInput!) { deleteLinkInvite(input: $input) { deletedLinkInviteId } }`),
+    document: graphql(
+      `mutation DeleteLinkInvite($input: DeleteLinkInviteInput!) { deleteLinkInvite(input: $input) { deletedLinkInviteId } }`,
+    ),
     variables: ({ params }) => ({ input: { organization: params.organizationId, id: params.inviteId } }),
     status: 205,
   }),
@@ -224,10 +228,7 @@ export const memberRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/user",
     action: "viewer",
-    document: graphql(
-      `query GetAuthenticatedUser { viewer { ...UserFields } }`,
-      [UserFields],
-    ),
+    document: graphql(`query GetAuthenticatedUser { viewer { ...UserFields } }`, [UserFields]),
     variables: () => ({}),
     status: 200,
     body: (data) => restUser(data.viewer),

@@ -26,14 +26,22 @@ export function restSpec(spec: any) {
     ...(spec.lastVersion ? { lastVersion: spec.lastVersion.id } : {}),
     ...(spec.lastProcessedAt ? { lastProcessedAt: spec.lastProcessedAt } : {}),
     ...(spec.lastProcessErrorCode ? { lastProcessErrorCode: spec.lastProcessErrorCode } : {}),
-    lastProcessedErrors: spec.lastProcessedErrors.map((error: { code: string | null; message: string }) => (error.code ? error : { message: error.message })),
+    lastProcessedErrors: spec.lastProcessedErrors.map((error: { code: string | null; message: string }) =>
+      error.code ? error : { message: error.message },
+    ),
     lastProcessedErrorCount: spec.lastProcessedErrorCount,
     permissions: spec.permissions,
     urls: spec.urls,
   };
 }
 
-const restVersion = (version: any) => ({ object: "openapi-spec-version", id: version.id, createdAt: version.createdAt, url: version.url, urls: version.urls });
+const restVersion = (version: any) => ({
+  object: "openapi-spec-version",
+  id: version.id,
+  createdAt: version.createdAt,
+  url: version.url,
+  urls: version.urls,
+});
 
 /** `source` as the operation's input: an object with `url` or `text`; the core checks the rest. */
 function sourceOf(body: RestRequest["body"]) {
@@ -41,7 +49,10 @@ function sourceOf(body: RestRequest["body"]) {
   if (source == null) throw new RestInputError("source is required: { url } or { text }");
   if (typeof source !== "object" || Array.isArray(source)) throw new RestInputError("source must be an object: { url } or { text }");
   const { url, text } = source as Record<string, unknown>;
-  for (const [field, value] of [["url", url], ["text", text]] as const) {
+  for (const [field, value] of [
+    ["url", url],
+    ["text", text],
+  ] as const) {
     if (value != null && typeof value !== "string") throw new RestInputError(`source.${field} must be a string`);
   }
   return { url, text };

@@ -54,10 +54,7 @@ export const organizationRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/orgs/:organizationId",
     action: "organization.read",
-    document: graphql(
-      `query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }`,
-      [OrganizationFields],
-    ),
+    document: graphql(`query GetOrganization($id: ID!) { organization(id: $id) { ...OrganizationFields } }`, [OrganizationFields]),
     variables: ({ params }) => ({ id: params.organizationId }),
     status: 200,
     body: (data) => restOrganization(data.organization),

@@ -12,7 +12,12 @@ export const pdfRoutes: RestRoute[] = [
       query GetChangeRequestPDF($space: ID!, $changeRequest: ID!, $page: ID, $only: Boolean) {
         space(id: $space) { changeRequest(id: $changeRequest) { pdf(page: $page, only: $only) { url } } }
       }`,
-    variables: ({ params, query }) => ({ space: params.spaceId, changeRequest: params.changeRequestId, page: query.page, only: query.only }),
+    variables: ({ params, query }) => ({
+      space: params.spaceId,
+      changeRequest: params.changeRequestId,
+      page: query.page,
+      only: query.only,
+    }),
     status: 200,
     body: (data) => ({ url: data.space.changeRequest.pdf.url }),
   },

@@ -5,7 +5,19 @@
 // when that user had not been asked (the published statuses).
 import { REVIEW_STATUSES } from "../../src/core/reviews/index.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
-import { compact, formatVariables, graphqlEnum, listBody, ListInfo, pageVariables, restEnum, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import {
+  compact,
+  formatVariables,
+  graphqlEnum,
+  listBody,
+  ListInfo,
+  pageVariables,
+  restEnum,
+  RestInputError,
+  type RestRequest,
+  type RestRoute,
+  typedRoute,
+} from "../route.ts";
 import { CommentFields, markdownIn, restComment } from "./comments.ts";
 import { restUser, UserFields } from "./members.ts";
 
@@ -71,7 +83,8 @@ const ChangeFields = graphql(
   [ChangedPageFields],
 );
 
-const restPage = (p: FragmentOf<typeof ChangedPageFields> | null) => (p ? { id: p.id, type: p.kind, title: p.title, path: p.path } : undefined);
+const restPage = (p: FragmentOf<typeof ChangedPageFields> | null) =>
+  p ? { id: p.id, type: p.kind, title: p.title, path: p.path } : undefined;
 
 function restChange(c: FragmentOf<typeof ChangeFields>) {
   const type = c.type.toLowerCase();
@@ -114,7 +127,12 @@ export const reviewRoutes: RestRoute[] = [
       }`,
       [ReviewFields, ListInfo],
     ),
-    variables: (request) => ({ ...target(request), ...pageVariables(request.query), ...formatVariables(request, "markdown"), outdated: request.query.outdated }),
+    variables: (request) => ({
+      ...target(request),
+      ...pageVariables(request.query),
+      ...formatVariables(request, "markdown"),
+      outdated: request.query.outdated,
+    }),
     status: 200,
     body: (data) => listBody(data.space.changeRequest.reviews, restReview),
   }),
@@ -193,7 +211,8 @@ export const reviewRoutes: RestRoute[] = [
     ),
     variables: (request) => {
       // Change requests have no description here: refused rather than dropped.
-      if (request.body.description != null) throw new RestInputError("description is not supported: change requests have no description in this service");
+      if (request.body.description != null)
+        throw new RestInputError("description is not supported: change requests have no description in this service");
       const subject = request.body.subject;
       if (subject != null && typeof subject !== "string") throw new RestInputError("subject must be a string");
       return { input: { ...target(request), users: userIds(request.body.users), ...(subject != null ? { subject } : {}) } };
@@ -234,7 +253,12 @@ export const reviewRoutes: RestRoute[] = [
     variables: (request) => ({ ...target(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) =>
-      listBody(data.space.changeRequest.contributors, (c) => ({ updatedAt: c.updatedAt, count: c.count, user: restUser(c.user), actionType: restEnum(c.kind) })),
+      listBody(data.space.changeRequest.contributors, (c) => ({
+        updatedAt: c.updatedAt,
+        count: c.count,
+        user: restUser(c.user),
+        actionType: restEnum(c.kind),
+      })),
   }),
   typedRoute({
     method: "GET",

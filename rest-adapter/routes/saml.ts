@@ -1,16 +1,30 @@
 // /v1/orgs/{organizationId}/saml routes (SAML providers) and the organization's SSO logins.
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { ROLES } from "../../src/auth/roles.ts";
-import { graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import {
+  graphqlEnum,
+  listBody,
+  ListInfo,
+  pageVariables,
+  present,
+  restEnum,
+  RestInputError,
+  type RestRequest,
+  type RestRoute,
+  typedRoute,
+} from "../route.ts";
 import { TeamFields, restTeam } from "./teams.ts";
 
-export const SamlProviderFields = graphql(`
+export const SamlProviderFields = graphql(
+  `
   fragment SamlProviderFields on SamlProvider {
     id label ssoURL entityID certificate defaultRole createdAt status
     defaultTeam { ...TeamFields }
     service { acsURL startURL entityID }
     urls { location }
-  }`, [TeamFields]);
+  }`,
+  [TeamFields],
+);
 
 export function restSamlProvider(p: FragmentOf<typeof SamlProviderFields>) {
   return {
@@ -40,7 +54,10 @@ function providerInput(body: RestRequest["body"]) {
   };
 }
 
-const providerPath = ({ params }: { params: Record<string, string> }) => ({ organization: params.organizationId, id: params.samlProviderId });
+const providerPath = ({ params }: { params: Record<string, string> }) => ({
+  organization: params.organizationId,
+  id: params.samlProviderId,
+});
 
 export const samlRoutes: RestRoute[] = [
   typedRoute({

@@ -60,7 +60,6 @@ export const searchRoutes: RestRoute[] = [
     ),
     variables: ({ params, query }) => ({ id: params.organizationId, query: query.query, ...pageVariables(query) }),
     status: 200,
-    body: (data) =>
-      listBody(data.organization.search, (space) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
+    body: (data) => listBody(data.organization.search, (space) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
   }),
 ];

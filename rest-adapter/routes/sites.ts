@@ -1,6 +1,16 @@
 // /v1/orgs/{organizationId}/sites routes: sites, site spaces, sections and section groups.
 import { AGENTS_CONTEXTS, SITE_TYPES, SITE_VISIBILITIES } from "../../src/core/sites/index.ts";
-import { compact, graphqlEnum, listBody, pageVariables, present, RestInputError, restEnum, type RestRequest, type RestRoute } from "../route.ts";
+import {
+  compact,
+  graphqlEnum,
+  listBody,
+  pageVariables,
+  present,
+  RestInputError,
+  restEnum,
+  type RestRequest,
+  type RestRoute,
+} from "../route.ts";
 import { restSpace, SPACE_FIELDS } from "./spaces.ts";
 import { restSearchPage, SEARCH_PAGE_FIELDS } from "./search.ts";
 
@@ -102,7 +112,15 @@ export function restSection(s: any) {
 
 export function restGroup(g: any) {
   const sections = g.sections.map(restSection);
-  return { object: "site-section-group", id: g.id, title: g.title, ...compact({ icon: g.icon }), draft: false, sections, children: sections };
+  return {
+    object: "site-section-group",
+    id: g.id,
+    title: g.title,
+    ...compact({ icon: g.icon }),
+    draft: false,
+    sections,
+    children: sections,
+  };
 }
 
 export function restItem(item: any) {
@@ -345,7 +363,11 @@ export const siteRoutes: RestRoute[] = [
       return {
         input: {
           ...site(params),
-          item: pointerInput(body.item, "item") ?? (() => { throw new RestInputError("item is required"); })(),
+          item:
+            pointerInput(body.item, "item") ??
+            (() => {
+              throw new RestInputError("item is required");
+            })(),
           before: pointerInput(position.before, "position.before"),
           after: pointerInput(position.after, "position.after"),
         },
@@ -443,7 +465,12 @@ export const siteRoutes: RestRoute[] = [
     method: "PATCH",
     path: `${prefix}/publishing/auth`,
     action: "site.manageAccess",
-    document: mutation("updateSitePublishingAuth", "UpdateSitePublishingAuthInput", "publishingAuth { ...PublishingAuthFields }", PUBLISHING_AUTH_FIELDS),
+    document: mutation(
+      "updateSitePublishingAuth",
+      "UpdateSitePublishingAuthInput",
+      "publishingAuth { ...PublishingAuthFields }",
+      PUBLISHING_AUTH_FIELDS,
+    ),
     variables: ({ params, body }) => {
       for (const field of ["backend", "fallbackURL", "logoutURL"]) {
         if (field in body && body[field] !== null && typeof body[field] !== "string") throw new RestInputError(`${field} must be a string`);
@@ -458,7 +485,12 @@ export const siteRoutes: RestRoute[] = [
     method: "POST",
     path: `${prefix}/publishing/auth/regenerate`,
     action: "site.manageAccess",
-    document: mutation("regenerateSitePublishingAuth", "RegenerateSitePublishingAuthInput", "publishingAuth { ...PublishingAuthFields }", PUBLISHING_AUTH_FIELDS),
+    document: mutation(
+      "regenerateSitePublishingAuth",
+      "RegenerateSitePublishingAuthInput",
+      "publishingAuth { ...PublishingAuthFields }",
+      PUBLISHING_AUTH_FIELDS,
+    ),
     variables: ({ params }) => ({ input: site(params) }),
     status: 200,
     body: (data) => restPublishingAuth(data.regenerateSitePublishingAuth.publishingAuth),
@@ -616,7 +648,11 @@ export const siteRoutes: RestRoute[] = [
     action: "site.editStructure",
     document: mutation("updateSiteSection", "UpdateSiteSectionInput", "section { ...SectionFields }", SECTION_FIELDS),
     variables: ({ params, body }) => ({
-      input: { ...site(params), id: params.siteSectionId, ...present(body, ["title", "path", "defaultSiteSpace", "condition", "icon", "description"]) },
+      input: {
+        ...site(params),
+        id: params.siteSectionId,
+        ...present(body, ["title", "path", "defaultSiteSpace", "condition", "icon", "description"]),
+      },
     }),
     status: 200,
     body: (data) => restSection(data.updateSiteSection.section),
@@ -662,7 +698,9 @@ export const siteRoutes: RestRoute[] = [
     path: `${prefix}/section-groups`,
     action: "site.editStructure",
     document: mutation("addSiteSectionGroup", "AddSiteSectionGroupInput", "sectionGroup { ...GroupFields }", GROUP_FIELDS),
-    variables: ({ params, body }) => ({ input: { ...site(params), title: requiredString(body, "title"), ...present(body, ["icon", "sections"]) } }),
+    variables: ({ params, body }) => ({
+      input: { ...site(params), title: requiredString(body, "title"), ...present(body, ["icon", "sections"]) },
+    }),
     status: 201,
     body: (data) => restGroup(data.addSiteSectionGroup.sectionGroup),
   },
@@ -687,8 +725,15 @@ export const siteRoutes: RestRoute[] = [
     method: "POST",
     path: `${prefix}/section-groups/:siteSectionGroupId/sections`,
     action: "site.editStructure",
-    document: mutation("addSectionToSiteSectionGroup", "AddSectionToSiteSectionGroupInput", "sectionGroup { ...GroupFields }", GROUP_FIELDS),
-    variables: ({ params, body }) => ({ input: { ...site(params), id: params.siteSectionGroupId, section: requiredString(body, "sectionId") } }),
+    document: mutation(
+      "addSectionToSiteSectionGroup",
+      "AddSectionToSiteSectionGroupInput",
+      "sectionGroup { ...GroupFields }",
+      GROUP_FIELDS,
+    ),
+    variables: ({ params, body }) => ({
+      input: { ...site(params), id: params.siteSectionGroupId, section: requiredString(body, "sectionId") },
+    }),
     status: 200,
     body: (data) => restGroup(data.addSectionToSiteSectionGroup.sectionGroup),
   },

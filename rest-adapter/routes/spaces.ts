@@ -32,7 +32,6 @@ export function restSpace(s: FragmentOf<typeof SpaceFields>) {
   };
 }
 
-
 export const spaceRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
@@ -57,7 +56,9 @@ export const spaceRoutes: RestRoute[] = [
     method: "PATCH",
     path: "/v1/spaces/:spaceId",
     action: "space.rename",
-    document: graphql(`mutation UpdateSpace($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(`mutation UpdateSpace($input: UpdateSpaceInput!) { updateSpace(input: $input) { space { ...SpaceFields } } }`, [
+      SpaceFields,
+    ]),
     variables: ({ params, body }) => ({
       input: {
         id: params.spaceId,
@@ -73,7 +74,10 @@ export const spaceRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/spaces/:spaceId/duplicate",
     action: "space.duplicate",
-    document: graphql(`mutation DuplicateSpace($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(
+      `mutation DuplicateSpace($input: DuplicateSpaceInput!) { duplicateSpace(input: $input) { space { ...SpaceFields } } }`,
+      [SpaceFields],
+    ),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 201,
     body: (data) => restSpace(data.duplicateSpace.space),
@@ -82,7 +86,9 @@ export const spaceRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/spaces/:spaceId/restore",
     action: "space.restore",
-    document: graphql(`mutation RestoreSpace($input: RestoreSpaceInput!) { restoreSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(`mutation RestoreSpace($input: RestoreSpaceInput!) { restoreSpace(input: $input) { space { ...SpaceFields } } }`, [
+      SpaceFields,
+    ]),
     variables: ({ params }) => ({ input: { id: params.spaceId } }),
     status: 200,
     body: (data) => restSpace(data.restoreSpace.space),
@@ -91,7 +97,9 @@ export const spaceRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/spaces/:spaceId/move",
     action: "space.move",
-    document: graphql(`mutation MoveSpace($input: MoveSpaceInput!) { moveSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(`mutation MoveSpace($input: MoveSpaceInput!) { moveSpace(input: $input) { space { ...SpaceFields } } }`, [
+      SpaceFields,
+    ]),
     variables: ({ params, body }) => ({
       input: { id: params.spaceId, ...present(body, ["parent"]), position: positionInput(body.position) },
     }),
@@ -102,7 +110,9 @@ export const spaceRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/spaces/:spaceId/transfer",
     action: "space.transfer",
-    document: graphql(`mutation TransferSpace($input: TransferSpaceInput!) { transferSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(`mutation TransferSpace($input: TransferSpaceInput!) { transferSpace(input: $input) { space { ...SpaceFields } } }`, [
+      SpaceFields,
+    ]),
     variables: ({ params, body }) => ({ input: { id: params.spaceId, organization: body.organization } }),
     status: 200,
     body: (data) => restSpace(data.transferSpace.space),
@@ -126,7 +136,9 @@ export const spaceRoutes: RestRoute[] = [
     method: "POST",
     path: "/v1/orgs/:organizationId/spaces",
     action: "organization.createContent",
-    document: graphql(`mutation CreateSpace($input: CreateSpaceInput!) { createSpace(input: $input) { space { ...SpaceFields } } }`, [SpaceFields]),
+    document: graphql(`mutation CreateSpace($input: CreateSpaceInput!) { createSpace(input: $input) { space { ...SpaceFields } } }`, [
+      SpaceFields,
+    ]),
     variables: ({ params, body }) => ({
       input: {
         organization: params.organizationId,

@@ -72,10 +72,9 @@ export const teamRoutes: RestRoute[] = [
     method: "PUT",
     path: "/v1/orgs/:organizationId/teams",
     action: "team.create",
-    document: graphql(
-      `mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { ...TeamFields } } }`,
-      [TeamFields],
-    ),
+    document: graphql(`mutation CreateTeam($input: CreateTeamInput!) { createTeam(input: $input) { team { ...TeamFields } } }`, [
+      TeamFields,
+    ]),
     variables: ({ params, body }) => {
       if (typeof body.title !== "string") throw new RestInputError("title is required: a string of 1 to 64 characters");
       return { input: { organization: params.organizationId, title: body.title, members: stringList("members", body.members) } };
@@ -87,10 +86,7 @@ export const teamRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/orgs/:organizationId/teams/:teamId",
     action: "team.read",
-    document: graphql(
-      `query GetTeam($id: ID!, $team: ID!) { organization(id: $id) { team(id: $team) { ...TeamFields } } }`,
-      [TeamFields],
-    ),
+    document: graphql(`query GetTeam($id: ID!, $team: ID!) { organization(id: $id) { team(id: $team) { ...TeamFields } } }`, [TeamFields]),
     variables: ({ params }) => ({ id: params.organizationId, team: params.teamId }),
     status: 200,
     body: (data) => restTeam(data.organization.team),
@@ -99,10 +95,9 @@ export const teamRoutes: RestRoute[] = [
     method: "PATCH",
     path: "/v1/orgs/:organizationId/teams/:teamId",
     action: "team.update",
-    document: graphql(
-      `mutation UpdateTeam($input: UpdateTeamInput!) { updateTeam(input: $input) { team { ...TeamFields } } }`,
-      [TeamFields],
-    ),
+    document: graphql(`mutation UpdateTeam($input: UpdateTeamInput!) { updateTeam(input: $input) { team { ...TeamFields } } }`, [
+      TeamFields,
+    ]),
     variables: ({ params, body }) => ({ input: { organization: params.organizationId, id: params.teamId, ...present(body, ["title"]) } }),
     status: 200,
     body: (data) => restTeam(data.updateTeam.team),

@@ -22,10 +22,7 @@ export interface AccessLevel {
 export function effectiveRole(membership: Membership | null, chain: AccessLevel[]): Role | null {
   if (!membership) return null;
   if (membership.role === "admin") return "admin";
-  const base =
-    membership.role === null
-      ? null
-      : (chain.find((level) => level.defaultLevel !== null)?.defaultLevel ?? membership.role);
+  const base = membership.role === null ? null : (chain.find((level) => level.defaultLevel !== null)?.defaultLevel ?? membership.role);
   return maxRole([base, ...chain.flatMap((level) => level.grants)]);
 }
 

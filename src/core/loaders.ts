@@ -135,7 +135,10 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
     openAPISpec: byId<OpenAPISpec>((ids) => prisma.openAPISpec.findMany({ where: { id: { in: ids } } })),
     translation: byId<TranslationSettings>((ids) => prisma.translationSettings.findMany({ where: { id: { in: ids } } })),
     /** The targets of each translation (by translation id). */
-    translationTargets: groupedBy<TranslationTarget>((row) => [row.translationId], (ids) => prisma.translationTarget.findMany({ where: { translationId: { in: ids } } })),
+    translationTargets: groupedBy<TranslationTarget>(
+      (row) => [row.translationId],
+      (ids) => prisma.translationTarget.findMany({ where: { translationId: { in: ids } } }),
+    ),
     integration: byId<Integration>((ids) => prisma.integration.findMany({ where: { id: { in: ids } } })),
     integrationByName: new DataLoader<string, Integration | null>(async (names) => {
       const rows = await prisma.integration.findMany({ where: { name: { in: [...names] } } });

@@ -33,7 +33,11 @@ interface Cursor {
 
 function encodeCursor(value: SortValue, id: string): string {
   const cursor: Cursor =
-    value instanceof Date ? { v: value.toISOString(), d: 1, id } : typeof value === "number" ? { v: String(value), d: 2, id } : { v: value, id };
+    value instanceof Date
+      ? { v: value.toISOString(), d: 1, id }
+      : typeof value === "number"
+        ? { v: String(value), d: 2, id }
+        : { v: value, id };
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 

@@ -52,11 +52,21 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await probe.connect().catch((error) => Promise.reject(unreachable(connectionString, error)));
       await probe.end();
     }
-    const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs, statement_timeout: options.statementTimeoutMs });
+    const pool = new pg.Pool({
+      connectionString,
+      connectionTimeoutMillis: connectTimeoutMs,
+      statement_timeout: options.statementTimeoutMs,
+    });
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return wrap("postgres", new PrismaPg(pool), async (sql) => void (await pool.query(sql)), () => pool.end(), stats);
+    return wrap(
+      "postgres",
+      new PrismaPg(pool),
+      async (sql) => void (await pool.query(sql)),
+      () => pool.end(),
+      stats,
+    );
   }
 
   const dataDir = options.dataDir ?? "./data";
@@ -221,8 +231,7 @@ function lockDataDir(dataDir: string): () => void {
       const alive = pid === process.pid ? heldLocks.has(lockFile) : isAlive(pid);
       if (alive) {
         throw new Error(
-          `Data directory ${dataDir} is in use by another process (pid ${pid}). ` +
-            `Stop it, or set DATA_DIR to another directory.`,
+          `Data directory ${dataDir} is in use by another process (pid ${pid}). ` + `Stop it, or set DATA_DIR to another directory.`,
         );
       }
       // Stale (owner died without releasing). Two processes taking over the same stale lock at

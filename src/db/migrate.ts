@@ -14,9 +14,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL("../../prisma/migrations/", 
 /** Arbitrary constant key for pg_advisory_lock; advisory locks are scoped to one database. */
 const MIGRATION_LOCK_KEY = 72_310_455;
 
-export type MigrationTarget =
-  | { kind: "pglite"; pglite: PGlite }
-  | { kind: "postgres"; connectionString: string };
+export type MigrationTarget = { kind: "pglite"; pglite: PGlite } | { kind: "postgres"; connectionString: string };
 
 interface Migration {
   name: string;
@@ -100,9 +98,7 @@ export async function pendingMigrations(query: (sql: string) => Promise<{ name: 
 
 async function applyPending(conn: Conn, migrations: Migration[]): Promise<string[]> {
   await conn.exec(CREATE_TABLE);
-  const rows = await conn.query<{ name: string; checksum: string }>(
-    `SELECT name, checksum FROM "_migrations"`,
-  );
+  const rows = await conn.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "_migrations"`);
   const applied = new Map(rows.map((r) => [r.name, r.checksum]));
   for (const m of migrations) {
     const checksum = applied.get(m.name);
@@ -118,10 +114,7 @@ async function applyPending(conn: Conn, migrations: Migration[]): Promise<string
     if (applied.has(m.name)) continue;
     await conn.transaction(async () => {
       await conn.exec(m.sql);
-      await conn.query(`INSERT INTO "_migrations" (name, checksum) VALUES ($1, $2)`, [
-        m.name,
-        m.checksum,
-      ]);
+      await conn.query(`INSERT INTO "_migrations" (name, checksum) VALUES ($1, $2)`, [m.name, m.checksum]);
     });
     done.push(m.name);
   }
@@ -141,8 +134,7 @@ function pgConn(client: pg.Client): Conn {
   return {
     // A query without parameters uses the simple protocol, which allows several statements.
     exec: async (sql) => void (await client.query(sql)),
-    query: async <R>(sql: string, params?: unknown[]) =>
-      (await client.query(sql, params)).rows as R[],
+    query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
     transaction: (fn) => inTransaction((sql) => client.query(sql).then(() => undefined), fn),
   };
 }

@@ -30,8 +30,12 @@ export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
   >,
 });
 
-const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", { description: "Addresses of a change request",
-  fields: (t) => ({ app: t.string({ description: "URL of the change request in the app" }), location: t.string({ description: "URL of the change request in the REST API" }) }),
+const ChangeRequestUrls = builder.simpleObject("ChangeRequestUrls", {
+  description: "Addresses of a change request",
+  fields: (t) => ({
+    app: t.string({ description: "URL of the change request in the app" }),
+    location: t.string({ description: "URL of the change request in the REST API" }),
+  }),
 });
 
 export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
@@ -43,18 +47,34 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
       ids.map(async (id) => {
         const changeRequest = await core.loaders.changeRequest.load(id);
         if (!changeRequest) return notFound("change request", id);
-        return readChangeRequest(core, changeRequest.spaceId, id).then((found) => found.changeRequest, () => notFound("change request", id));
+        return readChangeRequest(core, changeRequest.spaceId, id).then(
+          (found) => found.changeRequest,
+          () => notFound("change request", id),
+        );
       }),
     ),
   fields: (t) => ({
     number: t.exposeInt("number", { description: "1, 2, 3 … within the space" }),
-    status: t.field({ description: "DRAFT, OPEN, MERGED or ARCHIVED", type: ChangeRequestStatus, resolve: (c) => changeRequestStatusOf(c.status) }),
+    status: t.field({
+      description: "DRAFT, OPEN, MERGED or ARCHIVED",
+      type: ChangeRequestStatus,
+      resolve: (c) => changeRequestStatusOf(c.status),
+    }),
     subject: t.exposeString("subject", { description: "Short summary of the change; empty when not given" }),
     createdBy: t.field({ description: "Who opened the change request", type: UserRef, resolve: (c) => c.createdById }),
     createdAt: t.expose("createdAt", { description: "When the change request was opened", type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { description: "When the change request or its content last changed", type: "DateTime" }),
-    mergedBy: t.field({ description: "Who merged the change request; null unless merged", type: UserRef, nullable: true, resolve: (c) => c.mergedById }),
-    mergedAt: t.expose("mergedAt", { description: "When the change request was merged; null unless merged", type: "DateTime", nullable: true }),
+    mergedBy: t.field({
+      description: "Who merged the change request; null unless merged",
+      type: UserRef,
+      nullable: true,
+      resolve: (c) => c.mergedById,
+    }),
+    mergedAt: t.expose("mergedAt", {
+      description: "When the change request was merged; null unless merged",
+      type: "DateTime",
+      nullable: true,
+    }),
     space: t.field({ description: "The space the change request belongs to", type: SpaceRef, resolve: (c) => c.spaceId }),
     revision: t.id({ description: "Id of the change request's head revision", resolve: (c) => c.revisionId }),
     revisionInitial: t.id({ description: "Id of the space revision it was opened from", resolve: (c) => c.revisionInitialId }),
@@ -75,7 +95,8 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
       description: "Open comments on the change request (replies not counted)",
       resolve: (c, _args, { core }) => core.loaders.openCommentCount.load(`cr:${c.id}`),
     }),
-    urls: t.field({ description: "Addresses of the change request in the REST API and the app",
+    urls: t.field({
+      description: "Addresses of the change request in the REST API and the app",
       type: ChangeRequestUrls,
       resolve: (c, _args, { core }) => ({
         app: core.urls.app(`/s/${c.spaceId}/~/changes/${c.number}`),
@@ -85,10 +106,17 @@ export const ChangeRequestRef = builder.loadableNode("ChangeRequest", {
   }),
 });
 
-builder.objectFields(ChangeRequestRef, (t) => headContentFields(t, (changeRequest, core) => revisionAt(core, changeRequest), "change request's"));
+builder.objectFields(ChangeRequestRef, (t) =>
+  headContentFields(t, (changeRequest, core) => revisionAt(core, changeRequest), "change request's"),
+);
 
 builder.objectField(ContentTargetRef, "changeRequest", (t) =>
-  t.field({ type: ChangeRequestRef, nullable: true, description: "Null for the space's own content", resolve: (head) => head.changeRequest }),
+  t.field({
+    type: ChangeRequestRef,
+    nullable: true,
+    description: "Null for the space's own content",
+    resolve: (head) => head.changeRequest,
+  }),
 );
 
 // A merge revision names the change request it merged.
@@ -135,10 +163,16 @@ const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "Inpu
 });
 
 const ChangeRequestPayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name), fields: (p) => ({ changeRequest: p.field({ description: "The change request, as it stands after the change", type: ChangeRequestRef }) }) });
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (p) => ({
+      changeRequest: p.field({ description: "The change request, as it stands after the change", type: ChangeRequestRef }),
+    }),
+  });
 
 const RevisionPayload = (name: string, revision: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name),
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
     fields: (p) => ({
       revision: p.field({ type: RevisionRef, description: revision }),
       changeRequest: p.field({ description: "The change request, as it stands after the change", type: ChangeRequestRef }),
@@ -152,7 +186,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateChangeRequestInput", { description: "Input of the createChangeRequest mutation",
+        type: builder.inputType("CreateChangeRequestInput", {
+          description: "Input of the createChangeRequest mutation",
           fields: (f) => ({
             space: f.id({ description: "Id of the space", required: true }),
             subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters` }),
@@ -169,7 +204,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateChangeRequestInput", { description: "Input of the updateChangeRequest mutation",
+        type: builder.inputType("UpdateChangeRequestInput", {
+          description: "Input of the updateChangeRequest mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
             subject: f.string({ description: `At most ${CHANGE_REQUEST_SUBJECT_MAX} characters; null leaves it` }),
@@ -183,11 +219,22 @@ builder.mutationFields((t) => ({
     }),
   }),
   updateChangeRequestFromSpace: t.field({
-    type: RevisionPayload("UpdateChangeRequestFromSpacePayload", "The change request's head after the update (unchanged when the space had not moved)"),
+    type: RevisionPayload(
+      "UpdateChangeRequestFromSpacePayload",
+      "The change request's head after the update (unchanged when the space had not moved)",
+    ),
     description:
       "Brings the space's newest content into the change request: a three-way merge against the content it is based on. " +
       "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
-    args: { input: t.arg({ required: true, type: builder.inputType("UpdateChangeRequestFromSpaceInput", { description: "Input of the updateChangeRequestFromSpace mutation", fields: changeRequestTarget }) }) },
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateChangeRequestFromSpaceInput", {
+          description: "Input of the updateChangeRequestFromSpace mutation",
+          fields: changeRequestTarget,
+        }),
+      }),
+    },
     resolve: (_root, { input }, { core }) => updateChangeRequestFromSpace(core, input.space, input.changeRequest),
   }),
   mergeChangeRequest: t.field({
@@ -195,7 +242,15 @@ builder.mutationFields((t) => ({
     description:
       "Puts the change request's edits onto the space (needs review): a three-way merge against the content it is based on. " +
       "Conflicting edits refuse it with 409 (extensions.conflicts names them) and change nothing.",
-    args: { input: t.arg({ required: true, type: builder.inputType("MergeChangeRequestInput", { description: "Input of the mergeChangeRequest mutation", fields: changeRequestTarget }) }) },
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("MergeChangeRequestInput", {
+          description: "Input of the mergeChangeRequest mutation",
+          fields: changeRequestTarget,
+        }),
+      }),
+    },
     resolve: (_root, { input }, { core }) => mergeChangeRequest(core, input.space, input.changeRequest),
   }),
 }));

@@ -18,7 +18,8 @@ import { builder, type GraphQLContext } from "./builder.ts";
 import { ContentPositionInput, MemberRole, toConnection, payloadDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 
-const CollectionPermissions = builder.simpleObject("CollectionPermissions", { description: "What the caller may do with a collection",
+const CollectionPermissions = builder.simpleObject("CollectionPermissions", {
+  description: "What the caller may do with a collection",
   fields: (t) => ({
     view: t.boolean({ description: "Whether the caller may read the collection" }),
     admin: t.boolean({ description: "Whether the caller administers the collection (grants, deletion)" }),
@@ -27,7 +28,8 @@ const CollectionPermissions = builder.simpleObject("CollectionPermissions", { de
   }),
 });
 
-export const CollectionRef = builder.loadableNode("Collection", { description: "A folder of an organization that holds spaces and other collections; access granted on it reaches what it holds",
+export const CollectionRef = builder.loadableNode("Collection", {
+  description: "A folder of an organization that holds spaces and other collections; access granted on it reaches what it holds",
   id: { resolve: (collection: Collection) => collection.id },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleCollections(core, ids);
@@ -36,21 +38,33 @@ export const CollectionRef = builder.loadableNode("Collection", { description: "
   fields: (t) => ({
     title: t.exposeString("title", { description: "Title of the collection" }),
     description: t.exposeString("description", { description: "Longer description of the collection; null when none", nullable: true }),
-    organization: t.field({ description: "The organization the collection belongs to", type: OrganizationRef, resolve: (c) => c.organizationId }),
+    organization: t.field({
+      description: "The organization the collection belongs to",
+      type: OrganizationRef,
+      resolve: (c) => c.organizationId,
+    }),
     defaultLevel: t.field({
       type: MemberRole,
       nullable: true,
       description: "Level of access of the organization's members; null inherits from the parent",
       resolve: (c) => roleOf(c.defaultLevel),
     }),
-    urls: t.field({ description: "Addresses of the collection in the REST API and the app",
-      type: builder.simpleObject("CollectionUrls", { description: "Addresses of a collection", fields: (u) => ({ location: u.string({ description: "URL of the collection in the REST API" }), app: u.string({ description: "URL of the collection in the app" }) }) }),
+    urls: t.field({
+      description: "Addresses of the collection in the REST API and the app",
+      type: builder.simpleObject("CollectionUrls", {
+        description: "Addresses of a collection",
+        fields: (u) => ({
+          location: u.string({ description: "URL of the collection in the REST API" }),
+          app: u.string({ description: "URL of the collection in the app" }),
+        }),
+      }),
       resolve: (c, _args, { core }) => ({
         location: core.urls.api(`/collections/${c.id}`),
         app: core.urls.app(`/o/${c.organizationId}/c/${c.id}`),
       }),
     }),
-    permissions: t.field({ description: "What the caller may do with the collection",
+    permissions: t.field({
+      description: "What the caller may do with the collection",
       type: CollectionPermissions,
       resolve: async (c, _args, { core }) => collectionPermissions(await core.access.roleOnCollection(c)),
     }),
@@ -75,23 +89,31 @@ builder.objectFields(CollectionRef, (t) => ({
     description: "null at the top level, or when the caller cannot read the parent",
     resolve: (c, _args, { core }) => visibleParent(core, c.parentId),
   }),
-  collections: t.connection({
-    type: CollectionRef,
-    description: "Collections directly inside this one, in their order",
-    resolve: async (c, args, { core }) => toConnection(await listChildCollections(core, c, args)),
-  }, CollectionConnection),
+  collections: t.connection(
+    {
+      type: CollectionRef,
+      description: "Collections directly inside this one, in their order",
+      resolve: async (c, args, { core }) => toConnection(await listChildCollections(core, c, args)),
+    },
+    CollectionConnection,
+  ),
 }));
 
 builder.objectField(OrganizationRef, "collections", (t) =>
-  t.connection({ description: "The organization's top-level collections, in their order",
-    type: CollectionRef,
-    args: { nested: t.arg.boolean({ defaultValue: true, description: "Include collections inside collections" }) },
-    resolve: async (o, args, { core }) => toConnection(await listOrganizationCollections(core, o.id, args)),
-  }, CollectionConnection),
+  t.connection(
+    {
+      description: "The organization's top-level collections, in their order",
+      type: CollectionRef,
+      args: { nested: t.arg.boolean({ defaultValue: true, description: "Include collections inside collections" }) },
+      resolve: async (o, args, { core }) => toConnection(await listOrganizationCollections(core, o.id, args)),
+    },
+    CollectionConnection,
+  ),
 );
 
 builder.queryField("collection", (t) =>
-  t.field({ description: "A collection by id; not found when the caller cannot read it",
+  t.field({
+    description: "A collection by id; not found when the caller cannot read it",
     type: CollectionRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, { core }) => (await readCollection(core, id)).collection,
@@ -99,15 +121,20 @@ builder.queryField("collection", (t) =>
 );
 
 const CollectionPayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ collection: t.field({ description: "The collection, as it stands after the change", type: CollectionRef }) }) });
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (t) => ({ collection: t.field({ description: "The collection, as it stands after the change", type: CollectionRef }) }),
+  });
 
 builder.mutationFields((t) => ({
-  createCollection: t.field({ description: "Creates a collection in an organization (or in a collection)",
+  createCollection: t.field({
+    description: "Creates a collection in an organization (or in a collection)",
     type: CollectionPayload("CreateCollectionPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateCollectionInput", { description: "Input of the createCollection mutation",
+        type: builder.inputType("CreateCollectionInput", {
+          description: "Input of the createCollection mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             title: f.string({ description: "Title of the new collection" }),
@@ -120,12 +147,14 @@ builder.mutationFields((t) => ({
       collection: await createCollection(core, { organizationId: input.organization, title: input.title, parent: input.parent }),
     }),
   }),
-  updateCollection: t.field({ description: "Changes a collection's title, description or default level",
+  updateCollection: t.field({
+    description: "Changes a collection's title, description or default level",
     type: CollectionPayload("UpdateCollectionPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateCollectionInput", { description: "Input of the updateCollection mutation",
+        type: builder.inputType("UpdateCollectionInput", {
+          description: "Input of the updateCollection mutation",
           fields: (f) => ({
             id: f.id({ description: "Id of the collection", required: true }),
             title: f.string({ description: "New title; absent: unchanged" }),
@@ -139,12 +168,19 @@ builder.mutationFields((t) => ({
       collection: await updateCollection(core, id, nullMeansUnchanged(patch, ["title"])),
     }),
   }),
-  deleteCollection: t.field({ description: "Deletes an empty collection",
-    type: builder.simpleObject("DeleteCollectionPayload", { description: "Result of the deleteCollection mutation", fields: (p) => ({ deletedCollectionId: p.id({ description: "Id of the collection deleted" }) }) }),
+  deleteCollection: t.field({
+    description: "Deletes an empty collection",
+    type: builder.simpleObject("DeleteCollectionPayload", {
+      description: "Result of the deleteCollection mutation",
+      fields: (p) => ({ deletedCollectionId: p.id({ description: "Id of the collection deleted" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteCollectionInput", { description: "Input of the deleteCollection mutation", fields: (f) => ({ id: f.id({ description: "Id of the collection", required: true }) }) }),
+        type: builder.inputType("DeleteCollectionInput", {
+          description: "Input of the deleteCollection mutation",
+          fields: (f) => ({ id: f.id({ description: "Id of the collection", required: true }) }),
+        }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -152,12 +188,14 @@ builder.mutationFields((t) => ({
       return { deletedCollectionId: input.id };
     },
   }),
-  moveCollection: t.field({ description: "Moves a collection under another collection or to the top level, or among its siblings",
+  moveCollection: t.field({
+    description: "Moves a collection under another collection or to the top level, or among its siblings",
     type: CollectionPayload("MoveCollectionPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MoveCollectionInput", { description: "Input of the moveCollection mutation",
+        type: builder.inputType("MoveCollectionInput", {
+          description: "Input of the moveCollection mutation",
           fields: (f) => ({
             id: f.id({ description: "Id of the collection", required: true }),
             parent: f.id({ description: "New parent collection; null for the top level; absent keeps it" }),
@@ -170,13 +208,18 @@ builder.mutationFields((t) => ({
       collection: await moveCollection(core, input.id, { parent: input.parent, position: input.position }),
     }),
   }),
-  transferCollection: t.field({ description: "Moves a collection, with everything in it, to another organization",
+  transferCollection: t.field({
+    description: "Moves a collection, with everything in it, to another organization",
     type: CollectionPayload("TransferCollectionPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("TransferCollectionInput", { description: "Input of the transferCollection mutation",
-          fields: (f) => ({ id: f.id({ description: "Id of the collection", required: true }), organization: f.id({ description: "Id of the organization to move the collection to", required: true }) }),
+        type: builder.inputType("TransferCollectionInput", {
+          description: "Input of the transferCollection mutation",
+          fields: (f) => ({
+            id: f.id({ description: "Id of the collection", required: true }),
+            organization: f.id({ description: "Id of the organization to move the collection to", required: true }),
+          }),
         }),
       }),
     },

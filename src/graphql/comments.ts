@@ -72,11 +72,16 @@ const CommentBody = builder.objectRef<string>("CommentBody").implement({
   description: "The body of a comment or reply: markdown as posted, or parsed into a document tree",
   fields: (t) => ({
     markdown: t.string({ description: "The body as Markdown, as it was posted", resolve: (markdown) => markdown }),
-    document: t.field({ description: "The body as a document tree (the published API's JSONDocument)", type: "JSON", resolve: (markdown) => markdownToDocument(markdown) }),
+    document: t.field({
+      description: "The body as a document tree (the published API's JSONDocument)",
+      type: "JSON",
+      resolve: (markdown) => markdownToDocument(markdown),
+    }),
   }),
 });
 
-const EmojiReactionUser = builder.objectRef<{ userId: string; reactedAt: Date }>("EmojiReactionUser").implement({ description: "A user who reacted with an emoji, and when",
+const EmojiReactionUser = builder.objectRef<{ userId: string; reactedAt: Date }>("EmojiReactionUser").implement({
+  description: "A user who reacted with an emoji, and when",
   fields: (t) => ({
     user: t.field({ description: "The user who reacted", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
     reactedAt: t.field({ description: "When the user reacted", type: "DateTime", resolve: (r) => r.reactedAt }),
@@ -111,7 +116,10 @@ const CommentPermissions = builder.simpleObject("CommentPermissions", {
   }),
 });
 
-const CommentUrls = builder.simpleObject("CommentUrls", { description: "Addresses of a comment or reply", fields: (t) => ({ location: t.string({ description: "URL of the comment in the REST API" }) }) });
+const CommentUrls = builder.simpleObject("CommentUrls", {
+  description: "Addresses of a comment or reply",
+  fields: (t) => ({ location: t.string({ description: "URL of the comment in the REST API" }) }),
+});
 
 const CommentTargetNode = builder.objectRef<Comment>("CommentTargetNode").implement({
   description: "The place in the page the comment is attached to",
@@ -136,7 +144,8 @@ const CommentTargetPage = builder.objectRef<TargetPage>("CommentTargetPage").imp
     updatedAt: t.field({ description: "When the page last changed", type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
     path: t.string({ description: "Path of the page in its content", resolve: (p) => p.path }),
     outdated: t.boolean({
-      description: "True when, in the current head of the comment's space or change request, the page is gone or its title or body changed since",
+      description:
+        "True when, in the current head of the comment's space or change request, the page is gone or its title or body changed since",
       resolve: (p) => p.outdated,
     }),
   }),
@@ -145,11 +154,30 @@ const CommentTargetPage = builder.objectRef<TargetPage>("CommentTargetPage").imp
 const CommentTarget = builder.objectRef<Comment>("CommentTarget").implement({
   description: "What a comment is about",
   fields: (t) => ({
-    node: t.field({ description: "The place in the page the comment is attached to; null for the whole page", type: CommentTargetNode, nullable: true, resolve: (c) => (c.targetNodeId ? c : null) }),
-    page: t.field({ description: "The page the comment is on; null for a comment on the whole content", type: CommentTargetPage, nullable: true, resolve: (c, _args, { core }) => targetPageOf(core, c) }),
-    changeRequest: t.field({ description: "The change request the comment is on; null for a comment on the space", type: ChangeRequestRef, nullable: true, resolve: (c) => c.changeRequestId }),
+    node: t.field({
+      description: "The place in the page the comment is attached to; null for the whole page",
+      type: CommentTargetNode,
+      nullable: true,
+      resolve: (c) => (c.targetNodeId ? c : null),
+    }),
+    page: t.field({
+      description: "The page the comment is on; null for a comment on the whole content",
+      type: CommentTargetPage,
+      nullable: true,
+      resolve: (c, _args, { core }) => targetPageOf(core, c),
+    }),
+    changeRequest: t.field({
+      description: "The change request the comment is on; null for a comment on the space",
+      type: ChangeRequestRef,
+      nullable: true,
+      resolve: (c) => c.changeRequestId,
+    }),
     space: t.field({ description: "The space the comment belongs to", type: SpaceRef, resolve: (c) => c.spaceId }),
-    revision: t.field({ type: RevisionRef, description: "The head of the space or change request when the comment was posted", resolve: (c) => c.targetRevisionId }),
+    revision: t.field({
+      type: RevisionRef,
+      description: "The head of the space or change request when the comment was posted",
+      resolve: (c) => c.targetRevisionId,
+    }),
   }),
 });
 
@@ -158,10 +186,22 @@ const postedFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Comment>) =
   postedBy: t.field({ description: "Who posted it", type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.postedById) }),
   postedAt: t.expose("postedAt", { description: "When it was posted", type: "DateTime" }),
   editedAt: t.expose("editedAt", { type: "DateTime", nullable: true, description: "When the body was last edited" }),
-  reactions: t.field({ description: "Emoji reactions, one entry per emoji with its count", type: [EmojiReaction], resolve: (c, _args, { core }) => reactionsOf(core, c) }),
+  reactions: t.field({
+    description: "Emoji reactions, one entry per emoji with its count",
+    type: [EmojiReaction],
+    resolve: (c, _args, { core }) => reactionsOf(core, c),
+  }),
   body: t.field({ type: CommentBody, description: `Markdown, 1 to ${COMMENT_BODY_MAX} characters`, resolve: (c) => c.body }),
-  permissions: t.field({ description: "What the caller may do with it", type: CommentPermissions, resolve: (c, _args, { core }) => commentPermissions(core, c) }),
-  urls: t.field({ description: "Addresses of it in the REST API", type: CommentUrls, resolve: (c, _args, { core }) => ({ location: core.urls.api(pathOf(c)) }) }),
+  permissions: t.field({
+    description: "What the caller may do with it",
+    type: CommentPermissions,
+    resolve: (c, _args, { core }) => commentPermissions(core, c),
+  }),
+  urls: t.field({
+    description: "Addresses of it in the REST API",
+    type: CommentUrls,
+    resolve: (c, _args, { core }) => ({ location: core.urls.api(pathOf(c)) }),
+  }),
 });
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -175,14 +215,23 @@ export const CommentRef = builder.loadableNode("Comment", {
     ...postedFields(t),
     status: t.field({ description: "open or resolved", type: CommentStatus, resolve: (c) => commentStatusOf(c.status) }),
     resolvedAt: t.expose("resolvedAt", { description: "When the comment was resolved; null while open", type: "DateTime", nullable: true }),
-    resolvedBy: t.field({ description: "Who resolved the comment; null while open",
+    resolvedBy: t.field({
+      description: "Who resolved the comment; null while open",
       type: UserRef,
       nullable: true,
       resolve: (c, _args, { core }) => (c.resolvedById ? shownUser(core, c.resolvedById) : null),
     }),
     replyCount: t.int({ description: "Number of replies", resolve: (c, _args, { core }) => replyCountOf(core, c) }),
-    repliers: t.field({ type: [CommentReplier], description: "In the order of their last reply", resolve: (c, _args, { core }) => repliersOf(core, c) }),
-    target: t.field({ description: "What the comment is about: the space or a change request, and the page and place in it if any", type: CommentTarget, resolve: (c) => c }),
+    repliers: t.field({
+      type: [CommentReplier],
+      description: "In the order of their last reply",
+      resolve: (c, _args, { core }) => repliersOf(core, c),
+    }),
+    target: t.field({
+      description: "What the comment is about: the space or a change request, and the page and place in it if any",
+      type: CommentTarget,
+      resolve: (c) => c,
+    }),
   }),
 });
 
@@ -196,7 +245,10 @@ export const CommentReplyRef = builder.loadableNode("CommentReply", {
   }),
 });
 
-const CommentReplyConnection = builder.connectionObject({ type: CommentReplyRef, name: "CommentReplyConnection" }, { name: "CommentReplyEdge" });
+const CommentReplyConnection = builder.connectionObject(
+  { type: CommentReplyRef, name: "CommentReplyConnection" },
+  { name: "CommentReplyEdge" },
+);
 
 builder.objectFields(CommentRef, (t) => ({
   replies: t.connection(
@@ -259,10 +311,19 @@ function commentLists<Parent>(baseOf: (parent: Parent) => CommentBase, kind: "sp
   });
 }
 
-builder.objectFields(SpaceRef, commentLists((space) => ({ spaceId: space.id }), "space"));
-builder.objectFields(ChangeRequestRef, commentLists((changeRequest) => ({ spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id }), "change request"));
+builder.objectFields(
+  SpaceRef,
+  commentLists((space) => ({ spaceId: space.id }), "space"),
+);
+builder.objectFields(
+  ChangeRequestRef,
+  commentLists((changeRequest) => ({ spaceId: changeRequest.spaceId, changeRequestId: changeRequest.id }), "change request"),
+);
 // One operation serves both bases of the REST comment routes.
-builder.objectFields(ContentTargetRef, commentLists((head) => ({ spaceId: head.space.id, changeRequestId: head.changeRequest?.id ?? null }), "target"));
+builder.objectFields(
+  ContentTargetRef,
+  commentLists((head) => ({ spaceId: head.space.id, changeRequestId: head.changeRequest?.id ?? null }), "target"),
+);
 
 // --- Mutations -----------------------------------------------------------------------------------
 
@@ -276,15 +337,25 @@ const baseFields = (f: Fields) => ({
 const BODY = `Markdown, 1 to ${COMMENT_BODY_MAX} characters`;
 const updateFields = (f: Fields) => ({
   body: f.string({ description: `${BODY}; null leaves it` }),
-  addedReactions: f.stringList({ description: `Emojis (at most ${REACTION_MAX} characters each) the caller reacts with; reacting twice counts once` }),
+  addedReactions: f.stringList({
+    description: `Emojis (at most ${REACTION_MAX} characters each) the caller reacts with; reacting twice counts once`,
+  }),
   removedReactions: f.stringList({ description: "Emojis whose reaction of the caller goes (removal wins over addition)" }),
 });
 
-const baseOf = (input: { space: string; changeRequest?: string | null }): CommentBase => ({ spaceId: input.space, changeRequestId: input.changeRequest });
+const baseOf = (input: { space: string; changeRequest?: string | null }): CommentBase => ({
+  spaceId: input.space,
+  changeRequestId: input.changeRequest,
+});
 
-const CommentPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (p) => ({ comment: p.field({ description: "The comment, as it stands after the change", type: CommentRef }) }) });
+const CommentPayload = (name: string) =>
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (p) => ({ comment: p.field({ description: "The comment, as it stands after the change", type: CommentRef }) }),
+  });
 const ReplyPayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name),
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
     fields: (p) => ({
       reply: p.field({ description: "The reply, as it stands after the change", type: CommentReplyRef }),
       comment: p.field({ type: CommentRef, description: "The comment it replies to" }),
@@ -298,7 +369,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PostCommentInput", { description: "Input of the postComment mutation",
+        type: builder.inputType("PostCommentInput", {
+          description: "Input of the postComment mutation",
           fields: (f) => ({
             ...baseFields(f),
             page: f.id({ description: "A page of the current head of the space or change request" }),
@@ -316,7 +388,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateCommentInput", { description: "Input of the updateComment mutation",
+        type: builder.inputType("UpdateCommentInput", {
+          description: "Input of the updateComment mutation",
           fields: (f) => ({
             ...baseFields(f),
             comment: f.id({ description: "Id of the comment", required: true }),
@@ -329,12 +402,18 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, { core }) => ({ comment: await updateComment(core, baseOf(input), input.comment, input) }),
   }),
   deleteComment: t.field({
-    type: builder.simpleObject("DeleteCommentPayload", { description: "Result of the deleteComment mutation", fields: (p) => ({ deletedCommentId: p.id({ description: "Id of the comment deleted" }) }) }),
+    type: builder.simpleObject("DeleteCommentPayload", {
+      description: "Result of the deleteComment mutation",
+      fields: (p) => ({ deletedCommentId: p.id({ description: "Id of the comment deleted" }) }),
+    }),
     description: "Deletes a comment with its replies and reactions (author or space admin)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteCommentInput", { description: "Input of the deleteComment mutation", fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }) }) }),
+        type: builder.inputType("DeleteCommentInput", {
+          description: "Input of the deleteComment mutation",
+          fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }) }),
+        }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -342,13 +421,19 @@ builder.mutationFields((t) => ({
       return { deletedCommentId: input.comment };
     },
   }),
-  postCommentReply: t.field({ description: "Replies to a comment",
+  postCommentReply: t.field({
+    description: "Replies to a comment",
     type: ReplyPayload("PostCommentReplyPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PostCommentReplyInput", { description: "Input of the postCommentReply mutation",
-          fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }), body: f.string({ required: true, description: BODY }) }),
+        type: builder.inputType("PostCommentReplyInput", {
+          description: "Input of the postCommentReply mutation",
+          fields: (f) => ({
+            ...baseFields(f),
+            comment: f.id({ description: "Id of the comment", required: true }),
+            body: f.string({ required: true, description: BODY }),
+          }),
         }),
       }),
     },
@@ -359,11 +444,13 @@ builder.mutationFields((t) => ({
   }),
   updateCommentReply: t.field({
     type: ReplyPayload("UpdateCommentReplyPayload"),
-    description: "Edits the body (author or space admin) or changes the caller's reactions; on a change request, resolves or reopens the comment",
+    description:
+      "Edits the body (author or space admin) or changes the caller's reactions; on a change request, resolves or reopens the comment",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateCommentReplyInput", { description: "Input of the updateCommentReply mutation",
+        type: builder.inputType("UpdateCommentReplyInput", {
+          description: "Input of the updateCommentReply mutation",
           fields: (f) => ({
             ...baseFields(f),
             comment: f.id({ description: "Id of the comment", required: true }),
@@ -377,13 +464,21 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, { core }) => updateReply(core, baseOf(input), input.comment, input.reply, input),
   }),
   deleteCommentReply: t.field({
-    type: builder.simpleObject("DeleteCommentReplyPayload", { description: "Result of the deleteCommentReply mutation", fields: (p) => ({ deletedCommentReplyId: p.id({ description: "Id of the reply deleted" }) }) }),
+    type: builder.simpleObject("DeleteCommentReplyPayload", {
+      description: "Result of the deleteCommentReply mutation",
+      fields: (p) => ({ deletedCommentReplyId: p.id({ description: "Id of the reply deleted" }) }),
+    }),
     description: "Deletes a reply with its reactions (author or space admin)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteCommentReplyInput", { description: "Input of the deleteCommentReply mutation",
-          fields: (f) => ({ ...baseFields(f), comment: f.id({ description: "Id of the comment", required: true }), reply: f.id({ description: "Id of the reply", required: true }) }),
+        type: builder.inputType("DeleteCommentReplyInput", {
+          description: "Input of the deleteCommentReply mutation",
+          fields: (f) => ({
+            ...baseFields(f),
+            comment: f.id({ description: "Id of the comment", required: true }),
+            reply: f.id({ description: "Id of the reply", required: true }),
+          }),
         }),
       }),
     },

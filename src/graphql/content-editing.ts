@@ -27,7 +27,8 @@ export const PageKind = builder.enumType("PageKind", {
   >,
 });
 
-const PageCoverSize = builder.enumType("PageCoverSize", { description: "How wide a page's cover is shown",
+const PageCoverSize = builder.enumType("PageCoverSize", {
+  description: "How wide a page's cover is shown",
   values: { HERO: { value: "hero" as const }, FULL: { value: "full" as const } },
 });
 
@@ -61,7 +62,8 @@ const pageFields = (f: Fields) => ({
   icon: f.string({ description: "Icon of the page; null removes it" }),
   description: f.string({ description: "At most 1000 characters" }),
   slug: f.string({
-    description: "Lowercase letters and digits separated by single hyphens, at most 100 characters; made unique among the pages of the same path with -2, -3, …",
+    description:
+      "Lowercase letters and digits separated by single hyphens, at most 100 characters; made unique among the pages of the same path with -2, -3, …",
   }),
   hidden: f.boolean({ description: "Leave the page out of the published navigation" }),
   noIndex: f.boolean({ description: "Leave the page out of search engines and the site search" }),
@@ -97,7 +99,9 @@ const moveFields = (f: Fields) => ({
 /** Whose content a mutation edits: the space's own, or one of its change requests'. */
 export const targetFields = (f: Fields) => ({
   space: f.id({ description: "Id of the space", required: true }),
-  changeRequest: f.id({ description: "Edit this change request's content (its id or number) instead of the space's own; its head moves, the space's does not" }),
+  changeRequest: f.id({
+    description: "Edit this change request's content (its id or number) instead of the space's own; its head moves, the space's does not",
+  }),
 });
 
 /** The core's content target of an input made with `targetFields`. */
@@ -106,10 +110,22 @@ export const targetOf = (input: { space: string; changeRequest?: string | null }
   changeRequest: input.changeRequest,
 });
 
-const CreatePageEditInput = builder.inputType("CreatePageEditInput", { description: "The createPage edit of an editContent batch", fields: (f) => createFields(f) });
-const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", { description: "The updatePage edit of an editContent batch", fields: (f) => updateFields(f) });
-const MovePageEditInput = builder.inputType("MovePageEditInput", { description: "The movePage edit of an editContent batch", fields: (f) => moveFields(f) });
-const DeletePageEditInput = builder.inputType("DeletePageEditInput", { description: "The deletePage edit of an editContent batch", fields: (f) => ({ page: f.id({ description: "Id of the page", required: true }) }) });
+const CreatePageEditInput = builder.inputType("CreatePageEditInput", {
+  description: "The createPage edit of an editContent batch",
+  fields: (f) => createFields(f),
+});
+const UpdatePageEditInput = builder.inputType("UpdatePageEditInput", {
+  description: "The updatePage edit of an editContent batch",
+  fields: (f) => updateFields(f),
+});
+const MovePageEditInput = builder.inputType("MovePageEditInput", {
+  description: "The movePage edit of an editContent batch",
+  fields: (f) => moveFields(f),
+});
+const DeletePageEditInput = builder.inputType("DeletePageEditInput", {
+  description: "The deletePage edit of an editContent batch",
+  fields: (f) => ({ page: f.id({ description: "Id of the page", required: true }) }),
+});
 
 const REUSABLE_MARKDOWN_DESCRIPTION = "Body of the reusable content, at most 1 MiB (UTF-8) (413 above)";
 
@@ -131,12 +147,22 @@ const variablesFields = (f: Fields) => ({
   }),
 });
 
-const CreateReusableContentEditInput = builder.inputType("CreateReusableContentEditInput", { description: "The createReusableContent edit of an editContent batch", fields: (f) => createReusableFields(f) });
-const UpdateReusableContentEditInput = builder.inputType("UpdateReusableContentEditInput", { description: "The updateReusableContent edit of an editContent batch", fields: (f) => updateReusableFields(f) });
-const DeleteReusableContentEditInput = builder.inputType("DeleteReusableContentEditInput", { description: "The deleteReusableContent edit of an editContent batch",
+const CreateReusableContentEditInput = builder.inputType("CreateReusableContentEditInput", {
+  description: "The createReusableContent edit of an editContent batch",
+  fields: (f) => createReusableFields(f),
+});
+const UpdateReusableContentEditInput = builder.inputType("UpdateReusableContentEditInput", {
+  description: "The updateReusableContent edit of an editContent batch",
+  fields: (f) => updateReusableFields(f),
+});
+const DeleteReusableContentEditInput = builder.inputType("DeleteReusableContentEditInput", {
+  description: "The deleteReusableContent edit of an editContent batch",
   fields: (f) => ({ reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }) }),
 });
-const SetVariablesEditInput = builder.inputType("SetVariablesEditInput", { description: "The setVariables edit of an editContent batch", fields: (f) => variablesFields(f) });
+const SetVariablesEditInput = builder.inputType("SetVariablesEditInput", {
+  description: "The setVariables edit of an editContent batch",
+  fields: (f) => variablesFields(f),
+});
 
 const ContentEditInput = builder.inputType("ContentEditInput", {
   description: "One edit of a batch: exactly one of the fields",
@@ -224,7 +250,12 @@ function createReusableEdit(input: typeof CreateReusableContentEditInput.$inferI
 }
 
 function updateReusableEdit(input: typeof UpdateReusableContentEditInput.$inferInput): ContentEdit & { op: "updateReusableContent" } {
-  const edit = { op: "updateReusableContent" as const, id: input.reusableContent, title: orUndefined(input.title), body: orUndefined(input.markdown) };
+  const edit = {
+    op: "updateReusableContent" as const,
+    id: input.reusableContent,
+    title: orUndefined(input.title),
+    body: orUndefined(input.markdown),
+  };
   if (edit.title === undefined && edit.body === undefined) throw badInput("updateReusableContent: give title or markdown");
   return dropUndefined(edit);
 }
@@ -259,7 +290,8 @@ function reusableContentIn(revision: Revision, id: string) {
 const REVISION_DESCRIPTION = "The new revision (the new head of the space, or of the change request); its parent is the previous head";
 
 const ReusableContentPayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name),
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
     fields: (t) => ({
       revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
       reusableContent: t.field({ type: ReusableContentRef, description: "The reusable content, as it stands in the new revision" }),
@@ -268,7 +300,8 @@ const ReusableContentPayload = (name: string) =>
   });
 
 const PagePayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name),
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
     fields: (t) => ({
       revision: t.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
       page: t.field({ type: PageRef, description: "The page, as it stands in the new revision" }),
@@ -283,7 +316,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreatePageInput", { description: "Input of the createPage mutation", fields: (f) => ({ ...targetFields(f), ...createFields(f) }) }),
+        type: builder.inputType("CreatePageInput", {
+          description: "Input of the createPage mutation",
+          fields: (f) => ({ ...targetFields(f), ...createFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -298,7 +334,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdatePageInput", { description: "Input of the updatePage mutation", fields: (f) => ({ ...targetFields(f), ...updateFields(f) }) }),
+        type: builder.inputType("UpdatePageInput", {
+          description: "Input of the updatePage mutation",
+          fields: (f) => ({ ...targetFields(f), ...updateFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -312,7 +351,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MovePageInput", { description: "Input of the movePage mutation", fields: (f) => ({ ...targetFields(f), ...moveFields(f) }) }),
+        type: builder.inputType("MovePageInput", {
+          description: "Input of the movePage mutation",
+          fields: (f) => ({ ...targetFields(f), ...moveFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -321,7 +363,8 @@ builder.mutationFields((t) => ({
     },
   }),
   deletePage: t.field({
-    type: builder.simpleObject("DeletePagePayload", { description: "Result of the deletePage mutation",
+    type: builder.simpleObject("DeletePagePayload", {
+      description: "Result of the deletePage mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         deletedPageId: p.id({ description: "Id of the page deleted" }),
@@ -332,7 +375,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeletePageInput", { description: "Input of the deletePage mutation", fields: (f) => ({ ...targetFields(f), page: f.id({ description: "Id of the page", required: true }) }) }),
+        type: builder.inputType("DeletePageInput", {
+          description: "Input of the deletePage mutation",
+          fields: (f) => ({ ...targetFields(f), page: f.id({ description: "Id of the page", required: true }) }),
+        }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -346,7 +392,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateReusableContentInput", { description: "Input of the createReusableContent mutation", fields: (f) => ({ ...targetFields(f), ...createReusableFields(f) }) }),
+        type: builder.inputType("CreateReusableContentInput", {
+          description: "Input of the createReusableContent mutation",
+          fields: (f) => ({ ...targetFields(f), ...createReusableFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -361,7 +410,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateReusableContentInput", { description: "Input of the updateReusableContent mutation", fields: (f) => ({ ...targetFields(f), ...updateReusableFields(f) }) }),
+        type: builder.inputType("UpdateReusableContentInput", {
+          description: "Input of the updateReusableContent mutation",
+          fields: (f) => ({ ...targetFields(f), ...updateReusableFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input: { space, changeRequest, ...input } }, { core }) => {
@@ -370,7 +422,8 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteReusableContent: t.field({
-    type: builder.simpleObject("DeleteReusableContentPayload", { description: "Result of the deleteReusableContent mutation",
+    type: builder.simpleObject("DeleteReusableContentPayload", {
+      description: "Result of the deleteReusableContent mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         deletedReusableContentId: p.id({ description: "Id of the reusable content deleted" }),
@@ -381,18 +434,26 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteReusableContentInput", { description: "Input of the deleteReusableContent mutation",
-          fields: (f) => ({ ...targetFields(f), reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }) }),
+        type: builder.inputType("DeleteReusableContentInput", {
+          description: "Input of the deleteReusableContent mutation",
+          fields: (f) => ({
+            ...targetFields(f),
+            reusableContent: f.id({ description: "Id of the reusable content (`rc_…`)", required: true }),
+          }),
         }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
-      const revision = await editContent(core, { target: targetOf(input), edits: [{ op: "deleteReusableContent", id: input.reusableContent }] });
+      const revision = await editContent(core, {
+        target: targetOf(input),
+        edits: [{ op: "deleteReusableContent", id: input.reusableContent }],
+      });
       return { revision, deletedReusableContentId: input.reusableContent, space: input.space };
     },
   }),
   setRevisionVariables: t.field({
-    type: builder.simpleObject("SetRevisionVariablesPayload", { description: "Result of the setRevisionVariables mutation",
+    type: builder.simpleObject("SetRevisionVariablesPayload", {
+      description: "Result of the setRevisionVariables mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
@@ -402,7 +463,10 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SetRevisionVariablesInput", { description: "Input of the setRevisionVariables mutation", fields: (f) => ({ ...targetFields(f), ...variablesFields(f) }) }),
+        type: builder.inputType("SetRevisionVariablesInput", {
+          description: "Input of the setRevisionVariables mutation",
+          fields: (f) => ({ ...targetFields(f), ...variablesFields(f) }),
+        }),
       }),
     },
     resolve: async (_root, { input }, { core }) => {
@@ -411,7 +475,8 @@ builder.mutationFields((t) => ({
     },
   }),
   editContent: t.field({
-    type: builder.simpleObject("EditContentPayload", { description: "Result of the editContent mutation",
+    type: builder.simpleObject("EditContentPayload", {
+      description: "Result of the editContent mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: REVISION_DESCRIPTION }),
         createdPages: p.field({ type: [PageRef], description: "The pages the batch's createPage edits made, in their order" }),
@@ -428,7 +493,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("EditContentInput", { description: "Input of the editContent mutation",
+        type: builder.inputType("EditContentInput", {
+          description: "Input of the editContent mutation",
           fields: (f) => ({
             ...targetFields(f),
             message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
@@ -441,7 +507,10 @@ builder.mutationFields((t) => ({
       const edits = input.edits.map((edit, index): ContentEdit => {
         // The schema (@oneOf) admits exactly one field; this guards direct calls all the same.
         const given = Object.entries(edit).filter(([, value]) => value != null);
-        if (given.length !== 1) throw badInput(`edits[${index}]: give exactly one of createPage, updatePage, movePage, deletePage, createReusableContent, updateReusableContent, deleteReusableContent, setVariables`);
+        if (given.length !== 1)
+          throw badInput(
+            `edits[${index}]: give exactly one of createPage, updatePage, movePage, deletePage, createReusableContent, updateReusableContent, deleteReusableContent, setVariables`,
+          );
         try {
           if (edit.createPage) return createEdit(edit.createPage);
           if (edit.updatePage) return updateEdit(edit.updatePage);

@@ -7,7 +7,15 @@ import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
 import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
-import { childPath, headRevision, publishedUrls, readTarget, revisionAppPath, revisionAt, type ContentHead } from "../core/content/target.ts";
+import {
+  childPath,
+  headRevision,
+  publishedUrls,
+  readTarget,
+  revisionAppPath,
+  revisionAt,
+  type ContentHead,
+} from "../core/content/target.ts";
 import type { FileEntry, PageLayout, PageNode, ReusableContentEntry } from "../core/content/tree.ts";
 import { badInput, notFound } from "../core/errors.ts";
 import { pageInMemory } from "../core/pagination.ts";
@@ -55,8 +63,8 @@ const filesOf = (revision: Revision): FileItem[] => contentOf(revision).files.ma
 
 // --- Types -------------------------------------------------------------------------------------
 
-
-const RevisionUrls = builder.simpleObject("RevisionUrls", { description: "Addresses of a revision",
+const RevisionUrls = builder.simpleObject("RevisionUrls", {
+  description: "Addresses of a revision",
   fields: (t) => ({
     app: t.string({ description: "URL of the revision in the app" }),
     published: t.string({ nullable: true, description: "Only when the space is not private" }),
@@ -75,7 +83,10 @@ const RevisionGit = builder.simpleObject("RevisionGit", {
   }),
 });
 
-const PageUrls = builder.simpleObject("PageUrls", { description: "Addresses of a page", fields: (t) => ({ app: t.string({ description: "URL of the page in the app" }) }) });
+const PageUrls = builder.simpleObject("PageUrls", {
+  description: "Addresses of a page",
+  fields: (t) => ({ app: t.string({ description: "URL of the page in the app" }) }),
+});
 
 /** The effective layout: stored settings over the defaults. */
 const LAYOUT_DEFAULTS = {
@@ -118,7 +129,8 @@ const FileReference = builder.simpleObject("FileReference", {
   fields: (t) => ({ kind: t.string({ description: "Always file" }), file: t.id({ description: "Id of the file in the same content" }) }),
 });
 
-const PageCoverRef = builder.simpleObject("PageCover", { description: "The cover image of a page",
+const PageCoverRef = builder.simpleObject("PageCover", {
+  description: "The cover image of a page",
   fields: (t) => ({
     ref: t.field({ description: "The cover image: a file of the content", type: FileReference, nullable: true }),
     refDark: t.field({ description: "The cover image in dark mode; null: the same as ref", type: FileReference, nullable: true }),
@@ -126,17 +138,23 @@ const PageCoverRef = builder.simpleObject("PageCover", { description: "The cover
   }),
 });
 
-const FileDimensions = builder.simpleObject("FileDimensions", { description: "Width and height of an image, in pixels",
+const FileDimensions = builder.simpleObject("FileDimensions", {
+  description: "Width and height of an image, in pixels",
   fields: (t) => ({ width: t.int({ description: "Width in pixels" }), height: t.int({ description: "Height in pixels" }) }),
 });
 
 export const PageRef = builder.objectRef<PageItem>("Page");
 PageRef.implement({
-  description: "A page of a revision. Page ids are stable across revisions, so a page is not a node: reach it through its space or revision.",
+  description:
+    "A page of a revision. Page ids are stable across revisions, so a page is not a node: reach it through its space or revision.",
   fields: (t) => ({
     id: t.id({ description: "Id of the page, stable across revisions", resolve: (p) => p.page.id }),
     title: t.string({ description: "Title of the page", resolve: (p) => p.page.title }),
-    emoji: t.string({ description: "Emoji of the page (Unicode code point in hex); null when none", nullable: true, resolve: (p) => p.page.emoji ?? null }),
+    emoji: t.string({
+      description: "Emoji of the page (Unicode code point in hex); null when none",
+      nullable: true,
+      resolve: (p) => p.page.emoji ?? null,
+    }),
     icon: t.string({ description: "Icon of the page; null when none", nullable: true, resolve: (p) => p.page.icon ?? null }),
     createdAt: t.field({ description: "When the page was created", type: "DateTime", resolve: (p) => new Date(p.page.createdAt) }),
     updatedAt: t.field({ description: "When the page last changed", type: "DateTime", resolve: (p) => new Date(p.page.updatedAt) }),
@@ -144,23 +162,36 @@ PageRef.implement({
     slug: t.string({ description: "The page's path segment, unique among its siblings", resolve: (p) => p.page.slug }),
     path: t.string({ description: "Slugs from the top, joined by /; groups add no segment", resolve: (p) => p.path }),
     parentId: t.id({ nullable: true, description: "The parent page; null at the top level", resolve: (p) => p.parentId }),
-    description: t.string({ description: "Short description of the page; null when none", nullable: true, resolve: (p) => p.page.description ?? null }),
+    description: t.string({
+      description: "Short description of the page; null when none",
+      nullable: true,
+      resolve: (p) => p.page.description ?? null,
+    }),
     href: t.string({ nullable: true, description: "Target URL of a link page", resolve: (p) => p.page.href ?? null }),
     documentId: t.id({
       nullable: true,
       description: "Id of the page body (its content hash); null for groups and links",
       resolve: (p) => p.page.body ?? null,
     }),
-    urls: t.field({ description: "Addresses of the page", type: PageUrls, resolve: (p, _args, { core }) => ({ app: core.urls.app(`${p.appBase}/${p.path}`) }) }),
+    urls: t.field({
+      description: "Addresses of the page",
+      type: PageUrls,
+      resolve: (p, _args, { core }) => ({ app: core.urls.app(`${p.appBase}/${p.path}`) }),
+    }),
     hidden: t.boolean({ description: "Whether the page is left out of the published navigation", resolve: (p) => p.page.hidden }),
     noIndex: t.boolean({ description: "Whether search engines and the site search leave the page out", resolve: (p) => p.page.noIndex }),
-    noRobotsIndex: t.boolean({ description: "Whether search engines are asked not to index the page", resolve: (p) => p.page.noRobotsIndex }),
+    noRobotsIndex: t.boolean({
+      description: "Whether search engines are asked not to index the page",
+      resolve: (p) => p.page.noRobotsIndex,
+    }),
     variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (p) => p.page.variables ?? {} }),
-    layout: t.field({ description: "Which parts of the page are shown when published",
+    layout: t.field({
+      description: "Which parts of the page are shown when published",
       type: PageLayoutRef,
       resolve: (p) => ({ ...LAYOUT_DEFAULTS, ...(p.page.layout as Partial<PageLayout> | undefined) }) as typeof LAYOUT_DEFAULTS,
     }),
-    cover: t.field({ description: "The page's cover image; null when none",
+    cover: t.field({
+      description: "The page's cover image; null when none",
       type: PageCoverRef,
       nullable: true,
       resolve: ({ page: { cover } }) =>
@@ -210,7 +241,10 @@ FileRef.implement({
       description: "Images only",
       resolve: (f) => (f.file.width != null && f.file.height != null ? { width: f.file.width, height: f.file.height } : null),
     }),
-    downloadURL: t.string({ description: "Signed URL of the file's bytes, valid for a limited time (no token needed)", resolve: (f, _args, { core }) => downloadUrlOf(core, f.file) }),
+    downloadURL: t.string({
+      description: "Signed URL of the file's bytes, valid for a limited time (no token needed)",
+      resolve: (f, _args, { core }) => downloadUrlOf(core, f.file),
+    }),
   }),
 });
 
@@ -273,7 +307,12 @@ export const RevisionRef = builder.loadableNode("Revision", {
       resolve: (r, args, { core }) => pageIn(core, r, args),
     }),
     files: t.field({ description: "Every file of the revision", type: [FileRef], resolve: (r) => filesOf(r) }),
-    file: t.field({ description: "A file of the revision by id", type: FileRef, args: { id: t.arg.id({ required: true }) }, resolve: (r, { id }) => fileIn(r, id) }),
+    file: t.field({
+      description: "A file of the revision by id",
+      type: FileRef,
+      args: { id: t.arg.id({ required: true }) },
+      resolve: (r, { id }) => fileIn(r, id),
+    }),
     reusableContents: t.field({
       type: [ReusableContentRef],
       description: "Reusable contents, in order of creation",
@@ -286,7 +325,8 @@ export const RevisionRef = builder.loadableNode("Revision", {
       description: "Git metadata of the revision: always null (no git sync)",
       resolve: () => null,
     }),
-    urls: t.field({ description: "Addresses of the revision",
+    urls: t.field({
+      description: "Addresses of the revision",
       type: RevisionUrls,
       resolve: async (r, _args, { core }) => {
         const space = await core.loaders.space.load(r.spaceId);
@@ -316,7 +356,11 @@ type ObjectFieldBuilder<Parent> = PothosSchemaTypes.ObjectFieldBuilder<
  * The fields that read a head's content (`content`, `page`, `file`, `files`): the same on a space
  * and on a change request, each with its own head revision.
  */
-export function headContentFields<Parent>(t: ObjectFieldBuilder<Parent>, head: (parent: Parent, core: CoreContext) => Promise<Revision>, whose: string) {
+export function headContentFields<Parent>(
+  t: ObjectFieldBuilder<Parent>,
+  head: (parent: Parent, core: CoreContext) => Promise<Revision>,
+  whose: string,
+) {
   return {
     content: t.field({
       type: RevisionRef,
@@ -339,7 +383,8 @@ export function headContentFields<Parent>(t: ObjectFieldBuilder<Parent>, head: (
       {
         type: FileRef,
         description: `Files of the ${whose} current content, in order`,
-        resolve: async (parent, args, { core }) => toConnection(pageInMemory(filesOf(await head(parent, core)), args, (item) => item.file.id)),
+        resolve: async (parent, args, { core }) =>
+          toConnection(pageInMemory(filesOf(await head(parent, core)), args, (item) => item.file.id)),
       },
       FileConnection,
     ),

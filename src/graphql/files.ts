@@ -29,11 +29,14 @@ const UploadScalar = new GraphQLScalarType<UploadedPart, never>({
   name: "Upload",
   description: "A file part of a GraphQL multipart request (input only)",
   parseValue(value) {
-    if (!isUploadedPart(value)) throw new TypeError("Upload must be a file part of a multipart request (see the GraphQL multipart request spec)");
+    if (!isUploadedPart(value))
+      throw new TypeError("Upload must be a file part of a multipart request (see the GraphQL multipart request spec)");
     return value;
   },
   parseLiteral(ast) {
-    throw new TypeError(`Upload cannot be written in the query (got ${ast.kind === Kind.STRING ? "a string" : ast.kind}): send the file as a multipart part`);
+    throw new TypeError(
+      `Upload cannot be written in the query (got ${ast.kind === Kind.STRING ? "a string" : ast.kind}): send the file as a multipart part`,
+    );
   },
   serialize() {
     throw new TypeError("Upload is an input-only scalar");
@@ -45,7 +48,8 @@ const Upload = builder.addScalarType("Upload" as never, UploadScalar) as unknown
 
 builder.mutationFields((t) => ({
   uploadFiles: t.field({
-    type: builder.simpleObject("UploadFilesPayload", { description: "Result of the uploadFiles mutation",
+    type: builder.simpleObject("UploadFilesPayload", {
+      description: "Result of the uploadFiles mutation",
       fields: (p) => ({
         revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request)" }),
         files: p.field({ type: [FileRef], description: "The uploaded files, in the order they were given" }),
@@ -59,10 +63,15 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UploadFilesInput", { description: "Input of the uploadFiles mutation",
+        type: builder.inputType("UploadFilesInput", {
+          description: "Input of the uploadFiles mutation",
           fields: (f) => ({
             ...targetFields(f),
-            files: f.field({ description: "The files, as multipart uploads (the GraphQL multipart request spec)", type: [Upload], required: true }),
+            files: f.field({
+              description: "The files, as multipart uploads (the GraphQL multipart request spec)",
+              type: [Upload],
+              required: true,
+            }),
             message: f.string({ description: `Describes the revision, at most ${REVISION_MESSAGE_MAX} characters` }),
           }),
         }),
@@ -77,9 +86,13 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteFile: t.field({
-    type: builder.simpleObject("DeleteFilePayload", { description: "Result of the deleteFile mutation",
+    type: builder.simpleObject("DeleteFilePayload", {
+      description: "Result of the deleteFile mutation",
       fields: (p) => ({
-        revision: p.field({ type: RevisionRef, description: "The new revision (the new head of the space, or of the change request), without the file" }),
+        revision: p.field({
+          type: RevisionRef,
+          description: "The new revision (the new head of the space, or of the change request), without the file",
+        }),
         deletedFileId: p.id({ description: "Id of the file removed from the content" }),
         space: p.field({ description: "The space, as it stands after the change", type: SpaceRef }),
       }),
@@ -88,7 +101,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteFileInput", { description: "Input of the deleteFile mutation",
+        type: builder.inputType("DeleteFileInput", {
+          description: "Input of the deleteFile mutation",
           fields: (f) => ({
             ...targetFields(f),
             file: f.id({ description: "Id of the file", required: true }),

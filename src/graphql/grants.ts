@@ -27,15 +27,27 @@ const AccessSourceKind = builder.enumType("AccessSourceKind", {
   description:
     "ORGANIZATION: the organization role (an admin is admin everywhere); DEFAULT_LEVEL: a default level on the item or a collection above it, " +
     "in place of the organization role; USER: a grant to the user; TEAM: a grant to a team the user is in",
-  values: Object.fromEntries(ACCESS_SOURCE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<string, { value: AccessSource["kind"] }>,
+  values: Object.fromEntries(ACCESS_SOURCE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<
+    string,
+    { value: AccessSource["kind"] }
+  >,
 });
 
 const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implement({
   description: "One source of a role on a space or collection",
   fields: (t) => ({
-    kind: t.field({ description: "Where the role comes from: the organization role, a default level, or a grant (to the user or one of their teams)", type: AccessSourceKind, resolve: (s) => s.kind }),
+    kind: t.field({
+      description: "Where the role comes from: the organization role, a default level, or a grant (to the user or one of their teams)",
+      type: AccessSourceKind,
+      resolve: (s) => s.kind,
+    }),
     role: t.field({ description: "The role this source gives", type: MemberRole, resolve: (s) => s.role }),
-    space: t.field({ type: SpaceRef, nullable: true, description: "The space the default level or grant is on", resolve: (s) => (s.on?.kind === "space" ? s.on.id : null) }),
+    space: t.field({
+      type: SpaceRef,
+      nullable: true,
+      description: "The space the default level or grant is on",
+      resolve: (s) => (s.on?.kind === "space" ? s.on.id : null),
+    }),
     collection: t.field({
       type: CollectionRef,
       nullable: true,
@@ -43,7 +55,12 @@ const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implemen
       resolve: (s) => (s.on?.kind === "collection" ? s.on.id : null),
     }),
     // The team is shown to whoever may list the item's permissions, as the grant is on the item.
-    team: t.field({ description: "The team whose grant gives the role; null for other sources", type: TeamRef, nullable: true, resolve: (s, _args, { core }) => (s.teamId ? core.loaders.team.load(s.teamId) : null) }),
+    team: t.field({
+      description: "The team whose grant gives the role; null for other sources",
+      type: TeamRef,
+      nullable: true,
+      resolve: (s, _args, { core }) => (s.teamId ? core.loaders.team.load(s.teamId) : null),
+    }),
   }),
 });
 
@@ -59,14 +76,24 @@ const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implem
 const TeamPermissionRef = builder.objectRef<TeamAccess>("TeamPermission").implement({
   description: "A team's role on a space or collection: the highest of its grants on it or on a collection above it",
   fields: (t) => ({
-    team: t.field({ description: "The team", type: TeamRef, resolve: (a, _args, { core }) => core.loaders.team.load(a.teamId).then((team) => team!) }),
+    team: t.field({
+      description: "The team",
+      type: TeamRef,
+      resolve: (a, _args, { core }) => core.loaders.team.load(a.teamId).then((team) => team!),
+    }),
     role: t.field({ description: "The team's highest role on the item", type: MemberRole, resolve: (a) => a.role }),
     sources: t.field({ description: "Every origin of that role, highest first", type: [AccessSourceRef], resolve: (a) => a.sources }),
   }),
 });
 
-const UserPermissionConnection = builder.connectionObject({ type: UserPermissionRef, name: "UserPermissionConnection" }, { name: "UserPermissionEdge" });
-const TeamPermissionConnection = builder.connectionObject({ type: TeamPermissionRef, name: "TeamPermissionConnection" }, { name: "TeamPermissionEdge" });
+const UserPermissionConnection = builder.connectionObject(
+  { type: UserPermissionRef, name: "UserPermissionConnection" },
+  { name: "UserPermissionEdge" },
+);
+const TeamPermissionConnection = builder.connectionObject(
+  { type: TeamPermissionRef, name: "TeamPermissionConnection" },
+  { name: "TeamPermissionEdge" },
+);
 
 /** `role` must be given: a role, or null to remove the grant (absence is refused, not taken as removal). */
 function grantInput(input: { user?: string | null; team?: string | null; role?: string | null }) {
@@ -117,7 +144,10 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
       [field]: f.id({ required: true, description: `Id of the ${kind}` }),
       user: f.id({ description: "A member's user id" }),
       team: f.id({ description: `A team of the ${kind}'s organization` }),
-      role: f.field({ type: MemberRole, description: `The role to give on the ${kind}${kind === "collection" ? " and what is beneath it" : ""}; null removes the grant (required)` }),
+      role: f.field({
+        type: MemberRole,
+        description: `The role to give on the ${kind}${kind === "collection" ? " and what is beneath it" : ""}; null removes the grant (required)`,
+      }),
     }),
   });
   const InviteInput = builder.inputType(`InviteTo${typeName}Input`, {
@@ -125,7 +155,9 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
     fields: (f) => ({
       [field]: f.id({ required: true, description: `Id of the ${kind}` }),
       role: f.field({ type: MemberRole, description: "The role to give (required)" }),
-      users: f.stringList({ description: "Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest" }),
+      users: f.stringList({
+        description: "Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest",
+      }),
       teams: f.idList({ description: `Teams of the ${kind}'s organization` }),
     }),
   });

@@ -800,14 +800,17 @@ builder.mutationFields((t) => ({
       removed: await uninstallFromSpace(core, input.integration, input.installation, input.space),
     }),
   }),
-  installIntegrationOnSite: t.field({ description: "Installs an installation on a site of its organization (admins of the organization); site_installation_setup is sent",
-    type: builder.simpleObject("InstallIntegrationOnSitePayload", { description: "The installation on the site",
+  installIntegrationOnSite: t.field({
+    description: "Installs an installation on a site of its organization (admins of the organization); site_installation_setup is sent",
+    type: builder.simpleObject("InstallIntegrationOnSitePayload", {
+      description: "The installation on the site",
       fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("InstallIntegrationOnSiteInput", { description: "An installation and the site to install it on",
+        type: builder.inputType("InstallIntegrationOnSiteInput", {
+          description: "An installation and the site to install it on",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
@@ -824,14 +827,17 @@ builder.mutationFields((t) => ({
       siteInstallation: await installOnSite(core, input.integration, input.installation, input.site, input.configuration ?? undefined),
     }),
   }),
-  updateIntegrationSiteInstallation: t.field({ description: "Changes an installation on a site; a new configuration is sent as site_installation_setup",
-    type: builder.simpleObject("UpdateIntegrationSiteInstallationPayload", { description: "The installation on the site, changed",
+  updateIntegrationSiteInstallation: t.field({
+    description: "Changes an installation on a site; a new configuration is sent as site_installation_setup",
+    type: builder.simpleObject("UpdateIntegrationSiteInstallationPayload", {
+      description: "The installation on the site, changed",
       fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateIntegrationSiteInstallationInput", { description: "An installation on a site and what to change",
+        type: builder.inputType("UpdateIntegrationSiteInstallationInput", {
+          description: "An installation on a site and what to change",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
@@ -849,14 +855,17 @@ builder.mutationFields((t) => ({
       siteInstallation: await updateSiteInstallation(core, input.integration, input.installation, input.site, input),
     }),
   }),
-  uninstallIntegrationFromSite: t.field({ description: "Removes an installation from a site; site_installation_deleted is sent",
-    type: builder.simpleObject("UninstallIntegrationFromSitePayload", { description: "Whether it was removed",
+  uninstallIntegrationFromSite: t.field({
+    description: "Removes an installation from a site; site_installation_deleted is sent",
+    type: builder.simpleObject("UninstallIntegrationFromSitePayload", {
+      description: "Whether it was removed",
       fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
     }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UninstallIntegrationFromSiteInput", { description: "An installation and the site to remove it from",
+        type: builder.inputType("UninstallIntegrationFromSiteInput", {
+          description: "An installation and the site to remove it from",
           fields: (f) => ({
             integration: f.string({ description: "Name of the integration", required: true }),
             installation: f.id({ description: "Id of the installation", required: true }),
@@ -933,7 +942,8 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, { core }) => readSpaceInstallation(core, args.integration, args.installation, args.space),
   }),
-  integrationSiteInstallation: t.field({ description: "An installation on a site (members of its organization)",
+  integrationSiteInstallation: t.field({
+    description: "An installation on a site (members of its organization)",
     type: SiteInstallationRef,
     args: { integration: t.arg.string({ required: true }), installation: t.arg.id({ required: true }), site: t.arg.id({ required: true }) },
     resolve: (_root, args, { core }) => readSiteInstallation(core, args.integration, args.installation, args.site),

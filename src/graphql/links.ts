@@ -16,7 +16,10 @@ import { SpaceRef } from "./spaces.ts";
 
 const LinkStatus = builder.enumType("LinkStatus", {
   description: "ok: no problem; broken: the target is missing; in-app: an app URL of this service that is not content",
-  values: Object.fromEntries(LINK_STATUSES.map((value) => [enumName(value), { value }])) as Record<string, { value: (typeof LINK_STATUSES)[number] }>,
+  values: Object.fromEntries(LINK_STATUSES.map((value) => [enumName(value), { value }])) as Record<
+    string,
+    { value: (typeof LINK_STATUSES)[number] }
+  >,
 });
 
 const ContentReference = builder.objectRef<ContentRef>("ContentReference").implement({
@@ -28,14 +31,19 @@ const ContentReference = builder.objectRef<ContentRef>("ContentReference").imple
       description: "Page id (a broken page link: the path it names)",
       resolve: (r) => ("page" in r ? (r.page ?? null) : null),
     }),
-    anchor: t.string({ description: "Anchor in the target page; null when none", nullable: true, resolve: (r) => ("anchor" in r ? r.anchor : null) }),
+    anchor: t.string({
+      description: "Anchor in the target page; null when none",
+      nullable: true,
+      resolve: (r) => ("anchor" in r ? r.anchor : null),
+    }),
     file: t.string({ description: "Id of the file, for kind file", nullable: true, resolve: (r) => ("file" in r ? r.file : null) }),
     space: t.string({ description: "Id of the space, for kind space", nullable: true, resolve: (r) => ("space" in r ? r.space : null) }),
     url: t.string({ description: "The URL, for kind url", nullable: true, resolve: (r) => ("url" in r ? r.url : null) }),
   }),
 });
 
-const LinkBrokenStats = builder.simpleObject("LinkBrokenStats", { description: "Counts of broken links",
+const LinkBrokenStats = builder.simpleObject("LinkBrokenStats", {
+  description: "Counts of broken links",
   fields: (t) => ({
     total: t.int({ description: "Number of broken links" }),
     changeRequest: t.int({ description: "Broken links added by change requests (none exist yet: 0)" }),
@@ -68,7 +76,11 @@ async function pageItems(core: CoreContext, revision: Revision, ids: string[]): 
 const RevisionLinkRef = builder.objectRef<LinkItem>("RevisionLink").implement({
   description: "A link of a revision: one target, with every page it appears on",
   fields: (t) => ({
-    status: t.field({ description: "OK, BROKEN, or IN_APP (a URL of the app that is not a space)", type: LinkStatus, resolve: (l) => l.link.status }),
+    status: t.field({
+      description: "OK, BROKEN, or IN_APP (a URL of the app that is not a space)",
+      type: LinkStatus,
+      resolve: (l) => l.link.status,
+    }),
     relation: t.string({ description: "link or image", resolve: (l) => l.link.relation }),
     targetReference: t.field({ description: "What the link points at", type: ContentReference, resolve: (l) => l.link.target }),
     locationReferences: t.field({
@@ -89,7 +101,11 @@ const RevisionLinkConnection = builder.connectionObject(
     type: RevisionLinkRef,
     name: "RevisionLinkConnection",
     fields: (t) => ({
-      stats: t.field({ description: "Counts over every link, not only this page", type: LinkStatsRef, resolve: (c) => (c as unknown as { stats: LinkStats }).stats }),
+      stats: t.field({
+        description: "Counts over every link, not only this page",
+        type: LinkStatsRef,
+        resolve: (c) => (c as unknown as { stats: LinkStats }).stats,
+      }),
     }),
   },
   { name: "RevisionLinkEdge" },
@@ -123,7 +139,10 @@ builder.objectField(SpaceRef, "links", (t) =>
       args: linkArgs(t),
       resolve: async (s, args, { core }) => {
         const revision = await revisionAt(core, s);
-        return linkConnection(await listLinks(core, revision, { ...args, status: args.status as string | null | undefined }), revision) as never;
+        return linkConnection(
+          await listLinks(core, revision, { ...args, status: args.status as string | null | undefined }),
+          revision,
+        ) as never;
       },
     },
     RevisionLinkConnection,
@@ -136,7 +155,8 @@ builder.objectField(RevisionRef, "links", (t) =>
       type: RevisionLinkRef,
       description: "Links of this revision, in order of first appearance",
       args: linkArgs(t),
-      resolve: async (r, args, { core }) => linkConnection(await listLinks(core, r, { ...args, status: args.status as string | null | undefined }), r) as never,
+      resolve: async (r, args, { core }) =>
+        linkConnection(await listLinks(core, r, { ...args, status: args.status as string | null | undefined }), r) as never,
     },
     RevisionLinkConnection,
   ),
@@ -149,7 +169,10 @@ builder.objectFields(PageRef, (t) => ({
       description: "Links appearing on this page",
       args: linkArgs(t),
       resolve: async (p, args, { core }) =>
-        linkConnection(await listLinks(core, p.revision, { ...args, status: args.status as string | null | undefined, pageId: p.page.id }), p.revision) as never,
+        linkConnection(
+          await listLinks(core, p.revision, { ...args, status: args.status as string | null | undefined, pageId: p.page.id }),
+          p.revision,
+        ) as never,
     },
     RevisionLinkConnection,
   ),

@@ -45,7 +45,8 @@ export const MemberSort = builder.enumType("MemberSort", {
   >,
 });
 
-export const ListOrder = builder.enumType("ListOrder", { description: "Sort direction of a list",
+export const ListOrder = builder.enumType("ListOrder", {
+  description: "Sort direction of a list",
   values: { ASC: { value: "asc" as const }, DESC: { value: "desc" as const } },
 });
 
@@ -60,7 +61,11 @@ MemberRef.implement({
     organization: t.field({ description: "The organization", type: OrganizationRef, resolve: (m) => m.organizationId }),
     disabled: t.exposeBoolean("disabled", { description: "Whether the member's access is disabled" }),
     joinedAt: t.expose("joinedAt", { description: "When the user joined the organization", type: "DateTime" }),
-    lastSeenAt: t.expose("lastSeenAt", { description: "When the member last used the API (recorded at most once a minute); null if never", type: "DateTime", nullable: true }),
+    lastSeenAt: t.expose("lastSeenAt", {
+      description: "When the member last used the API (recorded at most once a minute); null if never",
+      type: "DateTime",
+      nullable: true,
+    }),
     sso: t.exposeBoolean("sso", { description: "Whether the member signs in through the organization's SAML provider" }),
     spaces: t.int({
       description: "Number of spaces the member reaches through grants (to them or their teams)",
@@ -88,7 +93,8 @@ interface MemberSpace {
 const MemberSpaceRef = builder.objectRef<MemberSpace>("MemberSpace").implement({
   description: "A space a member can access through a grant, and their effective role on it",
   fields: (t) => ({
-    permission: t.field({ description: "The member's role on the space",
+    permission: t.field({
+      description: "The member's role on the space",
       type: MemberRole,
       resolve: async ({ userId, space }, _args, { core }) => (await memberRoleOnSpace(core, userId, space)) ?? "read",
     }),
@@ -143,7 +149,8 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     MemberConnection,
   ),
-  member: t.field({ description: "A member of the organization by user id; not found when the user is not a member",
+  member: t.field({
+    description: "A member of the organization by user id; not found when the user is not a member",
     type: MemberRef,
     args: { user: t.arg.id({ required: true, description: "The member's user id" }) },
     resolve: (o, { user }, { core }) => readMember(core, o.id, user),
@@ -155,7 +162,11 @@ const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
   fields: (t) => ({
     id: t.exposeID("id", { description: "Id of the invite link" }),
     role: t.field({ type: MemberRole, nullable: true, description: "null joins as a guest", resolve: (i) => roleOf(i.role) }),
-    organization: t.field({ description: "The organization the link lets people join", type: OrganizationRef, resolve: (i) => i.organizationId }),
+    organization: t.field({
+      description: "The organization the link lets people join",
+      type: OrganizationRef,
+      resolve: (i) => i.organizationId,
+    }),
     createdAt: t.expose("createdAt", { description: "When the invite link was created", type: "DateTime" }),
   }),
 });
@@ -170,9 +181,14 @@ builder.queryField("organizationsForEmailDomain", (t) =>
   }),
 );
 
-const MemberPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ member: t.field({ description: "The member, as it stands after the change", type: MemberRef }) }) });
+const MemberPayload = (name: string) =>
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (t) => ({ member: t.field({ description: "The member, as it stands after the change", type: MemberRef }) }),
+  });
 const MemberInput = (name: string, extra?: "role") =>
-  builder.inputType(name, { description: inputDescription(name),
+  builder.inputType(name, {
+    description: inputDescription(name),
     fields: (f) => ({
       organization: f.id({ description: "Id of the organization", required: true }),
       user: f.id({ required: true, description: "The member's user id" }),
@@ -190,7 +206,10 @@ builder.mutationFields((t) => ({
     }),
   }),
   removeMember: t.field({
-    type: builder.simpleObject("RemoveMemberPayload", { description: "Result of the removeMember mutation", fields: (p) => ({ removedUserId: p.id({ description: "Id of the user removed from the organization" }) }) }),
+    type: builder.simpleObject("RemoveMemberPayload", {
+      description: "Result of the removeMember mutation",
+      fields: (p) => ({ removedUserId: p.id({ description: "Id of the user removed from the organization" }) }),
+    }),
     description:
       "Removes a member, with their team memberships and grants in the organization. The last admin cannot be removed (CONFLICT).",
     args: { input: t.arg({ required: true, type: MemberInput("RemoveMemberInput") }) },
@@ -211,19 +230,28 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("PingOrganizationInput", { description: "Input of the pingOrganization mutation", fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }) }) }),
+        type: builder.inputType("PingOrganizationInput", {
+          description: "Input of the pingOrganization mutation",
+          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }) }),
+        }),
       }),
     },
     resolve: async (_root, { input }, { core }) => ({ member: await pingOrganization(core, input.organization) }),
   }),
   inviteMembers: t.field({
-    type: builder.simpleObject("InviteMembersPayload", { description: "Result of the inviteMembers mutation", fields: (p) => ({ members: p.field({ description: "The members added (existing members are left as they are)", type: [MemberRef] }) }) }),
+    type: builder.simpleObject("InviteMembersPayload", {
+      description: "Result of the inviteMembers mutation",
+      fields: (p) => ({
+        members: p.field({ description: "The members added (existing members are left as they are)", type: [MemberRef] }),
+      }),
+    }),
     description:
       "Adds people by e-mail: a new e-mail gets a user and a member; an existing member keeps their role (change it with updateMember)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("InviteMembersInput", { description: "Input of the inviteMembers mutation",
+        type: builder.inputType("InviteMembersInput", {
+          description: "Input of the inviteMembers mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             emails: f.stringList({ description: "E-mail addresses of the people to add", required: true }),
@@ -233,16 +261,24 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => ({
-      members: await inviteMembers(core, { organizationId: input.organization, emails: input.emails, role: (input as { role?: string | null }).role }),
+      members: await inviteMembers(core, {
+        organizationId: input.organization,
+        emails: input.emails,
+        role: (input as { role?: string | null }).role,
+      }),
     }),
   }),
   createLinkInvite: t.field({
-    type: builder.simpleObject("CreateLinkInvitePayload", { description: "Result of the createLinkInvite mutation", fields: (p) => ({ linkInvite: p.field({ description: "The new invite link", type: LinkInviteRef }) }) }),
+    type: builder.simpleObject("CreateLinkInvitePayload", {
+      description: "Result of the createLinkInvite mutation",
+      fields: (p) => ({ linkInvite: p.field({ description: "The new invite link", type: LinkInviteRef }) }),
+    }),
     description: "Creates an invite link; refused (CONFLICT) when the organization's inviteLinks is false",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateLinkInviteInput", { description: "Input of the createLinkInvite mutation",
+        type: builder.inputType("CreateLinkInviteInput", {
+          description: "Input of the createLinkInvite mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
@@ -254,13 +290,21 @@ builder.mutationFields((t) => ({
       linkInvite: await createLinkInvite(core, { organizationId: input.organization, role: (input as { role?: string | null }).role }),
     }),
   }),
-  deleteLinkInvite: t.field({ description: "Deletes an invite link; it no longer lets anyone join",
-    type: builder.simpleObject("DeleteLinkInvitePayload", { description: "Result of the deleteLinkInvite mutation", fields: (p) => ({ deletedLinkInviteId: p.id({ description: "Id of the invite link deleted" }) }) }),
+  deleteLinkInvite: t.field({
+    description: "Deletes an invite link; it no longer lets anyone join",
+    type: builder.simpleObject("DeleteLinkInvitePayload", {
+      description: "Result of the deleteLinkInvite mutation",
+      fields: (p) => ({ deletedLinkInviteId: p.id({ description: "Id of the invite link deleted" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteLinkInviteInput", { description: "Input of the deleteLinkInvite mutation",
-          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the link invite", required: true }) }),
+        type: builder.inputType("DeleteLinkInviteInput", {
+          description: "Input of the deleteLinkInvite mutation",
+          fields: (f) => ({
+            organization: f.id({ description: "Id of the organization", required: true }),
+            id: f.id({ description: "Id of the link invite", required: true }),
+          }),
         }),
       }),
     },

@@ -36,9 +36,17 @@ function enumOf<T extends string>(name: string, description: string, values: rea
   });
 }
 
-const ProcessingState = enumOf("OpenAPISpecProcessingState", "pending: waiting to be processed; progress: being processed; complete: processed (see lastProcessErrorCode)", PROCESSING_STATES);
+const ProcessingState = enumOf(
+  "OpenAPISpecProcessingState",
+  "pending: waiting to be processed; progress: being processed; complete: processed (see lastProcessErrorCode)",
+  PROCESSING_STATES,
+);
 const ProcessErrorCode = enumOf("OpenAPISpecProcessingErrorCode", "Why the last processing failed", PROCESS_ERROR_CODES, (value) => value);
-const Visibility = enumOf("OpenAPISpecVisibility", "private: members only; public: its content URL may be shown publicly", OPENAPI_VISIBILITIES);
+const Visibility = enumOf(
+  "OpenAPISpecVisibility",
+  "private: members only; public: its content URL may be shown publicly",
+  OPENAPI_VISIBILITIES,
+);
 
 const OpenAPIError = builder.simpleObject("OpenAPIError", {
   description: "A problem found while fetching or parsing an OpenAPI specification",
@@ -68,9 +76,13 @@ export const OpenAPISpecVersionRef = builder.loadableNode("OpenAPISpecVersion", 
     hash: t.exposeString("hash", { description: "SHA-256 over the files' paths and contents" }),
     url: t.string({
       description: "Where the specification is: its source URL, or (text sources) this version in the API",
-      resolve: async (version, _args, { core }) => version.sourceURL ?? versionLocation(core, (await core.loaders.openAPISpec.load(version.specId))!, version),
+      resolve: async (version, _args, { core }) =>
+        version.sourceURL ?? versionLocation(core, (await core.loaders.openAPISpec.load(version.specId))!, version),
     }),
-    files: t.stringList({ description: "Paths of the version's files, the entry first", resolve: (version) => (version.files as { path: string }[]).map((file) => file.path) }),
+    files: t.stringList({
+      description: "Paths of the version's files, the entry first",
+      resolve: (version) => (version.files as { path: string }[]).map((file) => file.path),
+    }),
     content: t.field({
       type: "JSON",
       description: "{ filesystem: { <path>: <parsed file> }, url, urls: { source, public } }",
@@ -82,7 +94,9 @@ export const OpenAPISpecVersionRef = builder.loadableNode("OpenAPISpecVersion", 
         description: "Addresses of an OpenAPI specification version",
         fields: (u) => ({ location: u.string({ description: "URL of the version in the REST API" }) }),
       }),
-      resolve: async (version, _args, { core }) => ({ location: versionLocation(core, (await core.loaders.openAPISpec.load(version.specId))!, version) }),
+      resolve: async (version, _args, { core }) => ({
+        location: versionLocation(core, (await core.loaders.openAPISpec.load(version.specId))!, version),
+      }),
     }),
   }),
 });
@@ -99,15 +113,52 @@ export const OpenAPISpecRef = builder.loadableNode("OpenAPISpec", {
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When the specification was created" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When its source or settings last changed" }),
     sourceURL: t.exposeString("sourceURL", { nullable: true, description: "The URL it is fetched from; null for a text source" }),
-    processingState: t.field({ description: "Where the latest processing (fetch and parse) is", type: ProcessingState, resolve: (spec) => processingStateOf(spec.processingState) }),
-    visibility: t.field({ description: "Who may be shown the specification's content URL", type: Visibility, resolve: (spec) => openapiVisibilityOf(spec.visibility) }),
-    lastVersion: t.field({ description: "The newest version; null until a processing has succeeded", type: OpenAPISpecVersionRef, nullable: true, resolve: (spec: OpenAPISpec) => spec.lastVersionId }),
-    lastProcessedAt: t.expose("lastProcessedAt", { type: "DateTime", nullable: true, description: "When the last processing ended; null if none has" }),
-    lastProcessErrorCode: t.field({ description: "Why the last processing failed; null when it succeeded or has not run", type: ProcessErrorCode, nullable: true, resolve: (spec) => processErrorCodeOf(spec.lastProcessErrorCode) }),
-    lastProcessedErrors: t.field({ type: [OpenAPIError], description: "The errors of the last run (at most 20)", resolve: (spec) => processErrors(spec).errors.map((error) => ({ code: error.code ?? null, message: error.message })) }),
-    lastProcessedErrorCount: t.int({ description: "How many errors the last run found (lastProcessedErrors keeps only the first ones)", resolve: (spec) => processErrors(spec).count }),
-    permissions: t.field({ description: "What the caller may do with the specification", type: SpecPermissions, resolve: (spec, _args, { core }) => specPermissions(core, spec) }),
-    organization: t.field({ description: "The organization the specification belongs to", type: OrganizationRef, resolve: (spec) => spec.organizationId }),
+    processingState: t.field({
+      description: "Where the latest processing (fetch and parse) is",
+      type: ProcessingState,
+      resolve: (spec) => processingStateOf(spec.processingState),
+    }),
+    visibility: t.field({
+      description: "Who may be shown the specification's content URL",
+      type: Visibility,
+      resolve: (spec) => openapiVisibilityOf(spec.visibility),
+    }),
+    lastVersion: t.field({
+      description: "The newest version; null until a processing has succeeded",
+      type: OpenAPISpecVersionRef,
+      nullable: true,
+      resolve: (spec: OpenAPISpec) => spec.lastVersionId,
+    }),
+    lastProcessedAt: t.expose("lastProcessedAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "When the last processing ended; null if none has",
+    }),
+    lastProcessErrorCode: t.field({
+      description: "Why the last processing failed; null when it succeeded or has not run",
+      type: ProcessErrorCode,
+      nullable: true,
+      resolve: (spec) => processErrorCodeOf(spec.lastProcessErrorCode),
+    }),
+    lastProcessedErrors: t.field({
+      type: [OpenAPIError],
+      description: "The errors of the last run (at most 20)",
+      resolve: (spec) => processErrors(spec).errors.map((error) => ({ code: error.code ?? null, message: error.message })),
+    }),
+    lastProcessedErrorCount: t.int({
+      description: "How many errors the last run found (lastProcessedErrors keeps only the first ones)",
+      resolve: (spec) => processErrors(spec).count,
+    }),
+    permissions: t.field({
+      description: "What the caller may do with the specification",
+      type: SpecPermissions,
+      resolve: (spec, _args, { core }) => specPermissions(core, spec),
+    }),
+    organization: t.field({
+      description: "The organization the specification belongs to",
+      type: OrganizationRef,
+      resolve: (spec) => spec.organizationId,
+    }),
     urls: t.field({
       description: "Addresses of the specification",
       type: builder.simpleObject("OpenAPISpecUrls", {
@@ -134,7 +185,13 @@ export const OpenAPISpecRef = builder.loadableNode("OpenAPISpec", {
       resolve: (spec, { id }, { core }) => readVersion(core, spec, id),
     }),
     rawContent: t.field({
-      type: builder.simpleObject("OpenAPISpecRawContent", { description: "The entry file of an OpenAPI specification, as text", fields: (r) => ({ text: r.string({ description: "The file's content, unchanged" }), format: r.string({ description: "json or yaml" }) }) }),
+      type: builder.simpleObject("OpenAPISpecRawContent", {
+        description: "The entry file of an OpenAPI specification, as text",
+        fields: (r) => ({
+          text: r.string({ description: "The file's content, unchanged" }),
+          format: r.string({ description: "json or yaml" }),
+        }),
+      }),
       description: "The entry file of the latest version as submitted or fetched",
       resolve: (spec, _args, { core }) => latestRawContent(core, spec),
     }),
@@ -180,7 +237,10 @@ const slugField = "The specification's slug (lowercase letters and digits separa
 const SlugInput = (name: string) =>
   builder.inputType(name, {
     description: inputDescription(name),
-    fields: (f) => ({ organization: f.id({ required: true, description: organizationField }), slug: f.string({ required: true, description: slugField }) }),
+    fields: (f) => ({
+      organization: f.id({ required: true, description: organizationField }),
+      slug: f.string({ required: true, description: slugField }),
+    }),
   });
 const SourcedInput = (name: string) =>
   builder.inputType(name, {
@@ -214,14 +274,19 @@ builder.mutationFields((t) => ({
   updateOpenAPISpec: t.field({
     type: SpecPayload("UpdateOpenAPISpecPayload"),
     description: "Changes the specification's settings (its visibility)",
-    args: { input: t.arg({ required: true, type: builder.inputType("UpdateOpenAPISpecInput", {
-            description: inputDescription("UpdateOpenAPISpecInput"),
-            fields: (f) => ({
-              organization: f.id({ required: true, description: organizationField }),
-              slug: f.string({ required: true, description: slugField }),
-              visibility: f.field({ type: Visibility, description: "The new visibility (required)" }),
-            }),
-          }) }) },
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateOpenAPISpecInput", {
+          description: inputDescription("UpdateOpenAPISpecInput"),
+          fields: (f) => ({
+            organization: f.id({ required: true, description: organizationField }),
+            slug: f.string({ required: true, description: slugField }),
+            visibility: f.field({ type: Visibility, description: "The new visibility (required)" }),
+          }),
+        }),
+      }),
+    },
     resolve: async (_root, { input }, { core }) => ({ spec: await updateSpec(core, input.organization, input.slug, input) }),
   }),
   refreshOpenAPISpec: t.field({

@@ -13,7 +13,8 @@ import {
 import { builder } from "./builder.ts";
 import { enumName, MemberRole, toConnection } from "./common.ts";
 
-const OrganizationType = builder.enumType("OrganizationType", { description: "What an organization is used for",
+const OrganizationType = builder.enumType("OrganizationType", {
+  description: "What an organization is used for",
   values: Object.fromEntries(ORGANIZATION_TYPES.map((value) => [enumName(value), { value }])),
 });
 
@@ -32,14 +33,19 @@ export const UserRef = builder.loadableNode("User", {
     displayName: t.exposeString("displayName", { description: "Name shown for the user" }),
     email: t.exposeString("email", { description: "E-mail address of the user" }),
     photoURL: t.exposeString("photoURL", { description: "URL of the user's photo; null when none", nullable: true }),
-    urls: t.field({ description: "Addresses of the user",
-      type: builder.simpleObject("UserUrls", { description: "Addresses of a user", fields: (u) => ({ location: u.string({ description: "URL of the user in the REST API" }) }) }),
+    urls: t.field({
+      description: "Addresses of the user",
+      type: builder.simpleObject("UserUrls", {
+        description: "Addresses of a user",
+        fields: (u) => ({ location: u.string({ description: "URL of the user in the REST API" }) }),
+      }),
       resolve: (user, _args, { core }) => ({ location: core.urls.api(`/users/${user.id}`) }),
     }),
   }),
 });
 
-const OrganizationUrls = builder.simpleObject("OrganizationUrls", { description: "Addresses of an organization",
+const OrganizationUrls = builder.simpleObject("OrganizationUrls", {
+  description: "Addresses of an organization",
   fields: (t) => ({
     location: t.string({ description: "URL of the organization in the REST API" }),
     app: t.string({ description: "URL of the organization in the app" }),
@@ -49,14 +55,22 @@ const OrganizationUrls = builder.simpleObject("OrganizationUrls", { description:
 
 const OrganizationTrial = builder.simpleObject("OrganizationTrial", {
   description: "Trials do not exist in this service: status is always notapplicable",
-  fields: (t) => ({ status: t.string({ description: "State of the current trial" }), count: t.int({ description: "Number of trials the organization had" }) }),
+  fields: (t) => ({
+    status: t.string({ description: "State of the current trial" }),
+    count: t.int({ description: "Number of trials the organization had" }),
+  }),
 });
 
-const OrganizationDefaultContent = builder.simpleObject("OrganizationDefaultContent", { description: "What the organization's hostname shows by default",
-  fields: (t) => ({ type: t.string({ description: "Kind of default content: site" }), site: t.id({ description: "Id of the site shown" }) }),
+const OrganizationDefaultContent = builder.simpleObject("OrganizationDefaultContent", {
+  description: "What the organization's hostname shows by default",
+  fields: (t) => ({
+    type: t.string({ description: "Kind of default content: site" }),
+    site: t.id({ description: "Id of the site shown" }),
+  }),
 });
 
-const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", { description: "What the caller may do in an organization",
+const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", {
+  description: "What the caller may do in an organization",
   fields: (t) => ({
     view: t.boolean({ description: "Whether the caller may read the organization" }),
     access: t.boolean({ description: "Whether the caller is a member (or guest) with access" }),
@@ -74,7 +88,8 @@ const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", 
   }),
 });
 
-export const OrganizationRef = builder.loadableNode("Organization", { description: "An organization: its members, teams, collections, spaces and settings",
+export const OrganizationRef = builder.loadableNode("Organization", {
+  description: "An organization: its members, teams, collections, spaces and settings",
   id: { resolve: (organization: Organization) => organization.id },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleOrganizations(core, ids);
@@ -87,9 +102,18 @@ export const OrganizationRef = builder.loadableNode("Organization", { descriptio
     hostname: t.exposeString("hostname", { description: "Custom hostname of the organization; null when none", nullable: true }),
     type: t.field({ description: "What the organization is used for", type: OrganizationType, resolve: (o) => organizationTypeOf(o.type) }),
     useCase: t.exposeString("useCase", { description: "What the organization documents; null when not given", nullable: true }),
-    communityType: t.exposeString("communityType", { description: "Kind of community, for a community organization; null otherwise", nullable: true }),
-    defaultRole: t.field({ description: "Role every member has on the organization's content unless granted more; null: none", type: MemberRole, nullable: true, resolve: (o) => roleOf(o.defaultRole) }),
-    defaultContent: t.field({ description: "What the organization's hostname shows by default; null when nothing",
+    communityType: t.exposeString("communityType", {
+      description: "Kind of community, for a community organization; null otherwise",
+      nullable: true,
+    }),
+    defaultRole: t.field({
+      description: "Role every member has on the organization's content unless granted more; null: none",
+      type: MemberRole,
+      nullable: true,
+      resolve: (o) => roleOf(o.defaultRole),
+    }),
+    defaultContent: t.field({
+      description: "What the organization's hostname shows by default; null when nothing",
       type: OrganizationDefaultContent,
       nullable: true,
       resolve: (o) => (o.defaultSiteId ? { type: "site", site: o.defaultSiteId } : null),
@@ -97,10 +121,19 @@ export const OrganizationRef = builder.loadableNode("Organization", { descriptio
     sso: t.exposeBoolean("sso", { description: "Whether members sign in through SAML" }),
     ai: t.exposeBoolean("ai", { description: "Whether AI features are on" }),
     inviteLinks: t.exposeBoolean("inviteLinks", { description: "Whether invite links are allowed" }),
-    mergeRules: t.field({ type: "JSON", description: "What a change request needs to be merged: { type: none } or { type: rules, rules }", resolve: (o) => o.mergeRules }),
+    mergeRules: t.field({
+      type: "JSON",
+      description: "What a change request needs to be merged: { type: none } or { type: rules, rules }",
+      resolve: (o) => o.mergeRules,
+    }),
     plan: t.exposeString("plan", { description: "Billing plan of the organization" }),
-    trial: t.field({ description: "The organization's trial, if any", type: OrganizationTrial, resolve: () => ({ status: "notapplicable", count: 0 }) }),
-    urls: t.field({ description: "Addresses of the organization in the REST API and the app",
+    trial: t.field({
+      description: "The organization's trial, if any",
+      type: OrganizationTrial,
+      resolve: () => ({ status: "notapplicable", count: 0 }),
+    }),
+    urls: t.field({
+      description: "Addresses of the organization in the REST API and the app",
       type: OrganizationUrls,
       resolve: (o, _args, { core }) => ({
         location: core.urls.api(`/orgs/${o.id}`),
@@ -108,7 +141,8 @@ export const OrganizationRef = builder.loadableNode("Organization", { descriptio
         logo: o.logo,
       }),
     }),
-    permissions: t.field({ description: "What the caller may do in the organization",
+    permissions: t.field({
+      description: "What the caller may do in the organization",
       type: OrganizationPermissions,
       resolve: async (o, _args, { core }) => organizationPermissions(await core.access.membership(o.id)),
     }),
@@ -121,7 +155,8 @@ builder.queryFields((t) => ({
     description: "The caller",
     resolve: (_root, _args, { core }) => core.viewer.userId,
   }),
-  organization: t.field({ description: "An organization by id; not found when the caller is not a member",
+  organization: t.field({
+    description: "An organization by id; not found when the caller is not a member",
     type: OrganizationRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, { core }) => getOrganization(core, id),
@@ -129,18 +164,26 @@ builder.queryFields((t) => ({
 }));
 
 builder.objectField(UserRef, "organizations", (t) =>
-  t.connection({
-    type: OrganizationRef,
-    description: "Organizations the user is a member of (only readable for the caller)",
-    resolve: async (_user, args, { core }) => toConnection(await listViewerOrganizations(core, args)),
-  }, builder.connectionObject({ type: OrganizationRef, name: "OrganizationConnection" }, { name: "OrganizationEdge" })),
+  t.connection(
+    {
+      type: OrganizationRef,
+      description: "Organizations the user is a member of (only readable for the caller)",
+      resolve: async (_user, args, { core }) => toConnection(await listViewerOrganizations(core, args)),
+    },
+    builder.connectionObject({ type: OrganizationRef, name: "OrganizationConnection" }, { name: "OrganizationEdge" }),
+  ),
 );
 
-const OrganizationDefaultContentInput = builder.inputType("OrganizationDefaultContentInput", { description: "What the organization's hostname shows by default",
-  fields: (t) => ({ type: t.string({ description: "Kind of default content: site", required: true }), site: t.id({ description: "Id of the site to show", required: true }) }),
+const OrganizationDefaultContentInput = builder.inputType("OrganizationDefaultContentInput", {
+  description: "What the organization's hostname shows by default",
+  fields: (t) => ({
+    type: t.string({ description: "Kind of default content: site", required: true }),
+    site: t.id({ description: "Id of the site to show", required: true }),
+  }),
 });
 
-const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", { description: "Input of the updateOrganization mutation",
+const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
+  description: "Input of the updateOrganization mutation",
   fields: (t) => ({
     id: t.id({ description: "Id of the organization", required: true }),
     title: t.string({ description: "New name; absent: unchanged" }),
@@ -157,14 +200,22 @@ const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", { d
 });
 
 builder.mutationField("updateOrganization", (t) =>
-  t.field({ description: "Changes an organization's settings (admins)",
-    type: builder.simpleObject("UpdateOrganizationPayload", { description: "Result of the updateOrganization mutation",
+  t.field({
+    description: "Changes an organization's settings (admins)",
+    type: builder.simpleObject("UpdateOrganizationPayload", {
+      description: "Result of the updateOrganization mutation",
       fields: (p) => ({ organization: p.field({ description: "The organization after the change", type: OrganizationRef }) }),
     }),
     args: { input: t.arg({ type: UpdateOrganizationInput, required: true }) },
     resolve: async (_root, { input }, { core }) => {
       const { id, ...patch } = input;
-      return { organization: await updateOrganization(core, id, nullMeansUnchanged(patch, ["title", "emailDomains", "hostname", "sso", "ai", "inviteLinks", "mergeRules"])) };
+      return {
+        organization: await updateOrganization(
+          core,
+          id,
+          nullMeansUnchanged(patch, ["title", "emailDomains", "hostname", "sso", "ai", "inviteLinks", "mergeRules"]),
+        ),
+      };
     },
   }),
 );

@@ -4,7 +4,8 @@ import { pdfUrlOf } from "../core/change-requests/pdf.ts";
 import { builder } from "./builder.ts";
 import { ChangeRequestRef } from "./change-requests.ts";
 
-const PdfUrl = builder.simpleObject("PdfUrl", { description: "A signed URL of a PDF export, valid for a limited time",
+const PdfUrl = builder.simpleObject("PdfUrl", {
+  description: "A signed URL of a PDF export, valid for a limited time",
   fields: (t) => ({ url: t.string({ description: "Temporary URL of the PDF: it works for one hour, without a token" }) }),
 });
 

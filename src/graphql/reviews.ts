@@ -36,17 +36,31 @@ function enumOf<T extends string>(name: string, description: string, values: rea
 }
 
 const ReviewStatus = enumOf("ChangeRequestReviewStatus", "approved, or changes-requested", REVIEW_STATUSES);
-const ContributionKind = enumOf("ChangeRequestContributionKind", "edit: made revisions in it; comment: commented or replied on it", CONTRIBUTION_KINDS);
+const ContributionKind = enumOf(
+  "ChangeRequestContributionKind",
+  "edit: made revisions in it; comment: commented or replied on it",
+  CONTRIBUTION_KINDS,
+);
 const ChangeType = enumOf("RevisionChangeType", "What a change did", CHANGE_TYPES);
 
-const ReviewUrls = builder.simpleObject("ChangeRequestReviewUrls", { description: "Addresses of a review", fields: (t) => ({ location: t.string({ description: "URL of the review in the REST API" }) }) });
+const ReviewUrls = builder.simpleObject("ChangeRequestReviewUrls", {
+  description: "Addresses of a review",
+  fields: (t) => ({ location: t.string({ description: "URL of the review in the REST API" }) }),
+});
 
 const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
   description: "A review of a change request as it was at `revision`",
   fields: (t) => ({
     id: t.id({ description: "Id of the review", resolve: (r) => r.row.id }),
-    status: t.field({ description: "The reviewer's decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, resolve: (r) => reviewStatusOf(r.row.status) }),
-    outdated: t.boolean({ description: "True once the change request moved on from `revision` or the reviewer reviewed again", resolve: (r) => r.outdated }),
+    status: t.field({
+      description: "The reviewer's decision: APPROVED or CHANGES_REQUESTED",
+      type: ReviewStatus,
+      resolve: (r) => reviewStatusOf(r.row.status),
+    }),
+    outdated: t.boolean({
+      description: "True once the change request moved on from `revision` or the reviewer reviewed again",
+      resolve: (r) => r.outdated,
+    }),
     revision: t.id({ description: "The change request's head revision that was reviewed", resolve: (r) => r.row.revisionId }),
     reviewer: t.field({ description: "Who reviewed", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.row.reviewerId) }),
     requestedBy: t.field({
@@ -63,11 +77,14 @@ const ReviewRef = builder.objectRef<Review>("ChangeRequestReview").implement({
     }),
     createdAt: t.field({ description: "When the review was submitted", type: "DateTime", resolve: (r) => r.row.createdAt }),
     updatedAt: t.field({ description: "When the review last changed", type: "DateTime", resolve: (r) => r.row.updatedAt }),
-    urls: t.field({ description: "Addresses of the review",
+    urls: t.field({
+      description: "Addresses of the review",
       type: ReviewUrls,
       resolve: async (r, _args, { core }) => {
         const changeRequest = await core.loaders.changeRequest.load(r.row.changeRequestId);
-        return { location: core.urls.api(`/spaces/${changeRequest!.spaceId}/change-requests/${r.row.changeRequestId}/reviews/${r.row.id}`) };
+        return {
+          location: core.urls.api(`/spaces/${changeRequest!.spaceId}/change-requests/${r.row.changeRequestId}/reviews/${r.row.id}`),
+        };
       },
     }),
   }),
@@ -77,7 +94,11 @@ const RequestedReviewerRef = builder.objectRef<ChangeRequestReviewer>("ChangeReq
   description: "A member asked to review a change request",
   fields: (t) => ({
     user: t.field({ description: "The reviewer asked", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.userId) }),
-    requestedBy: t.field({ description: "Who requested the review", type: UserRef, resolve: (r, _args, { core }) => shownUser(core, r.requestedById) }),
+    requestedBy: t.field({
+      description: "Who requested the review",
+      type: UserRef,
+      resolve: (r, _args, { core }) => shownUser(core, r.requestedById),
+    }),
     revision: t.id({ description: "The change request's head when asked", resolve: (r) => r.revisionId }),
     createdAt: t.expose("createdAt", { description: "When the review was requested", type: "DateTime" }),
   }),
@@ -87,13 +108,18 @@ const ContributorRef = builder.objectRef<Contributor>("ChangeRequestContributor"
   description: "What one user contributed to a change request, of one kind",
   fields: (t) => ({
     user: t.field({ description: "The contributor", type: UserRef, resolve: (c, _args, { core }) => shownUser(core, c.userId) }),
-    kind: t.field({ description: "How the user contributed: edit (opened or edited it) or comment", type: ContributionKind, resolve: (c) => c.kind }),
+    kind: t.field({
+      description: "How the user contributed: edit (opened or edited it) or comment",
+      type: ContributionKind,
+      resolve: (c) => c.kind,
+    }),
     count: t.int({ description: "Revisions made (edit) or comments and replies posted (comment)", resolve: (c) => c.count }),
     updatedAt: t.field({ type: "DateTime", description: "The latest of them", resolve: (c) => c.updatedAt }),
   }),
 });
 
-const ChangedPageRef = builder.objectRef<ChangedPage>("ChangedPage").implement({ description: "A page as it stands on the side of a change where it exists",
+const ChangedPageRef = builder.objectRef<ChangedPage>("ChangedPage").implement({
+  description: "A page as it stands on the side of a change where it exists",
   fields: (t) => ({
     id: t.id({ description: "Id of the page", resolve: (p) => p.id }),
     kind: t.string({ description: "DOCUMENT, GROUP or LINK", resolve: (p) => p.kind }),
@@ -102,17 +128,26 @@ const ChangedPageRef = builder.objectRef<ChangedPage>("ChangedPage").implement({
   }),
 });
 
-const ChangedFileRef = builder.objectRef<FileEntry>("ChangedFile").implement({ description: "A file as it stands on the side of a change where it exists",
+const ChangedFileRef = builder.objectRef<FileEntry>("ChangedFile").implement({
+  description: "A file as it stands on the side of a change where it exists",
   fields: (t) => ({
     id: t.id({ description: "Id of the file", resolve: (f) => f.id }),
     name: t.string({ description: "File name", resolve: (f) => f.name }),
     contentType: t.string({ description: "Media type of the file", resolve: (f) => f.contentType }),
-    downloadURL: t.string({ description: "Signed URL of the file's bytes, valid for a limited time", resolve: (f, _args, { core }) => downloadUrlOf(core, f) }),
+    downloadURL: t.string({
+      description: "Signed URL of the file's bytes, valid for a limited time",
+      resolve: (f, _args, { core }) => downloadUrlOf(core, f),
+    }),
   }),
 });
 
-const ChangedReusableContentRef = builder.simpleObject("ChangedReusableContent", { description: "A reusable content as it stands on the side of a change where it exists",
-  fields: (t) => ({ id: t.id({ description: "Id of the reusable content" }), title: t.string({ description: "Title of the reusable content" }), document: t.string({ description: "The body's id (its hash)" }) }),
+const ChangedReusableContentRef = builder.simpleObject("ChangedReusableContent", {
+  description: "A reusable content as it stands on the side of a change where it exists",
+  fields: (t) => ({
+    id: t.id({ description: "Id of the reusable content" }),
+    title: t.string({ description: "Title of the reusable content" }),
+    document: t.string({ description: "The body's id (its hash)" }),
+  }),
 });
 
 const field = <K extends string>(change: SemanticChange, key: K) => (key in change ? (change as Record<K, any>)[key] : null);
@@ -120,35 +155,77 @@ const field = <K extends string>(change: SemanticChange, key: K) => (key in chan
 const RevisionChangeRef = builder.objectRef<SemanticChange>("RevisionChange").implement({
   description: "One change of content: the fields that apply to its type are set",
   fields: (t) => ({
-    type: t.field({ description: "What changed: a page, file or reusable content created, edited, moved or deleted, or the variables edited", type: ChangeType, resolve: (c) => c.type }),
-    page: t.field({ description: "The page changed, for a page change", type: ChangedPageRef, nullable: true, resolve: (c) => field(c, "page") }),
-    parentBefore: t.field({ type: ChangedPageRef, nullable: true, description: "page_moved: the parent before (null: the top level)", resolve: (c) => field(c, "parent")?.before ?? null }),
-    parentAfter: t.field({ type: ChangedPageRef, nullable: true, description: "page_moved: the parent after (null: the top level)", resolve: (c) => field(c, "parent")?.after ?? null }),
-    file: t.field({ description: "The file changed, for a file change", type: ChangedFileRef, nullable: true, resolve: (c) => field(c, "file") }),
-    reusableContent: t.field({ description: "The reusable content changed, for a reusable content change", type: ChangedReusableContentRef, nullable: true, resolve: (c) => field(c, "reusableContent") }),
+    type: t.field({
+      description: "What changed: a page, file or reusable content created, edited, moved or deleted, or the variables edited",
+      type: ChangeType,
+      resolve: (c) => c.type,
+    }),
+    page: t.field({
+      description: "The page changed, for a page change",
+      type: ChangedPageRef,
+      nullable: true,
+      resolve: (c) => field(c, "page"),
+    }),
+    parentBefore: t.field({
+      type: ChangedPageRef,
+      nullable: true,
+      description: "page_moved: the parent before (null: the top level)",
+      resolve: (c) => field(c, "parent")?.before ?? null,
+    }),
+    parentAfter: t.field({
+      type: ChangedPageRef,
+      nullable: true,
+      description: "page_moved: the parent after (null: the top level)",
+      resolve: (c) => field(c, "parent")?.after ?? null,
+    }),
+    file: t.field({
+      description: "The file changed, for a file change",
+      type: ChangedFileRef,
+      nullable: true,
+      resolve: (c) => field(c, "file"),
+    }),
+    reusableContent: t.field({
+      description: "The reusable content changed, for a reusable content change",
+      type: ChangedReusableContentRef,
+      nullable: true,
+      resolve: (c) => field(c, "reusableContent"),
+    }),
     attributes: t.field({
       type: "JSON",
       nullable: true,
-      description: "*_edited: each changed attribute as { before, after } (a side absent when the value was), named as in the published API",
+      description:
+        "*_edited: each changed attribute as { before, after } (a side absent when the value was), named as in the published API",
       resolve: (c) => field(c, "attributes"),
     }),
-    variables: t.field({ type: "JSON", nullable: true, description: "variables_edited: each changed variable as { before, after }", resolve: (c) => field(c, "variables") }),
+    variables: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "variables_edited: each changed variable as { before, after }",
+      resolve: (c) => field(c, "variables"),
+    }),
   }),
 });
 
-const ChangesRef = builder.simpleObject("ChangeRequestChanges", { description: "What a change request changes against the space: pages, files and reusable contents created, edited or removed",
+const ChangesRef = builder.simpleObject("ChangeRequestChanges", {
+  description: "What a change request changes against the space: pages, files and reusable contents created, edited or removed",
   fields: (t) => ({
     changes: t.field({ description: "One entry per page, file or reusable content created, edited or removed", type: [RevisionChangeRef] }),
     more: t.int({ description: "How many changes were left out beyond the limit" }),
   }),
 });
 
-const ReviewConnection = builder.connectionObject({ type: ReviewRef, name: "ChangeRequestReviewConnection" }, { name: "ChangeRequestReviewEdge" });
+const ReviewConnection = builder.connectionObject(
+  { type: ReviewRef, name: "ChangeRequestReviewConnection" },
+  { name: "ChangeRequestReviewEdge" },
+);
 const RequestedReviewerConnection = builder.connectionObject(
   { type: RequestedReviewerRef, name: "ChangeRequestRequestedReviewerConnection" },
   { name: "ChangeRequestRequestedReviewerEdge" },
 );
-const ContributorConnection = builder.connectionObject({ type: ContributorRef, name: "ChangeRequestContributorConnection" }, { name: "ChangeRequestContributorEdge" });
+const ContributorConnection = builder.connectionObject(
+  { type: ContributorRef, name: "ChangeRequestContributorConnection" },
+  { name: "ChangeRequestContributorEdge" },
+);
 
 builder.objectFields(ChangeRequestRef, (t) => ({
   reviews: t.connection(
@@ -160,7 +237,8 @@ builder.objectFields(ChangeRequestRef, (t) => ({
     },
     ReviewConnection,
   ),
-  review: t.field({ description: "The review summary: the latest decision of each reviewer",
+  review: t.field({
+    description: "The review summary: the latest decision of each reviewer",
     type: ReviewRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (c, { id }, { core }) => getReview(core, c.spaceId, c.id, id),
@@ -197,12 +275,16 @@ const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "Inpu
 
 builder.mutationFields((t) => ({
   submitChangeRequestReview: t.field({
-    type: builder.simpleObject("SubmitChangeRequestReviewPayload", { description: "Result of the submitChangeRequestReview mutation", fields: (p) => ({ review: p.field({ description: "The review submitted", type: ReviewRef }) }) }),
+    type: builder.simpleObject("SubmitChangeRequestReviewPayload", {
+      description: "Result of the submitChangeRequestReview mutation",
+      fields: (p) => ({ review: p.field({ description: "The review submitted", type: ReviewRef }) }),
+    }),
     description: "Reviews the change request as it is now (needs review on the space; not your own change request)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SubmitChangeRequestReviewInput", { description: "Input of the submitChangeRequestReview mutation",
+        type: builder.inputType("SubmitChangeRequestReviewInput", {
+          description: "Input of the submitChangeRequestReview mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
             status: f.field({ description: "The decision: APPROVED or CHANGES_REQUESTED", type: ReviewStatus, required: true }),
@@ -216,14 +298,16 @@ builder.mutationFields((t) => ({
     }),
   }),
   requestChangeRequestReviewers: t.field({
-    type: builder.simpleObject("RequestChangeRequestReviewersPayload", { description: "Result of the requestChangeRequestReviewers mutation",
+    type: builder.simpleObject("RequestChangeRequestReviewersPayload", {
+      description: "Result of the requestChangeRequestReviewers mutation",
       fields: (p) => ({ requestedReviewers: p.field({ type: [RequestedReviewerRef], description: "The requests to the users named" }) }),
     }),
     description: "Asks members who can review the space to review the change request (all or nothing)",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RequestChangeRequestReviewersInput", { description: "Input of the requestChangeRequestReviewers mutation",
+        type: builder.inputType("RequestChangeRequestReviewersInput", {
+          description: "Input of the requestChangeRequestReviewers mutation",
           fields: (f) => ({
             ...changeRequestTarget(f),
             users: f.idList({ required: true, description: "User ids, at most 50" }),
@@ -237,16 +321,22 @@ builder.mutationFields((t) => ({
     }),
   }),
   removeChangeRequestRequestedReviewer: t.field({
-    type: builder.simpleObject("RemoveChangeRequestRequestedReviewerPayload", { description: "Result of the removeChangeRequestRequestedReviewer mutation",
+    type: builder.simpleObject("RemoveChangeRequestRequestedReviewerPayload", {
+      description: "Result of the removeChangeRequestRequestedReviewer mutation",
       fields: (p) => ({ removed: p.boolean({ description: "False when the user had not been asked" }) }),
     }),
     description: "Withdraws the request to a member to review the change request",
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RemoveChangeRequestRequestedReviewerInput", { description: "Input of the removeChangeRequestRequestedReviewer mutation", fields: (f) => ({ ...changeRequestTarget(f), user: f.id({ description: "Id of the user", required: true }) }) }),
+        type: builder.inputType("RemoveChangeRequestRequestedReviewerInput", {
+          description: "Input of the removeChangeRequestRequestedReviewer mutation",
+          fields: (f) => ({ ...changeRequestTarget(f), user: f.id({ description: "Id of the user", required: true }) }),
+        }),
       }),
     },
-    resolve: async (_root, { input }, { core }) => ({ removed: await removeRequestedReviewer(core, input.space, input.changeRequest, input.user) }),
+    resolve: async (_root, { input }, { core }) => ({
+      removed: await removeRequestedReviewer(core, input.space, input.changeRequest, input.user),
+    }),
   }),
 }));

@@ -61,11 +61,27 @@ export const SamlProviderRef = builder.loadableNode("SamlProvider", {
       resolve: (p) => roleOf(p.defaultRole),
     }),
     createdAt: t.expose("createdAt", { description: "When the provider was added", type: "DateTime" }),
-    status: t.field({ description: "Whether the provider is fully configured and active", type: SamlProviderStatus, resolve: (p) => samlProviderStatus(p) }),
-    service: t.field({ description: "What the identity provider needs to know about this service", type: SamlServiceProvider, resolve: (p, _args, { core }) => samlService(core, p) }),
-    organization: t.field({ description: "The organization the provider signs members into", type: OrganizationRef, resolve: (p) => p.organizationId }),
-    urls: t.field({ description: "Addresses of the provider",
-      type: builder.simpleObject("SamlProviderUrls", { description: "Addresses of a SAML provider", fields: (u) => ({ location: u.string({ description: "URL of the provider in the REST API" }) }) }),
+    status: t.field({
+      description: "Whether the provider is fully configured and active",
+      type: SamlProviderStatus,
+      resolve: (p) => samlProviderStatus(p),
+    }),
+    service: t.field({
+      description: "What the identity provider needs to know about this service",
+      type: SamlServiceProvider,
+      resolve: (p, _args, { core }) => samlService(core, p),
+    }),
+    organization: t.field({
+      description: "The organization the provider signs members into",
+      type: OrganizationRef,
+      resolve: (p) => p.organizationId,
+    }),
+    urls: t.field({
+      description: "Addresses of the provider",
+      type: builder.simpleObject("SamlProviderUrls", {
+        description: "Addresses of a SAML provider",
+        fields: (u) => ({ location: u.string({ description: "URL of the provider in the REST API" }) }),
+      }),
       resolve: (p, _args, { core }) => ({ location: core.urls.api(`/orgs/${p.organizationId}/saml/${p.id}`) }),
     }),
   }),
@@ -89,7 +105,8 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     builder.connectionObject({ type: SamlProviderRef, name: "SamlProviderConnection" }, { name: "SamlProviderEdge" }),
   ),
-  samlProvider: t.field({ description: "A SAML provider of the organization by id",
+  samlProvider: t.field({
+    description: "A SAML provider of the organization by id",
     type: SamlProviderRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (o, { id }, { core }) => readSamlProvider(core, o.id, id),
@@ -102,15 +119,20 @@ builder.objectFields(OrganizationRef, (t) => ({
 }));
 
 const SamlProviderPayload = (name: string) =>
-  builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ samlProvider: t.field({ description: "The SAML provider, as it stands after the change", type: SamlProviderRef }) }) });
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (t) => ({ samlProvider: t.field({ description: "The SAML provider, as it stands after the change", type: SamlProviderRef }) }),
+  });
 
 builder.mutationFields((t) => ({
-  createSamlProvider: t.field({ description: "Adds a SAML provider to an organization (admins)",
+  createSamlProvider: t.field({
+    description: "Adds a SAML provider to an organization (admins)",
     type: SamlProviderPayload("CreateSamlProviderPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateSamlProviderInput", { description: "Input of the createSamlProvider mutation",
+        type: builder.inputType("CreateSamlProviderInput", {
+          description: "Input of the createSamlProvider mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             label: f.string({ required: true, description: "1 to 30 characters" }),
@@ -130,12 +152,14 @@ builder.mutationFields((t) => ({
       samlProvider: await createSamlProvider(core, organization, fields),
     }),
   }),
-  updateSamlProvider: t.field({ description: "Changes a SAML provider's settings",
+  updateSamlProvider: t.field({
+    description: "Changes a SAML provider's settings",
     type: SamlProviderPayload("UpdateSamlProviderPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateSamlProviderInput", { description: "Input of the updateSamlProvider mutation",
+        type: builder.inputType("UpdateSamlProviderInput", {
+          description: "Input of the updateSamlProvider mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             id: f.id({ description: "Id of the saml provider", required: true }),
@@ -150,16 +174,29 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input: { organization, id, ...patch } }, { core }) => ({
-      samlProvider: await updateSamlProvider(core, organization, id, nullMeansUnchanged(patch, ["label", "entityID", "ssoURL", "certificate"])),
+      samlProvider: await updateSamlProvider(
+        core,
+        organization,
+        id,
+        nullMeansUnchanged(patch, ["label", "entityID", "ssoURL", "certificate"]),
+      ),
     }),
   }),
-  deleteSamlProvider: t.field({ description: "Removes a SAML provider from an organization",
-    type: builder.simpleObject("DeleteSamlProviderPayload", { description: "Result of the deleteSamlProvider mutation", fields: (p) => ({ deletedSamlProviderId: p.id({ description: "Id of the SAML provider deleted" }) }) }),
+  deleteSamlProvider: t.field({
+    description: "Removes a SAML provider from an organization",
+    type: builder.simpleObject("DeleteSamlProviderPayload", {
+      description: "Result of the deleteSamlProvider mutation",
+      fields: (p) => ({ deletedSamlProviderId: p.id({ description: "Id of the SAML provider deleted" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteSamlProviderInput", { description: "Input of the deleteSamlProvider mutation",
-          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the saml provider", required: true }) }),
+        type: builder.inputType("DeleteSamlProviderInput", {
+          description: "Input of the deleteSamlProvider mutation",
+          fields: (f) => ({
+            organization: f.id({ description: "Id of the organization", required: true }),
+            id: f.id({ description: "Id of the saml provider", required: true }),
+          }),
         }),
       }),
     },

@@ -7,10 +7,12 @@ import { toConnection } from "./common.ts";
 import { OrganizationRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
-const SearchUrls = builder.simpleObject("SearchResultUrls", { description: "Addresses of a search result", fields: (t) => ({ app: t.string({ description: "URL of the result in the app" }) }) });
+const SearchUrls = builder.simpleObject("SearchResultUrls", {
+  description: "Addresses of a search result",
+  fields: (t) => ({ app: t.string({ description: "URL of the result in the app" }) }),
+});
 
-const appUrl = (core: Parameters<typeof searchSpace>[0], spaceId: string, path: string) =>
-  core.urls.app(`/s/${spaceId}/${path}`);
+const appUrl = (core: Parameters<typeof searchSpace>[0], spaceId: string, path: string) => core.urls.app(`/s/${spaceId}/${path}`);
 
 const SearchSectionRef = builder.objectRef<SectionResult & { spaceId: string }>("SearchSection").implement({
   description: "A section of a page (cut at headings) that matches; `body` is a snippet with the matches in **bold**",
@@ -20,7 +22,11 @@ const SearchSectionRef = builder.objectRef<SectionResult & { spaceId: string }>(
     path: t.exposeString("path", { description: "Path of the section: the page's path and the heading's anchor" }),
     body: t.exposeString("body", { description: "Text of the section (plain, shortened)" }),
     score: t.exposeFloat("score", { description: "Relevance: higher is better" }),
-    urls: t.field({ description: "Addresses of the section", type: SearchUrls, resolve: (s, _args, { core }) => ({ app: appUrl(core, s.spaceId, s.path) }) }),
+    urls: t.field({
+      description: "Addresses of the section",
+      type: SearchUrls,
+      resolve: (s, _args, { core }) => ({ app: appUrl(core, s.spaceId, s.path) }),
+    }),
   }),
 });
 
@@ -34,12 +40,17 @@ const SearchPageRef = builder.objectRef<PageResult>("SearchPage").implement({
     ancestors: t.exposeStringList("ancestors", { description: "Titles of the parent pages, from the top" }),
     score: t.exposeFloat("score", { description: "Relevance: higher is better" }),
     rank: t.exposeInt("rank", { description: "One-based position in the whole ranked result" }),
-    sections: t.field({ description: "The sections of the page that match, best first",
+    sections: t.field({
+      description: "The sections of the page that match, best first",
       type: [SearchSectionRef],
       resolve: (page) => page.sections.map((section) => ({ ...section, spaceId: page.spaceId })),
     }),
     space: t.field({ description: "The space the page is in", type: SpaceRef, resolve: (page) => page.spaceId }),
-    urls: t.field({ description: "Addresses of the page", type: SearchUrls, resolve: (p, _args, { core }) => ({ app: appUrl(core, p.spaceId, p.path) }) }),
+    urls: t.field({
+      description: "Addresses of the page",
+      type: SearchUrls,
+      resolve: (p, _args, { core }) => ({ app: appUrl(core, p.spaceId, p.path) }),
+    }),
   }),
 });
 
@@ -54,13 +65,16 @@ export const SearchSpaceRef = builder.objectRef<SpaceResult>("SearchSpace").impl
   }),
 });
 
-export const SearchSpaceConnection = builder.connectionObject({ type: SearchSpaceRef, name: "SearchSpaceConnection" }, { name: "SearchSpaceEdge" });
+export const SearchSpaceConnection = builder.connectionObject(
+  { type: SearchSpaceRef, name: "SearchSpaceConnection" },
+  { name: "SearchSpaceEdge" },
+);
 
 builder.objectField(SpaceRef, "search", (t) =>
   t.connection(
     {
       type: SearchPageRef,
-      description: "Pages of the head revision matching `query` (web search syntax: words, \"phrases\", -excluded, or)",
+      description: 'Pages of the head revision matching `query` (web search syntax: words, "phrases", -excluded, or)',
       args: { query: t.arg.string({ required: true }) },
       resolve: async (space, args, { core }) => toConnection(await searchSpace(core, space.id, args.query, args)),
     },
@@ -75,8 +89,7 @@ builder.objectField(OrganizationRef, "search", (t) =>
       type: SearchSpaceRef,
       description: "Spaces of the organization the caller can read, with their pages matching `query`",
       args: { query: t.arg.string({ required: true }) },
-      resolve: async (organization, args, { core }) =>
-        toConnection(await searchOrganization(core, organization.id, args.query, args)),
+      resolve: async (organization, args, { core }) => toConnection(await searchOrganization(core, organization.id, args.query, args)),
     },
     SearchSpaceConnection,
   ),

@@ -19,10 +19,19 @@ import {
 import { publishedUrls } from "../core/content/target.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";
-import { ContentPositionInput, ContentVisibility, MemberRole, SpaceEditMode, toConnection, payloadDescription, inputDescription } from "./common.ts";
+import {
+  ContentPositionInput,
+  ContentVisibility,
+  MemberRole,
+  SpaceEditMode,
+  toConnection,
+  payloadDescription,
+  inputDescription,
+} from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 
-const SpacePermissions = builder.simpleObject("SpacePermissions", { description: "What the caller may do with a space",
+const SpacePermissions = builder.simpleObject("SpacePermissions", {
+  description: "What the caller may do with a space",
   fields: (t) => ({
     view: t.boolean({ description: "Whether the caller may read the space" }),
     access: t.boolean({ description: "Whether the caller has any access" }),
@@ -37,7 +46,8 @@ const SpacePermissions = builder.simpleObject("SpacePermissions", { description:
   }),
 });
 
-const SpaceUrls = builder.simpleObject("SpaceUrls", { description: "Addresses of a space",
+const SpaceUrls = builder.simpleObject("SpaceUrls", {
+  description: "Addresses of a space",
   fields: (t) => ({
     location: t.string({ description: "URL of the space in the REST API" }),
     app: t.string({ description: "URL of the space in the app" }),
@@ -47,7 +57,8 @@ const SpaceUrls = builder.simpleObject("SpaceUrls", { description: "Addresses of
   }),
 });
 
-export const SpaceRef = builder.loadableNode("Space", { description: "A space: one body of documentation (a tree of pages, files, reusable contents) with its revisions and change requests",
+export const SpaceRef = builder.loadableNode("Space", {
+  description: "A space: one body of documentation (a tree of pages, files, reusable contents) with its revisions and change requests",
   id: { resolve: (space: Space) => space.id },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleSpaces(core, ids);
@@ -56,12 +67,28 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
   fields: (t) => ({
     title: t.exposeString("title", { description: "Title of the space" }),
     emoji: t.exposeString("emoji", { description: "Emoji of the space (Unicode code point in hex); empty when none" }),
-    visibility: t.field({ description: "Who can read the space", type: ContentVisibility, resolve: (s) => spaceVisibilityOf(s.visibility) }),
+    visibility: t.field({
+      description: "Who can read the space",
+      type: ContentVisibility,
+      resolve: (s) => spaceVisibilityOf(s.visibility),
+    }),
     createdAt: t.expose("createdAt", { description: "When the space was created", type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { description: "When the space or its content last changed", type: "DateTime" }),
-    deletedAt: t.expose("deletedAt", { description: "When the space was deleted (it is restorable for 7 days); null unless deleted", type: "DateTime", nullable: true }),
-    editMode: t.field({ description: "LIVE: direct edits allowed; LOCKED: edits only through change requests", type: SpaceEditMode, resolve: (s) => editModeOf(s.editMode) }),
-    organization: t.field({ description: "The organization the space belongs to", type: OrganizationRef, resolve: (s) => s.organizationId }),
+    deletedAt: t.expose("deletedAt", {
+      description: "When the space was deleted (it is restorable for 7 days); null unless deleted",
+      type: "DateTime",
+      nullable: true,
+    }),
+    editMode: t.field({
+      description: "LIVE: direct edits allowed; LOCKED: edits only through change requests",
+      type: SpaceEditMode,
+      resolve: (s) => editModeOf(s.editMode),
+    }),
+    organization: t.field({
+      description: "The organization the space belongs to",
+      type: OrganizationRef,
+      resolve: (s) => s.organizationId,
+    }),
     parent: t.field({
       type: CollectionRef,
       nullable: true,
@@ -71,7 +98,8 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
     revision: t.id({ description: "Id of the head revision", resolve: (s) => s.revisionId }),
     mergeRules: t.field({
       type: "JSON",
-      description: "What a change request needs to be merged: { type: inherit } (the organization's), { type: none } or { type: rules, rules }",
+      description:
+        "What a change request needs to be merged: { type: inherit } (the organization's), { type: none } or { type: rules, rules }",
       resolve: (s) => s.mergeRules,
     }),
     defaultLevel: t.field({
@@ -88,9 +116,16 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
       description: "Change requests of the space, in any status",
       resolve: async (s, _args, { core }) => Object.values(await core.loaders.changeRequestCounts.load(s.id)).reduce((a, b) => a + b, 0),
     }),
-    openChangeRequestCount: t.int({ description: "Number of open change requests", resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0 }),
-    draftChangeRequestCount: t.int({ description: "Number of change requests still in draft", resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0 }),
-    urls: t.field({ description: "Addresses of the space",
+    openChangeRequestCount: t.int({
+      description: "Number of open change requests",
+      resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0,
+    }),
+    draftChangeRequestCount: t.int({
+      description: "Number of change requests still in draft",
+      resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0,
+    }),
+    urls: t.field({
+      description: "Addresses of the space",
       type: SpaceUrls,
       resolve: (s, _args, { core }) => ({
         location: core.urls.api(`/spaces/${s.id}`),
@@ -99,7 +134,8 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
         icon: null,
       }),
     }),
-    permissions: t.field({ description: "What the caller may do with the space",
+    permissions: t.field({
+      description: "What the caller may do with the space",
       type: SpacePermissions,
       resolve: async (s, _args, { core }) => spacePermissions(await core.access.roleOnSpace(s)),
     }),
@@ -109,40 +145,56 @@ export const SpaceRef = builder.loadableNode("Space", { description: "A space: o
 export const SpaceConnection = builder.connectionObject({ type: SpaceRef, name: "SpaceConnection" }, { name: "SpaceEdge" });
 
 builder.objectField(OrganizationRef, "spaces", (t) =>
-  t.connection({
-    type: SpaceRef,
-    description: "Spaces of the organization the caller can read, deleted ones excepted",
-    resolve: async (o, args, { core }) => toConnection(await listOrganizationSpaces(core, o.id, args)),
-  }, SpaceConnection),
+  t.connection(
+    {
+      type: SpaceRef,
+      description: "Spaces of the organization the caller can read, deleted ones excepted",
+      resolve: async (o, args, { core }) => toConnection(await listOrganizationSpaces(core, o.id, args)),
+    },
+    SpaceConnection,
+  ),
 );
 
 builder.objectField(CollectionRef, "spaces", (t) =>
-  t.connection({
-    type: SpaceRef,
-    description: "Spaces directly inside the collection, in their order",
-    resolve: async (c, args, { core }) => toConnection(await listCollectionSpaces(core, c, args)),
-  }, SpaceConnection),
+  t.connection(
+    {
+      type: SpaceRef,
+      description: "Spaces directly inside the collection, in their order",
+      resolve: async (c, args, { core }) => toConnection(await listCollectionSpaces(core, c, args)),
+    },
+    SpaceConnection,
+  ),
 );
 
 builder.queryField("space", (t) =>
-  t.field({ description: "A space by id; not found when the caller cannot read it",
+  t.field({
+    description: "A space by id; not found when the caller cannot read it",
     type: SpaceRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, { core }) => (await readSpace(core, id)).space,
   }),
 );
 
-const SpacePayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ space: t.field({ description: "The space, as it stands after the change", type: SpaceRef }) }) });
+const SpacePayload = (name: string) =>
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (t) => ({ space: t.field({ description: "The space, as it stands after the change", type: SpaceRef }) }),
+  });
 const SpaceIdInput = (name: string) =>
-  builder.inputType(name, { description: inputDescription(name), fields: (f) => ({ id: f.id({ description: "Id of the space", required: true }) }) });
+  builder.inputType(name, {
+    description: inputDescription(name),
+    fields: (f) => ({ id: f.id({ description: "Id of the space", required: true }) }),
+  });
 
 builder.mutationFields((t) => ({
-  createSpace: t.field({ description: "Creates a space in an organization (or in a collection), with an empty content",
+  createSpace: t.field({
+    description: "Creates a space in an organization (or in a collection), with an empty content",
     type: SpacePayload("CreateSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateSpaceInput", { description: "Input of the createSpace mutation",
+        type: builder.inputType("CreateSpaceInput", {
+          description: "Input of the createSpace mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             title: f.string({ description: "Title of the new space" }),
@@ -157,19 +209,24 @@ builder.mutationFields((t) => ({
       space: await createSpace(core, { ...input, organizationId: input.organization }),
     }),
   }),
-  updateSpace: t.field({ description: "Changes a space's title, emoji, visibility or edit mode",
+  updateSpace: t.field({
+    description: "Changes a space's title, emoji, visibility or edit mode",
     type: SpacePayload("UpdateSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateSpaceInput", { description: "Input of the updateSpace mutation",
+        type: builder.inputType("UpdateSpaceInput", {
+          description: "Input of the updateSpace mutation",
           fields: (f) => ({
             id: f.id({ description: "Id of the space", required: true }),
             title: f.string({ description: "New title; absent: unchanged" }),
             emoji: f.string({ description: "null removes it" }),
             editMode: f.field({ description: "LIVE or LOCKED; absent: unchanged", type: SpaceEditMode }),
             defaultLevel: f.field({ type: MemberRole, description: "null inherits from the parent" }),
-            mergeRules: f.field({ type: "JSON", description: "{ type: inherit } (the organization's), { type: none } or { type: rules, rules: [...] }" }),
+            mergeRules: f.field({
+              type: "JSON",
+              description: "{ type: inherit } (the organization's), { type: none } or { type: rules, rules: [...] }",
+            }),
           }),
         }),
       }),
@@ -178,30 +235,38 @@ builder.mutationFields((t) => ({
       space: await updateSpace(core, id, nullMeansUnchanged(patch, ["title", "editMode", "mergeRules"])),
     }),
   }),
-  deleteSpace: t.field({ description: "Deletes a space; it can be restored for 7 days",
-    type: builder.simpleObject("DeleteSpacePayload", { description: "Result of the deleteSpace mutation", fields: (p) => ({ deletedSpaceId: p.id({ description: "Id of the space deleted (it can be restored for 7 days)" }) }) }),
+  deleteSpace: t.field({
+    description: "Deletes a space; it can be restored for 7 days",
+    type: builder.simpleObject("DeleteSpacePayload", {
+      description: "Result of the deleteSpace mutation",
+      fields: (p) => ({ deletedSpaceId: p.id({ description: "Id of the space deleted (it can be restored for 7 days)" }) }),
+    }),
     args: { input: t.arg({ required: true, type: SpaceIdInput("DeleteSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => {
       await deleteSpace(core, input.id);
       return { deletedSpaceId: input.id };
     },
   }),
-  restoreSpace: t.field({ description: "Restores a space deleted less than 7 days ago",
+  restoreSpace: t.field({
+    description: "Restores a space deleted less than 7 days ago",
     type: SpacePayload("RestoreSpacePayload"),
     args: { input: t.arg({ required: true, type: SpaceIdInput("RestoreSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => ({ space: await restoreSpace(core, input.id) }),
   }),
-  duplicateSpace: t.field({ description: "Copies a space (its head content, reusable contents and variables) into a new space beside it",
+  duplicateSpace: t.field({
+    description: "Copies a space (its head content, reusable contents and variables) into a new space beside it",
     type: SpacePayload("DuplicateSpacePayload"),
     args: { input: t.arg({ required: true, type: SpaceIdInput("DuplicateSpaceInput") }) },
     resolve: async (_root, { input }, { core }) => ({ space: await duplicateSpace(core, input.id) }),
   }),
-  moveSpace: t.field({ description: "Moves a space into another collection or to the top level, or among its siblings",
+  moveSpace: t.field({
+    description: "Moves a space into another collection or to the top level, or among its siblings",
     type: SpacePayload("MoveSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("MoveSpaceInput", { description: "Input of the moveSpace mutation",
+        type: builder.inputType("MoveSpaceInput", {
+          description: "Input of the moveSpace mutation",
           fields: (f) => ({
             id: f.id({ description: "Id of the space", required: true }),
             parent: f.id({ description: "New parent collection; null for the top level; absent keeps it" }),
@@ -214,13 +279,18 @@ builder.mutationFields((t) => ({
       space: await moveSpace(core, input.id, { parent: input.parent, position: input.position }),
     }),
   }),
-  transferSpace: t.field({ description: "Moves a space to another organization",
+  transferSpace: t.field({
+    description: "Moves a space to another organization",
     type: SpacePayload("TransferSpacePayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("TransferSpaceInput", { description: "Input of the transferSpace mutation",
-          fields: (f) => ({ id: f.id({ description: "Id of the space", required: true }), organization: f.id({ description: "Id of the organization to move the space to", required: true }) }),
+        type: builder.inputType("TransferSpaceInput", {
+          description: "Input of the transferSpace mutation",
+          fields: (f) => ({
+            id: f.id({ description: "Id of the space", required: true }),
+            organization: f.id({ description: "Id of the organization to move the space to", required: true }),
+          }),
         }),
       }),
     },

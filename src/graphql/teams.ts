@@ -30,7 +30,8 @@ export const TeamMemberRole = builder.enumType("TeamMemberRole", {
   >,
 });
 
-const TeamPermissions = builder.simpleObject("TeamPermissions", { description: "What the caller may do with a team",
+const TeamPermissions = builder.simpleObject("TeamPermissions", {
+  description: "What the caller may do with a team",
   fields: (t) => ({
     admin: t.boolean({ description: "Can the caller manage the team (rename it, change its members)" }),
     view: t.boolean({ description: "Can the caller view the team and list its members" }),
@@ -47,7 +48,11 @@ export const TeamRef = builder.loadableNode("Team", {
   fields: (t) => ({
     title: t.exposeString("title", { description: "Name of the team" }),
     createdAt: t.expose("createdAt", { description: "When the team was created", type: "DateTime" }),
-    organization: t.field({ description: "The organization the team belongs to", type: OrganizationRef, resolve: (team) => team.organizationId }),
+    organization: t.field({
+      description: "The organization the team belongs to",
+      type: OrganizationRef,
+      resolve: (team) => team.organizationId,
+    }),
     memberCount: t.int({
       description: "Number of members in the team",
       resolve: (team, _args, { core }) => core.loaders.teamMemberCount.load(team.id),
@@ -56,7 +61,8 @@ export const TeamRef = builder.loadableNode("Team", {
       description: "Number of spaces the team reaches through its grants (on the space or a collection above it)",
       resolve: (team, _args, { core }) => core.loaders.teamSpaceCount.load(team.id),
     }),
-    permissions: t.field({ description: "What the caller may do with the team",
+    permissions: t.field({
+      description: "What the caller may do with the team",
       type: TeamPermissions,
       resolve: async (team, _args, { core }) => {
         const [admin, view] = await Promise.all([mayOnTeam(core, "team.manageMembers", team), mayOnTeam(core, "team.read", team)]);
@@ -71,7 +77,11 @@ export const TeamConnection = builder.connectionObject({ type: TeamRef, name: "T
 export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership").implement({
   description: "A member of a team: their membership in the organization and their role in the team",
   fields: (t) => ({
-    role: t.field({ description: "The member's role in the team: OWNER or MEMBER", type: TeamMemberRole, resolve: (m) => teamRoleOf(m.role) }),
+    role: t.field({
+      description: "The member's role in the team: OWNER or MEMBER",
+      type: TeamMemberRole,
+      resolve: (m) => teamRoleOf(m.role),
+    }),
     team: t.field({ description: "The team", type: TeamRef, resolve: (m) => m.teamId }),
     user: t.field({ description: "The member", type: UserRef, resolve: (m) => m.userId }),
     member: t.field({
@@ -84,8 +94,10 @@ export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership")
         return member;
       },
     }),
-    permissions: t.field({ description: "What the caller may do with this membership",
-      type: builder.simpleObject("TeamMembershipPermissions", { description: "What the caller may do with a team membership",
+    permissions: t.field({
+      description: "What the caller may do with this membership",
+      type: builder.simpleObject("TeamMembershipPermissions", {
+        description: "What the caller may do with a team membership",
         fields: (p) => ({ view: p.boolean({ description: "Can the caller view the team member" }) }),
       }),
       // Listing a team's members needs to read the team, which shows every member in it.
@@ -118,26 +130,37 @@ builder.objectFields(OrganizationRef, (t) => ({
     },
     TeamConnection,
   ),
-  team: t.field({ description: "A team of the organization by id",
+  team: t.field({
+    description: "A team of the organization by id",
     type: TeamRef,
     args: { id: t.arg.id({ required: true }) },
     resolve: (o, { id }, { core }) => readTeam(core, o.id, id),
   }),
 }));
 
-const TeamPayload = (name: string) => builder.simpleObject(name, { description: payloadDescription(name), fields: (t) => ({ team: t.field({ description: "The team, as it stands after the change", type: TeamRef }) }) });
+const TeamPayload = (name: string) =>
+  builder.simpleObject(name, {
+    description: payloadDescription(name),
+    fields: (t) => ({ team: t.field({ description: "The team, as it stands after the change", type: TeamRef }) }),
+  });
 
-const TeamMembershipInput = builder.inputType("TeamMembershipInput", { description: "Input of the teamMembership mutation",
-  fields: (f) => ({ user: f.id({ description: "Id of the user (a member of the organization)", required: true }), role: f.field({ description: "Role in the team: OWNER or MEMBER", type: TeamMemberRole, required: true }) }),
+const TeamMembershipInput = builder.inputType("TeamMembershipInput", {
+  description: "Input of the teamMembership mutation",
+  fields: (f) => ({
+    user: f.id({ description: "Id of the user (a member of the organization)", required: true }),
+    role: f.field({ description: "Role in the team: OWNER or MEMBER", type: TeamMemberRole, required: true }),
+  }),
 });
 
 builder.mutationFields((t) => ({
-  createTeam: t.field({ description: "Creates a team in an organization",
+  createTeam: t.field({
+    description: "Creates a team in an organization",
     type: TeamPayload("CreateTeamPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateTeamInput", { description: "Input of the createTeam mutation",
+        type: builder.inputType("CreateTeamInput", {
+          description: "Input of the createTeam mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             title: f.string({ required: true, description: "1 to 64 characters" }),
@@ -150,13 +173,19 @@ builder.mutationFields((t) => ({
       team: await createTeam(core, { organizationId: input.organization, title: input.title, members: input.members }),
     }),
   }),
-  updateTeam: t.field({ description: "Renames a team",
+  updateTeam: t.field({
+    description: "Renames a team",
     type: TeamPayload("UpdateTeamPayload"),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateTeamInput", { description: "Input of the updateTeam mutation",
-          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the team", required: true }), title: f.string({ description: "New title; absent: unchanged" }) }),
+        type: builder.inputType("UpdateTeamInput", {
+          description: "Input of the updateTeam mutation",
+          fields: (f) => ({
+            organization: f.id({ description: "Id of the organization", required: true }),
+            id: f.id({ description: "Id of the team", required: true }),
+            title: f.string({ description: "New title; absent: unchanged" }),
+          }),
         }),
       }),
     },
@@ -164,13 +193,21 @@ builder.mutationFields((t) => ({
       team: await updateTeam(core, organization, id, nullMeansUnchanged(patch, ["title"])),
     }),
   }),
-  deleteTeam: t.field({ description: "Deletes a team, its memberships and its grants",
-    type: builder.simpleObject("DeleteTeamPayload", { description: "Result of the deleteTeam mutation", fields: (p) => ({ deletedTeamId: p.id({ description: "Id of the team deleted" }) }) }),
+  deleteTeam: t.field({
+    description: "Deletes a team, its memberships and its grants",
+    type: builder.simpleObject("DeleteTeamPayload", {
+      description: "Result of the deleteTeam mutation",
+      fields: (p) => ({ deletedTeamId: p.id({ description: "Id of the team deleted" }) }),
+    }),
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("DeleteTeamInput", { description: "Input of the deleteTeam mutation",
-          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), id: f.id({ description: "Id of the team", required: true }) }),
+        type: builder.inputType("DeleteTeamInput", {
+          description: "Input of the deleteTeam mutation",
+          fields: (f) => ({
+            organization: f.id({ description: "Id of the organization", required: true }),
+            id: f.id({ description: "Id of the team", required: true }),
+          }),
         }),
       }),
     },
@@ -186,7 +223,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("UpdateTeamMembersInput", { description: "Input of the updateTeamMembers mutation",
+        type: builder.inputType("UpdateTeamMembersInput", {
+          description: "Input of the updateTeamMembers mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             team: f.id({ description: "Id of the team", required: true }),
@@ -215,12 +253,16 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("SetTeamMemberInput", { description: "Input of the setTeamMember mutation",
+        type: builder.inputType("SetTeamMemberInput", {
+          description: "Input of the setTeamMember mutation",
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             team: f.id({ description: "Id of the team", required: true }),
             user: f.id({ description: "Id of the user (a member of the organization)", required: true }),
-            role: f.field({ description: "Role in the team: OWNER or MEMBER; absent keeps the current one (MEMBER when new)", type: TeamMemberRole }),
+            role: f.field({
+              description: "Role in the team: OWNER or MEMBER; absent keeps the current one (MEMBER when new)",
+              type: TeamMemberRole,
+            }),
           }),
         }),
       }),
@@ -236,8 +278,13 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RemoveTeamMemberInput", { description: "Input of the removeTeamMember mutation",
-          fields: (f) => ({ organization: f.id({ description: "Id of the organization", required: true }), team: f.id({ description: "Id of the team", required: true }), user: f.id({ description: "Id of the user to remove from the team", required: true }) }),
+        type: builder.inputType("RemoveTeamMemberInput", {
+          description: "Input of the removeTeamMember mutation",
+          fields: (f) => ({
+            organization: f.id({ description: "Id of the organization", required: true }),
+            team: f.id({ description: "Id of the team", required: true }),
+            user: f.id({ description: "Id of the user to remove from the team", required: true }),
+          }),
         }),
       }),
     },

@@ -36,14 +36,16 @@ builder.objectField(UserRef, "apiTokens", (t) =>
   }),
 );
 
-const CreateApiTokenPayload = builder.simpleObject("CreateApiTokenPayload", { description: "Result of the createApiToken mutation",
+const CreateApiTokenPayload = builder.simpleObject("CreateApiTokenPayload", {
+  description: "Result of the createApiToken mutation",
   fields: (t) => ({
     token: t.string({ description: "The secret, for `Authorization: Bearer <token>`: shown only now, stored only as a hash" }),
     apiToken: t.field({ type: ApiTokenRef, description: "The new token's description" }),
   }),
 });
 
-const RevokeApiTokenPayload = builder.simpleObject("RevokeApiTokenPayload", { description: "Result of the revokeApiToken mutation",
+const RevokeApiTokenPayload = builder.simpleObject("RevokeApiTokenPayload", {
+  description: "Result of the revokeApiToken mutation",
   fields: (t) => ({ revokedTokenId: t.id({ description: "Id of the token revoked: it is refused from now on" }) }),
 });
 
@@ -54,10 +56,13 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("CreateApiTokenInput", { description: "Input of the createApiToken mutation",
+        type: builder.inputType("CreateApiTokenInput", {
+          description: "Input of the createApiToken mutation",
           fields: (f) => ({
             label: f.string({ description: `What the token is for (1 to ${TOKEN_LABEL_MAX} characters)` }),
-            expiresInDays: f.int({ description: `Days until the token stops working (1 to ${TOKEN_EXPIRY_DAYS_MAX}); absent: it does not expire` }),
+            expiresInDays: f.int({
+              description: `Days until the token stops working (1 to ${TOKEN_EXPIRY_DAYS_MAX}); absent: it does not expire`,
+            }),
           }),
         }),
       }),
@@ -70,7 +75,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({
         required: true,
-        type: builder.inputType("RevokeApiTokenInput", { description: "Input of the revokeApiToken mutation",
+        type: builder.inputType("RevokeApiTokenInput", {
+          description: "Input of the revokeApiToken mutation",
           fields: (f) => ({ id: f.id({ required: true, description: "Id of the token (`tok_…`)" }) }),
         }),
       }),

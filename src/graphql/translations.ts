@@ -65,19 +65,37 @@ export const TranslationSettingsRef = builder.loadableNode("TranslationSettings"
   },
   fields: (t) => ({
     title: t.exposeString("title", { description: "Name of the translation (1 to 100 characters)" }),
-    languages: t.stringList({ description: "Language codes translated into (`fr`, `pt-br`…), lowercase", resolve: (translation) => translation.languages as string[] }),
+    languages: t.stringList({
+      description: "Language codes translated into (`fr`, `pt-br`…), lowercase",
+      resolve: (translation) => translation.languages as string[],
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime", description: "When the translation was created" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When its settings last changed" }),
-    organization: t.field({ description: "The organization the translation belongs to", type: OrganizationRef, resolve: (translation) => translation.organizationId }),
-    source: t.field({ type: SpaceRef, nullable: true, description: "The space translated from", resolve: (translation) => translation.sourceSpaceId }),
-    permissions: t.field({ description: "What the caller may do with the translation", type: Permissions, resolve: (translation, _args, { core }) => translationPermissions(core, translation) }),
+    organization: t.field({
+      description: "The organization the translation belongs to",
+      type: OrganizationRef,
+      resolve: (translation) => translation.organizationId,
+    }),
+    source: t.field({
+      type: SpaceRef,
+      nullable: true,
+      description: "The space translated from",
+      resolve: (translation) => translation.sourceSpaceId,
+    }),
+    permissions: t.field({
+      description: "What the caller may do with the translation",
+      type: Permissions,
+      resolve: (translation, _args, { core }) => translationPermissions(core, translation),
+    }),
     urls: t.field({
       description: "Addresses of the translation",
       type: builder.simpleObject("TranslationSettingsUrls", {
         description: "Addresses of a translation",
         fields: (u) => ({ location: u.string({ description: "URL of the translation in the REST API" }) }),
       }),
-      resolve: (translation, _args, { core }) => ({ location: core.urls.api(`/orgs/${translation.organizationId}/translations/${translation.id}`) }),
+      resolve: (translation, _args, { core }) => ({
+        location: core.urls.api(`/orgs/${translation.organizationId}/translations/${translation.id}`),
+      }),
     }),
   }),
 });
@@ -87,14 +105,23 @@ export const TranslationTargetRef = builder.objectRef<TranslationTarget>("Transl
   fields: (t) => ({
     id: t.exposeID("id", { description: "Id of the target" }),
     language: t.exposeString("language", { description: "The language code this target holds, one of the translation's languages" }),
-    space: t.field({ description: "The space holding this language; null when the caller cannot read it", type: SpaceRef, nullable: true, resolve: (target) => target.spaceId }),
+    space: t.field({
+      description: "The space holding this language; null when the caller cannot read it",
+      type: SpaceRef,
+      nullable: true,
+      resolve: (target) => target.spaceId,
+    }),
     syncedRevision: t.field({
       type: RevisionRef,
       nullable: true,
       description: "The source revision the target's page tree was last brought in line with (null: never run)",
       resolve: (target) => target.syncedRevisionId,
     }),
-    syncedAt: t.expose("syncedAt", { type: "DateTime", nullable: true, description: "When a run last synced the target (null: never run)" }),
+    syncedAt: t.expose("syncedAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "When a run last synced the target (null: never run)",
+    }),
     changedPages: t.field({
       type: [PageChange],
       description: "Source pages created, edited, moved or deleted since the last sync (every page before the first)",
@@ -109,7 +136,11 @@ export const TranslationTargetRef = builder.objectRef<TranslationTarget>("Transl
 });
 
 builder.objectFields(TranslationSettingsRef, (t) => ({
-  targets: t.field({ description: "The target spaces, one per language that has one", type: [TranslationTargetRef], resolve: (translation, _args, { core }) => targetsOf(core, translation) }),
+  targets: t.field({
+    description: "The target spaces, one per language that has one",
+    type: [TranslationTargetRef],
+    resolve: (translation, _args, { core }) => targetsOf(core, translation),
+  }),
 }));
 
 builder.objectFields(OrganizationRef, (t) => ({
@@ -169,7 +200,11 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, { core }) => ({
-      translation: await createTranslation(core, String(input.organization), { title: input.title, languages: input.languages ?? undefined, source: input.source == null ? null : String(input.source) }),
+      translation: await createTranslation(core, String(input.organization), {
+        title: input.title,
+        languages: input.languages ?? undefined,
+        source: input.source == null ? null : String(input.source),
+      }),
     }),
   }),
   updateTranslation: t.field({
@@ -212,7 +247,10 @@ builder.mutationFields((t) => ({
         required: true,
         type: builder.inputType("DeleteTranslationInput", {
           description: inputDescription("DeleteTranslationInput"),
-          fields: (f) => ({ id: f.id({ required: true, description: "The translation to delete" }), organization: f.id({ description: organizationField }) }),
+          fields: (f) => ({
+            id: f.id({ required: true, description: "The translation to delete" }),
+            organization: f.id({ description: organizationField }),
+          }),
         }),
       }),
     },
@@ -236,12 +274,17 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             translation: f.id({ required: true, description: "The translation" }),
             language: f.string({ required: true, description: "One of the translation's language codes" }),
-            space: f.id({ required: true, description: "The space to hold that language: of the same organization, not the source, not another language's target" }),
+            space: f.id({
+              required: true,
+              description: "The space to hold that language: of the same organization, not the source, not another language's target",
+            }),
           }),
         }),
       }),
     },
-    resolve: async (_root, { input }, { core }) => ({ target: await setTarget(core, String(input.translation), { language: input.language, space: String(input.space) }) }),
+    resolve: async (_root, { input }, { core }) => ({
+      target: await setTarget(core, String(input.translation), { language: input.language, space: String(input.space) }),
+    }),
   }),
   removeTranslationTarget: t.field({
     type: Payload,
@@ -268,13 +311,17 @@ builder.mutationFields((t) => ({
         runs: p.field({ type: [TargetRun], description: "What the run did, one entry per target" }),
       }),
     }),
-    description: "Brings every target's page tree in line with the source: new pages added untranslated, moves and deletions followed, translated bodies untouched",
+    description:
+      "Brings every target's page tree in line with the source: new pages added untranslated, moves and deletions followed, translated bodies untouched",
     args: {
       input: t.arg({
         required: true,
         type: builder.inputType("RunTranslationInput", {
           description: inputDescription("RunTranslationInput"),
-          fields: (f) => ({ translation: f.id({ required: true, description: "The translation to run" }), organization: f.id({ description: organizationField }) }),
+          fields: (f) => ({
+            translation: f.id({ required: true, description: "The translation to run" }),
+            organization: f.id({ description: organizationField }),
+          }),
         }),
       }),
     },

@@ -6,7 +6,10 @@ import { errorResponse } from "./errors.ts";
 
 export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Response {
   if (url.pathname === graphqlEndpoint) {
-    return Response.json({ errors: [{ message: "Unexpected error", extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } } }] }, { status: 500 });
+    return Response.json(
+      { errors: [{ message: "Unexpected error", extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } } }] },
+      { status: 500 },
+    );
   }
   return errorResponse(500, "Unexpected error");
 }

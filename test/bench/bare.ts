@@ -27,7 +27,9 @@ function serve(pool: pg.Pool, routes: BareRoute[]): Promise<string> {
     const body = JSON.stringify(route.parsed);
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) }).end(body);
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 process.on("message", async (message: { type: string; databaseUrl: string; same: BareRoute[]; one: BareRoute[] }) => {

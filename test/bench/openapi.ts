@@ -59,7 +59,13 @@ export function generateSpec(bytes: number): { text: string; operations: number 
           { name: "page", in: "query", schema: { type: "string" }, description: LOREM },
           { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 1000 } },
         ],
-        responses: { "200": { description: "The items", content: { "application/json": { schema: { type: "object", properties: { items: { type: "array", items: ref } } } } } }, ...errors },
+        responses: {
+          "200": {
+            description: "The items",
+            content: { "application/json": { schema: { type: "object", properties: { items: { type: "array", items: ref } } } } },
+          },
+          ...errors,
+        },
       },
       post: {
         operationId: `create${name}`,
@@ -70,7 +76,13 @@ export function generateSpec(bytes: number): { text: string; operations: number 
       },
     };
     paths[`/resources${i}/{id}`] = {
-      get: { operationId: `get${name}`, summary: `Read a ${name}`, description: LOREM.repeat(14), parameters: [id], responses: { "200": { description: "It", content: { "application/json": { schema: ref } } }, ...errors } },
+      get: {
+        operationId: `get${name}`,
+        summary: `Read a ${name}`,
+        description: LOREM.repeat(14),
+        parameters: [id],
+        responses: { "200": { description: "It", content: { "application/json": { schema: ref } } }, ...errors },
+      },
       put: {
         operationId: `update${name}`,
         summary: `Replace a ${name}`,
@@ -79,10 +91,18 @@ export function generateSpec(bytes: number): { text: string; operations: number 
         requestBody: { required: true, content: { "application/json": { schema: ref } } },
         responses: { "200": { description: "Replaced", content: { "application/json": { schema: ref } } }, ...errors },
       },
-      delete: { operationId: `delete${name}`, summary: `Delete a ${name}`, parameters: [id], responses: { "204": { description: "Deleted" }, ...errors } },
+      delete: {
+        operationId: `delete${name}`,
+        summary: `Delete a ${name}`,
+        parameters: [id],
+        responses: { "204": { description: "Deleted" }, ...errors },
+      },
     };
     operations += 5;
-    size += JSON.stringify(schemas[name]).length + JSON.stringify(paths[`/resources${i}`]).length + JSON.stringify(paths[`/resources${i}/{id}`]).length;
+    size +=
+      JSON.stringify(schemas[name]).length +
+      JSON.stringify(paths[`/resources${i}`]).length +
+      JSON.stringify(paths[`/resources${i}/{id}`]).length;
   }
   const text = JSON.stringify({ openapi: "3.1.0", info: { title: "Bench", version: "1.0.0" }, paths, components: { schemas } });
   return { text, operations };
@@ -126,7 +146,12 @@ export async function openapiTargets(rounds: number, progress: (text: string) =>
   /** PUTs the spec under `slug` and waits until it is processed. */
   const processOnce = async (slug: string, round: number) => {
     const start = performance.now();
-    const put = await fetch(specPath(slug), { method: "PUT", headers, body: JSON.stringify({ source: { url: `${specUrl}?round=${round}` } }), signal: AbortSignal.timeout(30_000) });
+    const put = await fetch(specPath(slug), {
+      method: "PUT",
+      headers,
+      body: JSON.stringify({ source: { url: `${specUrl}?round=${round}` } }),
+      signal: AbortSignal.timeout(30_000),
+    });
     if (put.status !== 201) throw new Error(`PUT spec answered ${put.status}: ${await put.text()}`);
     let spec: { processingState: string; lastVersion?: string; lastProcessErrorCode?: string; lastProcessedErrors?: unknown[] } | undefined;
     for (;;) {

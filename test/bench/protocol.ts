@@ -52,7 +52,7 @@ export function startChild(file: string, env: Record<string, string | undefined>
       process.exit(1);
     }
   });
-  const next = <T,>() => (queued.length ? Promise.resolve(queued.shift() as T) : new Promise<T>((resolve) => waiting.push(resolve)));
+  const next = <T>() => (queued.length ? Promise.resolve(queued.shift() as T) : new Promise<T>((resolve) => waiting.push(resolve)));
   return {
     process: child,
     next,

@@ -215,9 +215,19 @@ async function main() {
   // Every request answers 2xx before anything is measured.
   for (const s of services) {
     const r = requests.get(s)!;
-    for (const request of [r.space.rest, r.space.graphql, r.list.rest, r.list.graphql, r.page.rest, r.page.graphql, r.relations.graphql, r.sitePage]) {
+    for (const request of [
+      r.space.rest,
+      r.space.graphql,
+      r.list.rest,
+      r.list.graphql,
+      r.page.rest,
+      r.page.graphql,
+      r.relations.graphql,
+      r.sitePage,
+    ]) {
       const { status, body } = await send(s.url, request);
-      if (status !== 200 || body.includes('"errors"')) throw new Error(`${s.kind} ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
+      if (status !== 200 || body.includes('"errors"'))
+        throw new Error(`${s.kind} ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
     }
   }
 
@@ -234,12 +244,21 @@ async function main() {
       await send(postgres.url, request); // warm: the token's use was recorded, caches filled
       const { response, stages, prismaStatements } = await record(postgres, request);
       const statements = stages.flat().length;
-      notes.push(`${request.method} ${request.path}: ${statements} statements in ${stages.length} stages (Prisma counted ${prismaStatements})`);
+      notes.push(
+        `${request.method} ${request.path}: ${statements} statements in ${stages.length} stages (Prisma counted ${prismaStatements})`,
+      );
       if (process.argv.includes("--statements")) {
-        for (const [index, stage] of stages.entries()) for (const statement of stage) notes.push(`  stage ${index + 1}: ${statement.text.slice(0, 160)}`);
+        for (const [index, stage] of stages.entries())
+          for (const statement of stage) notes.push(`  stage ${index + 1}: ${statement.text.slice(0, 160)}`);
       }
       same.push({ method: request.method, path: request.path, tokenHash, stages, body: response.body });
-      one.push({ method: request.method, path: request.path, tokenHash, stages: [[oneStatement(postgres, name, tokenHash)]], body: response.body });
+      one.push({
+        method: request.method,
+        path: request.path,
+        tokenHash,
+        stages: [[oneStatement(postgres, name, tokenHash)]],
+        body: response.body,
+      });
       bareRequests.set(name, request);
     }
     {
@@ -292,7 +311,9 @@ async function main() {
   const table: string[] = [];
   for (const [key] of results) {
     const x = m(key);
-    table.push(`${key.padEnd(26)} ${x.rps.toFixed(0).padStart(6)} req/s  p50 ${String(x.p50).padStart(4)} ms  p99 ${String(x.p99).padStart(4)} ms  CPU ${x.cpuMs.toFixed(2)} ms/req${x.failures ? `  FAILURES ${x.failures}` : ""}`);
+    table.push(
+      `${key.padEnd(26)} ${x.rps.toFixed(0).padStart(6)} req/s  p50 ${String(x.p50).padStart(4)} ms  p99 ${String(x.p99).padStart(4)} ms  CPU ${x.cpuMs.toFixed(2)} ms/req${x.failures ? `  FAILURES ${x.failures}` : ""}`,
+    );
     if (x.failures) rows.push(row(false, `${key}: ${x.failures} non-2xx or errors`));
   }
 
@@ -310,7 +331,9 @@ async function main() {
     versus("list", "bare-same", 0.5, "REST list of 100 spaces / bare, same SQL");
     versus("page", "bare-same", 1.0, "REST page read / bare, same SQL");
     for (const name of ["space", "list", "page"]) {
-      notes.push(`CPU per request, ${name}: service ${p(name).cpuMs.toFixed(2)} ms, bare same SQL ${m(`bare-same ${name}`).cpuMs.toFixed(2)} ms, one statement ${m(`bare-one ${name}`).cpuMs.toFixed(2)} ms`);
+      notes.push(
+        `CPU per request, ${name}: service ${p(name).cpuMs.toFixed(2)} ms, bare same SQL ${m(`bare-same ${name}`).cpuMs.toFixed(2)} ms, one statement ${m(`bare-one ${name}`).cpuMs.toFixed(2)} ms`,
+      );
     }
     for (const name of ["space", "list", "page"]) {
       rows.push(ratioRow(`PGlite / PostgreSQL, REST ${name}`, m(`pglite ${name} rest`).rps / m(`postgres ${name} rest`).rps, 0.5));
@@ -318,11 +341,23 @@ async function main() {
   }
   for (const s of services) {
     for (const name of ["space", "list", "page"]) {
-      rows.push(ratioRow(`${s.kind}: REST / the same GraphQL operation, ${name}`, m(`${s.kind} ${name} rest`).rps / m(`${s.kind} ${name} graphql`).rps, 0.95));
+      rows.push(
+        ratioRow(
+          `${s.kind}: REST / the same GraphQL operation, ${name}`,
+          m(`${s.kind} ${name} rest`).rps / m(`${s.kind} ${name} graphql`).rps,
+          0.95,
+        ),
+      );
     }
     // A reader's repeated view of a published page is served from the per-revision cache after
     // one statement (the site's fingerprint): at least 3× a space read through the API.
-    rows.push(ratioRow(`${s.kind}: repeated view of a published page / REST GET /v1/spaces/{id}`, m(`${s.kind} site page`).rps / m(`${s.kind} space rest`).rps, 3));
+    rows.push(
+      ratioRow(
+        `${s.kind}: repeated view of a published page / REST GET /v1/spaces/{id}`,
+        m(`${s.kind} site page`).rps / m(`${s.kind} space rest`).rps,
+        3,
+      ),
+    );
     // The absolute floors this bench had before the ratios (no regression).
     const floors = [
       { key: "space rest", name: "REST GET one space", rps: 50, p99: 600 },
@@ -331,7 +366,12 @@ async function main() {
     ];
     for (const floor of floors) {
       const x = m(`${s.kind} ${floor.key}`);
-      rows.push(row(x.rps >= floor.rps && x.p99 <= floor.p99, `${s.kind}: ${floor.name}: ${x.rps.toFixed(0)} req/s (target ≥ ${floor.rps}), p99 ${x.p99} ms (target ≤ ${floor.p99})`));
+      rows.push(
+        row(
+          x.rps >= floor.rps && x.p99 <= floor.p99,
+          `${s.kind}: ${floor.name}: ${x.rps.toFixed(0)} req/s (target ≥ ${floor.rps}), p99 ${x.p99} ms (target ≤ ${floor.p99})`,
+        ),
+      );
     }
   }
 
@@ -341,7 +381,12 @@ async function main() {
     for (const name of ["space", "list", "page"] as const) {
       const rate = Math.max(1, Math.floor(m(`${s.kind} ${name} rest`).rps / 2));
       const x = await measure(s.url, s.child, r[name].rest, { overallRate: rate });
-      rows.push(row(x.p99 <= 3 * Math.max(1, x.p50), `${s.kind}: REST ${name} at ${rate} req/s (half the maximum): p50 ${x.p50} ms, p99 ${x.p99} ms (target p99 ≤ 3 × p50)`));
+      rows.push(
+        row(
+          x.p99 <= 3 * Math.max(1, x.p50),
+          `${s.kind}: REST ${name} at ${rate} req/s (half the maximum): p50 ${x.p50} ms, p99 ${x.p99} ms (target p99 ≤ 3 × p50)`,
+        ),
+      );
     }
   }
 
@@ -358,7 +403,12 @@ async function main() {
     const { rss } = await usage(s.child);
     const idleMb = idle.get(s.kind)! / 2 ** 20;
     const afterMb = rss / 2 ** 20;
-    rows.push(row(afterMb <= maxRssMb, `${s.kind}: RSS idle after start ${idleMb.toFixed(0)} MB, after the load ${afterMb.toFixed(0)} MB (target ≤ ${maxRssMb} MB)`));
+    rows.push(
+      row(
+        afterMb <= maxRssMb,
+        `${s.kind}: RSS idle after start ${idleMb.toFixed(0)} MB, after the load ${afterMb.toFixed(0)} MB (target ≤ ${maxRssMb} MB)`,
+      ),
+    );
   }
   if (bare) notes.push(`bare handler RSS ${((await usage(bare.child)).rss / 2 ** 20).toFixed(0)} MB`);
 
@@ -393,25 +443,35 @@ async function mergeTargets(service: Service, _notes: string[]): Promise<Row[]> 
     return result.data;
   };
   const EDIT = `mutation($input: EditContentInput!) { editContent(input: $input) { createdPages { id } } }`;
-  const space = (await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
-    input: { organization: service.organizationId, title: "Merge bench" },
-  })).createSpace.space.id;
+  const space = (
+    await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+      input: { organization: service.organizationId, title: "Merge bench" },
+    })
+  ).createSpace.space.id;
   const markdown = (i: number, who: string) => `# Page ${i}\n\n${who} paragraph one.\n\n${who} paragraph two.\n`;
   const created = await graphql(EDIT, {
-    input: { space, edits: Array.from({ length: MERGE_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i, "base") } })) },
+    input: {
+      space,
+      edits: Array.from({ length: MERGE_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i, "base") } })),
+    },
   });
   const pages: string[] = created.editContent.createdPages.map((page: { id: string }) => page.id);
   const update = (changeRequest: string | undefined, ids: string[], who: string) =>
     graphql(EDIT, { input: { space, changeRequest, edits: ids.map((page, i) => ({ updatePage: { page, markdown: markdown(i, who) } })) } });
-  const changeRequest = (await graphql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`, {
-    input: { space },
-  })).createChangeRequest.changeRequest.id;
+  const changeRequest = (
+    await graphql(`mutation($input: CreateChangeRequestInput!) { createChangeRequest(input: $input) { changeRequest { id } } }`, {
+      input: { space },
+    })
+  ).createChangeRequest.changeRequest.id;
   await update(changeRequest, pages.slice(0, MERGE_EDITS), "change request");
   await update(undefined, pages.slice(MERGE_EDITS, 2 * MERGE_EDITS), "space");
   const target = { space, changeRequest };
   const timed = async (name: string, mutation: string) => {
     const start = performance.now();
-    await graphql(`mutation($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { revision { id } } }`, { input: target });
+    await graphql(
+      `mutation($input: ${mutation[0].toUpperCase()}${mutation.slice(1)}Input!) { ${mutation}(input: $input) { revision { id } } }`,
+      { input: target },
+    );
     const ms = performance.now() - start;
     return row(ms <= MERGE_MAX_MS, `${service.kind}: ${name}: ${ms.toFixed(0)} ms (target ≤ ${MERGE_MAX_MS} ms)`);
   };
@@ -458,7 +518,13 @@ async function integrationTargets(service: Service, notes: string[]): Promise<Ro
     return text ? JSON.parse(text) : undefined;
   };
   const name = `bench-render-${Date.now().toString(36)}`;
-  const publish = () => call("POST", `/v1/integrations/${name}`, { organization: service.organizationId, title: "Bench render", script, visibility: "private" });
+  const publish = () =>
+    call("POST", `/v1/integrations/${name}`, {
+      organization: service.organizationId,
+      title: "Bench render",
+      script,
+      visibility: "private",
+    });
   await publish();
   await call("POST", `/v1/integrations/${name}/installations`, { organization: service.organizationId });
   const render = { componentId: "hello-button", props: { label: "bench" }, context: { type: "document", spaceId: service.spaceId } };
@@ -480,10 +546,18 @@ async function integrationTargets(service: Service, notes: string[]): Promise<Ro
   const p50 = sorted(warm)[Math.floor(warm.length / 2)]!;
   const p99 = sorted(warm)[Math.floor(warm.length * 0.99)]!;
   const { rss } = await service.child.ask<{ rss: number[] }>({ type: "sandboxes" });
-  notes.push(`${service.kind}: integration sandboxes warm: ${rss.length}, resident memory each ${rss.map((bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`).join(", ")}; warm render p99 ${p99.toFixed(1)} ms`);
+  notes.push(
+    `${service.kind}: integration sandboxes warm: ${rss.length}, resident memory each ${rss.map((bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`).join(", ")}; warm render p99 ${p99.toFixed(1)} ms`,
+  );
   return [
-    row(p50 <= RENDER_WARM_P50_MS, `${service.kind}: integration render round trip, warm sandbox: p50 ${p50.toFixed(1)} ms over ${RENDERS} (target ≤ ${RENDER_WARM_P50_MS} ms)`),
-    row(cold <= RENDER_COLD_MS, `${service.kind}: integration render round trip, cold sandbox: ${cold.toFixed(0)} ms, median of 3 (target ≤ ${RENDER_COLD_MS} ms)`),
+    row(
+      p50 <= RENDER_WARM_P50_MS,
+      `${service.kind}: integration render round trip, warm sandbox: p50 ${p50.toFixed(1)} ms over ${RENDERS} (target ≤ ${RENDER_WARM_P50_MS} ms)`,
+    ),
+    row(
+      cold <= RENDER_COLD_MS,
+      `${service.kind}: integration render round trip, cold sandbox: ${cold.toFixed(0)} ms, median of 3 (target ≤ ${RENDER_COLD_MS} ms)`,
+    ),
   ];
 }
 

@@ -23,7 +23,10 @@ function recorded(query: (...args: unknown[]) => unknown) {
     const result = query.apply(this, args);
     // Pool.query calls Client.query with a callback (no promise): each statement counts once.
     if (!recording || !(result instanceof Promise)) return result;
-    const statement = typeof config === "string" ? { text: config, values: args[1] as unknown[] | undefined } : { text: config.text!, values: config.values, rowMode: config.rowMode };
+    const statement =
+      typeof config === "string"
+        ? { text: config, values: args[1] as unknown[] | undefined }
+        : { text: config.text!, values: config.values, rowMode: config.rowMode };
     if (inFlight === 0) recording.push([]);
     recording[recording.length - 1].push(statement);
     inFlight++;
@@ -34,7 +37,10 @@ pg.Pool.prototype.query = recorded(pg.Pool.prototype.query as never);
 pg.Client.prototype.query = recorded(pg.Client.prototype.query as never);
 
 async function seed(prisma: Awaited<ReturnType<typeof openDatabase>>["prisma"]) {
-  const { organizationId, token } = await bootstrapOrganization(prisma, { organizationTitle: "Bench", email: `bench-${Date.now()}@example.com` });
+  const { organizationId, token } = await bootstrapOrganization(prisma, {
+    organizationTitle: "Bench",
+    email: `bench-${Date.now()}@example.com`,
+  });
   let key: string | null = null;
   const collections = Array.from({ length: COLLECTIONS }, () => ({
     id: newId("Collection"),
@@ -71,22 +77,31 @@ async function seedContent(url: string, token: string, organizationId: string) {
     if (result.errors?.length) throw new Error(result.errors[0].message);
     return result.data;
   };
-  const space = (await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
-    input: { organization: organizationId, title: "Content bench" },
-  })).createSpace.space.id;
+  const space = (
+    await graphql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+      input: { organization: organizationId, title: "Content bench" },
+    })
+  ).createSpace.space.id;
   const markdown = (i: number) =>
     `# Page ${i}\n\nSome **bold** text and a [link](https://example.com/${i}).\n\n## Steps\n\n1. One\n2. Two with \`code\`\n\n` +
     "```js\nconsole.log(1);\n```\n\n> A quote.\n\n| a | b |\n| - | - |\n| 1 | 2 |\n";
   const created = await graphql(`mutation($input: EditContentInput!) { editContent(input: $input) { createdPages { id } } }`, {
-    input: { space, edits: Array.from({ length: CONTENT_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i) } })) },
+    input: {
+      space,
+      edits: Array.from({ length: CONTENT_PAGES }, (_, i) => ({ createPage: { title: `Page ${i}`, markdown: markdown(i) } })),
+    },
   });
   const pageId = created.editContent.createdPages[Math.floor(CONTENT_PAGES / 2)].id as string;
   // A published site showing the space: readers' repeated views of the page are measured.
-  const site = (await graphql(`mutation($input: CreateSiteInput!) { createSite(input: $input) { site { id } } }`, {
-    input: { organization: organizationId, title: "Bench site", spaces: [space] },
-  })).createSite.site.id as string;
+  const site = (
+    await graphql(`mutation($input: CreateSiteInput!) { createSite(input: $input) { site { id } } }`, {
+      input: { organization: organizationId, title: "Bench site", spaces: [space] },
+    })
+  ).createSite.site.id as string;
   await graphql(`mutation($input: PublishSiteInput!) { publishSite(input: $input) { site { id } } }`, { input: { site } });
-  const page = (await (await fetch(`${url}/v1/spaces/${space}/content/page/${pageId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { path: string };
+  const page = (await (
+    await fetch(`${url}/v1/spaces/${space}/content/page/${pageId}`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { path: string };
   return { contentSpaceId: space as string, pageId, sitePagePath: `/sites/${site}/${page.path}` };
 }
 
@@ -102,7 +117,11 @@ async function main() {
   // BENCH_JOBS=1 (the OpenAPI processing bench): the job worker runs, and specs are fetched from
   // the bench's own server on 127.0.0.1.
   const jobs = process.env.BENCH_JOBS === "1";
-  const app = createApp({ database, config: { publicUrl: url, rateLimits, ...(jobs ? { importAllowPrivateHosts: true } : {}) }, startJobs: jobs });
+  const app = createApp({
+    database,
+    config: { publicUrl: url, rateLimits, ...(jobs ? { importAllowPrivateHosts: true } : {}) },
+    startJobs: jobs,
+  });
   const { yoga } = app;
   server.on("request", (req, res) => void yoga(req, res));
   const content = await seedContent(url, seeded.token, seeded.organizationId);

@@ -10,7 +10,12 @@ export interface CanaryResult<T> {
   elapsedMs: number;
 }
 
-export async function withCanary<T>(url: string, headers: Record<string, string>, work: () => Promise<T>, intervalMs = 100): Promise<CanaryResult<T>> {
+export async function withCanary<T>(
+  url: string,
+  headers: Record<string, string>,
+  work: () => Promise<T>,
+  intervalMs = 100,
+): Promise<CanaryResult<T>> {
   const latencies: number[] = [];
   let running = true;
   const loop = (async () => {

@@ -5,9 +5,7 @@ import pg from "pg";
 import { openDatabase, type Database } from "../../src/db/client.ts";
 
 /** Creates an empty, uniquely named database on the DATABASE_URL server. */
-export async function createScratchDatabase(
-  serverUrl: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `test_${randomBytes(6).toString("hex")}`;
   await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);

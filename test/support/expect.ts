@@ -55,7 +55,12 @@ export function expectGraphQLError(response: GraphQLResponse, code: string | "VA
 }
 
 /** The data of a GraphQL request that must succeed without errors. */
-export async function graphqlData<T = any>(server: TestServer, token: string, query: string, variables?: Record<string, unknown>): Promise<T> {
+export async function graphqlData<T = any>(
+  server: TestServer,
+  token: string,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<T> {
   const response = await server.graphql<T>(token, query, variables);
   expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
   return response.data!;

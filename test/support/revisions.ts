@@ -6,8 +6,7 @@ import type { TestServer } from "./server.ts";
 export const headOf = async (server: TestServer, space: string) =>
   (await server.database.prisma.space.findUniqueOrThrow({ where: { id: space } })).revisionId;
 
-export const revisionCount = (server: TestServer, space: string) =>
-  server.database.prisma.revision.count({ where: { spaceId: space } });
+export const revisionCount = (server: TestServer, space: string) => server.database.prisma.revision.count({ where: { spaceId: space } });
 
 /** What an editing mutation answers: the revision it made and the space's head. */
 export interface RevisionPayload {
@@ -16,11 +15,7 @@ export interface RevisionPayload {
 }
 
 /** Asserts that `run` made exactly one revision, child of the previous head, now the head; returns its payload. */
-export async function expectOneRevision<T extends RevisionPayload>(
-  server: TestServer,
-  space: string,
-  run: () => Promise<T>,
-): Promise<T> {
+export async function expectOneRevision<T extends RevisionPayload>(server: TestServer, space: string, run: () => Promise<T>): Promise<T> {
   const before = await headOf(server, space);
   const count = await revisionCount(server, space);
   const payload = await run();

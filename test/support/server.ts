@@ -42,7 +42,9 @@ export async function startTestServer(
   config: Omit<AppConfig, "publicUrl"> = {},
   timeouts: Partial<ServerTimeouts> = {},
 ): Promise<TestServer> {
-  const database = await openTestDatabase({ statementTimeoutMs: config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs });
+  const database = await openTestDatabase({
+    statementTimeoutMs: config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs,
+  });
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
   const server: Server = createServer(serverOptions(timeouts), (req, res) => handler!(req, res));
@@ -54,7 +56,12 @@ export async function startTestServer(
   // polling never adds to the SQL statement counts tests assert (tests run due jobs with runDue).
   // Test servers import from sites served on 127.0.0.1: private hosts are allowed unless a test
   // says otherwise (the production default is false; test/import-safety.test.ts checks it).
-  const app = createApp({ database, config: { importAllowPrivateHosts: true, ...config, rateLimits, publicUrl: url }, clock, jobs: { pollIntervalMs: 24 * 3_600_000 } });
+  const app = createApp({
+    database,
+    config: { importAllowPrivateHosts: true, ...config, rateLimits, publicUrl: url },
+    clock,
+    jobs: { pollIntervalMs: 24 * 3_600_000 },
+  });
   handler = app.yoga;
 
   const bootstrap = (title = `Org ${++counter}`) =>
@@ -79,7 +86,10 @@ export async function startTestServer(
   async function rest(token: string | undefined, method: string, path: string, body?: unknown) {
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await response.text();

@@ -14,15 +14,20 @@ export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
 /** The change request `idOrNumber` of the space, without any permission check (404 when missing). */
 export async function findChangeRequest(ctx: CoreContext, spaceId: string, idOrNumber: string): Promise<ChangeRequest> {
   // A number beyond the column's range names no change request (and must not reach the query).
-  const changeRequest = /^[1-9][0-9]{0,9}$/.test(idOrNumber) && Number(idOrNumber) <= INT4_MAX
-    ? await ctx.loaders.changeRequestByNumber.load(`${spaceId}:${Number(idOrNumber)}`)
-    : await ctx.loaders.changeRequest.load(idOrNumber);
+  const changeRequest =
+    /^[1-9][0-9]{0,9}$/.test(idOrNumber) && Number(idOrNumber) <= INT4_MAX
+      ? await ctx.loaders.changeRequestByNumber.load(`${spaceId}:${Number(idOrNumber)}`)
+      : await ctx.loaders.changeRequest.load(idOrNumber);
   if (!changeRequest || changeRequest.spaceId !== spaceId) throw notFound("change request", idOrNumber);
   return changeRequest;
 }
 
 /** A change request of a space the caller can read (404 otherwise). */
-export async function readChangeRequest(ctx: CoreContext, spaceId: string, idOrNumber: string): Promise<{ space: Space; changeRequest: ChangeRequest }> {
+export async function readChangeRequest(
+  ctx: CoreContext,
+  spaceId: string,
+  idOrNumber: string,
+): Promise<{ space: Space; changeRequest: ChangeRequest }> {
   const { space } = await readSpace(ctx, spaceId);
   const changeRequest = await findChangeRequest(ctx, spaceId, idOrNumber);
   await authorize(ctx, "changeRequest.read", { space });

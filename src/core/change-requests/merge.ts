@@ -146,7 +146,11 @@ function wholeItemRules<T>(): ItemRules<T> {
  * Merges a body hash with the three-way rule; when both sides changed it differently, merges the
  * markdown line by line. `clash` says what overlaps (the body is then ours', provisionally).
  */
-type MergeBody = (base: string | undefined, ours: string | undefined, theirs: string | undefined) => { body: string | undefined; clash?: string };
+type MergeBody = (
+  base: string | undefined,
+  ours: string | undefined,
+  theirs: string | undefined,
+) => { body: string | undefined; clash?: string };
 
 function bodyMerger(markdownOf: (hash: string) => string, bodyHash: (markdown: string) => string, known: Set<string>) {
   const created: string[] = [];
@@ -275,7 +279,8 @@ function pageRules(mergeBody: MergeBody, now: string): ItemRules<PageVersion> {
       const updatedAt = !edited(ours, draft) ? ours.page.updatedAt : !edited(theirs, draft) ? theirs.page.updatedAt : now;
       const clashes = [...clashing, ...(body.clash ? [body.clash] : [])];
       const reasons: string[] = [];
-      if (clashes.length > 0) reasons.push(`${base ? "changed on both sides:" : "added on both sides with different"} ${clashes.join(", ")}`);
+      if (clashes.length > 0)
+        reasons.push(`${base ? "changed on both sides:" : "added on both sides with different"} ${clashes.join(", ")}`);
       if (!parent) reasons.push(base ? "moved to different parents on both sides" : "added under different parents on both sides");
       return { value: { ...draft, page: { ...draft.page, updatedAt } }, reasons };
     },
@@ -374,7 +379,8 @@ function reusableContentRules(mergeBody: MergeBody, now: string): ItemRules<Reus
       const draft = { id: ours.id, ...merged, body: body.body!, createdAt: base?.createdAt ?? ours.createdAt, updatedAt: now };
       const updatedAt = !edited(ours, draft) ? ours.updatedAt : !edited(theirs, draft) ? theirs.updatedAt : now;
       const clashes = [...clashing, ...(body.clash ? [body.clash] : [])];
-      const reasons = clashes.length > 0 ? [`${base ? "changed on both sides:" : "added on both sides with different"} ${clashes.join(", ")}`] : [];
+      const reasons =
+        clashes.length > 0 ? [`${base ? "changed on both sides:" : "added on both sides with different"} ${clashes.join(", ")}`] : [];
       return { value: { ...draft, updatedAt }, reasons };
     },
   };
@@ -425,7 +431,8 @@ export function mergeContent(
   const variableMaps = [base, ours, theirs].map((content) => new Map(Object.entries(content.variables ?? {})));
   const variables = mergeKeyed(variableMaps[0], variableMaps[1], variableMaps[2], wholeItemRules<string>());
 
-  const reusableTitle = (id: string) => [ours, theirs, base].map((content) => content.reusableContents?.find((entry) => entry.id === id)).find(Boolean)?.title;
+  const reusableTitle = (id: string) =>
+    [ours, theirs, base].map((content) => content.reusableContents?.find((entry) => entry.id === id)).find(Boolean)?.title;
   const conflicts = [
     ...pages.conflicts,
     ...conflictsOf(files, "file"),
@@ -435,7 +442,13 @@ export function mergeContent(
   if (conflicts.length > 0) return { ok: false, conflicts };
 
   const content: Content = { pages: pages.pages, files: [...files.values.values()] };
-  const mergedReusable = asGiven([...reusableContents.values.values()], [], base.reusableContents, ours.reusableContents, theirs.reusableContents);
+  const mergedReusable = asGiven(
+    [...reusableContents.values.values()],
+    [],
+    base.reusableContents,
+    ours.reusableContents,
+    theirs.reusableContents,
+  );
   if (mergedReusable !== undefined) content.reusableContents = mergedReusable;
   const mergedVariables = asGiven(Object.fromEntries(variables.values), {}, base.variables, ours.variables, theirs.variables);
   if (mergedVariables !== undefined) content.variables = mergedVariables;

@@ -76,12 +76,21 @@ export function checkPdfUrl(signer: Signer, clock: Clock, url: URL): PdfCheck {
   const expires = Number(url.searchParams.get("expires"));
   const sig = url.searchParams.get("sig");
   const only = url.searchParams.get("only");
-  const target: PdfTarget = { changeRequestId: match[1], revisionId: match[2], page: url.searchParams.get("page") || null, only: only === "true" };
+  const target: PdfTarget = {
+    changeRequestId: match[1],
+    revisionId: match[2],
+    page: url.searchParams.get("page") || null,
+    only: only === "true",
+  };
   if (!sig || !Number.isSafeInteger(expires) || !signer.verify(fieldsOf(target, expires), sig) || (only !== null && only !== "true")) {
     return { ok: false, status: 403, message: "The signature of this PDF URL does not match: get a new URL from the change request's pdf" };
   }
   if (expires * 1000 <= clock.now().getTime()) {
-    return { ok: false, status: 410, message: "This PDF URL has expired (it works for one hour): get a new one from the change request's pdf" };
+    return {
+      ok: false,
+      status: 410,
+      message: "This PDF URL has expired (it works for one hour): get a new one from the change request's pdf",
+    };
   }
   return { ok: true, target, expires };
 }
@@ -91,7 +100,10 @@ export function checkPdfUrl(signer: Signer, clock: Clock, url: URL): PdfCheck {
  * with its title as a heading, then its markdown. Null when the change request or its revision
  * is gone.
  */
-export async function renderPdf(services: Pick<Services, "prisma">, target: PdfTarget): Promise<{ filename: string; bytes: Buffer } | null> {
+export async function renderPdf(
+  services: Pick<Services, "prisma">,
+  target: PdfTarget,
+): Promise<{ filename: string; bytes: Buffer } | null> {
   const [changeRequest, revision] = await Promise.all([
     services.prisma.changeRequest.findUnique({ where: { id: target.changeRequestId } }),
     services.prisma.revision.findUnique({ where: { id: target.revisionId } }),
@@ -104,7 +116,9 @@ export async function renderPdf(services: Pick<Services, "prisma">, target: PdfT
 
   // All the bodies in one statement.
   const hashes = [...new Set(selected.flatMap(({ page }) => (page.body ? [page.body] : [])))];
-  const blobs = hashes.length ? await services.prisma.blob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, data: true } }) : [];
+  const blobs = hashes.length
+    ? await services.prisma.blob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, data: true } })
+    : [];
   const markdown = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
 
   const title = root ? root.title : `Change request #${changeRequest.number}`;
@@ -167,8 +181,16 @@ interface Frame {
 
 const fontOf = (run: Run) =>
   run.code
-    ? run.bold ? "Courier-Bold" : "Courier"
-    : run.bold && run.italic ? "Helvetica-BoldOblique" : run.bold ? "Helvetica-Bold" : run.italic ? "Helvetica-Oblique" : "Helvetica";
+    ? run.bold
+      ? "Courier-Bold"
+      : "Courier"
+    : run.bold && run.italic
+      ? "Helvetica-BoldOblique"
+      : run.bold
+        ? "Helvetica-Bold"
+        : run.italic
+          ? "Helvetica-Oblique"
+          : "Helvetica";
 
 /** Only absolute web and mail links become clickable: relative ones mean nothing in a file. */
 const clickable = (url: string | undefined) => (url && /^(https?:|mailto:)/i.test(url) ? url : null);
@@ -192,7 +214,10 @@ function runsOf(nodes: (DocumentBlock | DocumentInline | DocumentText)[] = [], l
   });
 }
 
-const textOf = (block: DocumentBlock) => runsOf(block.nodes).map((run) => run.text).join("");
+const textOf = (block: DocumentBlock) =>
+  runsOf(block.nodes)
+    .map((run) => run.text)
+    .join("");
 
 class Writer {
   constructor(private readonly doc: PDFKit.PDFDocument) {}
@@ -249,7 +274,11 @@ class Writer {
         if (this.doc.y > this.doc.page.margins.top) this.doc.y += size * 0.5;
         // Not alone at the bottom of a page, away from its text.
         this.room(size * 3);
-        this.paragraph(runsOf(block.nodes).map((run) => ({ ...run, bold: true })), { ...frame, gap: size * 0.4 }, size);
+        this.paragraph(
+          runsOf(block.nodes).map((run) => ({ ...run, bold: true })),
+          { ...frame, gap: size * 0.4 },
+          size,
+        );
         return;
       }
       case "paragraph":
@@ -268,7 +297,12 @@ class Writer {
       case "divider": {
         this.room(12);
         const y = this.doc.y + 4;
-        this.doc.moveTo(frame.x, y).lineTo(frame.x + frame.width, y).lineWidth(0.5).strokeColor(COLOR.rule).stroke();
+        this.doc
+          .moveTo(frame.x, y)
+          .lineTo(frame.x + frame.width, y)
+          .lineWidth(0.5)
+          .strokeColor(COLOR.rule)
+          .stroke();
         this.doc.y = y + 10;
         return;
       }
@@ -287,7 +321,13 @@ class Writer {
         .fontSize(size)
         .fillColor(run.link ? COLOR.link : run.muted ? COLOR.muted : frame.color);
       // Options carry over between continued runs unless given: each run says its own link.
-      const options = { width: frame.width, lineGap: 2, continued: index < visible.length - 1, link: clickable(run.link), underline: false };
+      const options = {
+        width: frame.width,
+        lineGap: 2,
+        continued: index < visible.length - 1,
+        link: clickable(run.link),
+        underline: false,
+      };
       if (index === 0) this.doc.text(run.text, frame.x, this.doc.y, options);
       else this.doc.text(run.text, options);
     });
@@ -334,6 +374,11 @@ class Writer {
     const [page, top] = [this.doc.page, this.doc.y];
     this.blocks(blocks, this.indented(frame, 14, { color: COLOR.muted }));
     const from = this.doc.page === page ? top : this.doc.page.margins.top;
-    this.doc.moveTo(frame.x + 3, from).lineTo(frame.x + 3, this.doc.y - frame.gap).lineWidth(2.5).strokeColor(COLOR.rule).stroke();
+    this.doc
+      .moveTo(frame.x + 3, from)
+      .lineTo(frame.x + 3, this.doc.y - frame.gap)
+      .lineWidth(2.5)
+      .strokeColor(COLOR.rule)
+      .stroke();
   }
 }

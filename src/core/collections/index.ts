@@ -30,7 +30,14 @@ export async function readCollection(ctx: CoreContext, id: string): Promise<{ co
 }
 
 export async function loadVisibleCollections(ctx: CoreContext, ids: readonly string[]) {
-  return Promise.all(ids.map((id) => readCollection(ctx, id).then((r) => r.collection, () => null)));
+  return Promise.all(
+    ids.map((id) =>
+      readCollection(ctx, id).then(
+        (r) => r.collection,
+        () => null,
+      ),
+    ),
+  );
 }
 
 /** The collection (404 unless readable), if the caller may do `action` on it (else 403). */
@@ -85,10 +92,7 @@ export async function listChildCollections(ctx: CoreContext, parent: Collection,
   });
 }
 
-export async function createCollection(
-  ctx: CoreContext,
-  input: { organizationId: string; title?: string | null; parent?: string | null },
-) {
+export async function createCollection(ctx: CoreContext, input: { organizationId: string; title?: string | null; parent?: string | null }) {
   await getOrganization(ctx, input.organizationId);
   const title = checkLength("title", input.title ?? "Untitled", { max: COLLECTION_TITLE_MAX });
   const parentId = input.parent ?? null;
@@ -138,11 +142,7 @@ export async function deleteCollection(ctx: CoreContext, id: string) {
   });
 }
 
-export async function moveCollection(
-  ctx: CoreContext,
-  id: string,
-  input: { parent?: string | null; position?: Position | null },
-) {
+export async function moveCollection(ctx: CoreContext, id: string, input: { parent?: string | null; position?: Position | null }) {
   if (input.parent === undefined && !input.position?.before && !input.position?.after) {
     throw badInput("parent or position is required");
   }

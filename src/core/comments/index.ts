@@ -91,7 +91,8 @@ function checkBody(markdown: string): string {
 /** Each an emoji of at most 50 characters; duplicates count once. */
 function checkReactions(field: string, emojis: readonly string[] | null | undefined): string[] {
   if (!emojis) return [];
-  if (emojis.length > REACTIONS_PER_UPDATE_MAX) throw badInput(`${field} must hold at most ${REACTIONS_PER_UPDATE_MAX} emojis (got ${emojis.length})`);
+  if (emojis.length > REACTIONS_PER_UPDATE_MAX)
+    throw badInput(`${field} must hold at most ${REACTIONS_PER_UPDATE_MAX} emojis (got ${emojis.length})`);
   for (const emoji of emojis) {
     checkLength(field, emoji, { min: 1, max: REACTION_MAX });
     if (!isEmoji(emoji)) throw badInput(`${field} must hold emojis or their Unicode code points (got "${emoji}")`);
@@ -450,5 +451,7 @@ export async function nodePreviewOf(ctx: CoreContext, comment: Comment): Promise
   const page = target ? findPage(contentOf(target).pages, comment.targetPageId)?.page : undefined;
   if (!page?.body) return null;
   const markdown = (await markdownOf(ctx, page)) ?? "";
-  return sectionsOf(page.title, markdown).find((section) => section.anchor !== "" && section.anchor === comment.targetNodeId)?.title ?? null;
+  return (
+    sectionsOf(page.title, markdown).find((section) => section.anchor !== "" && section.anchor === comment.targetNodeId)?.title ?? null
+  );
 }

@@ -43,8 +43,10 @@ function createCommentLoaders(prisma: PrismaClient) {
       _max: { postedAt: true },
     });
     const groups = new Map<string, Replier[]>(commentIds.map((id) => [id, []]));
-    for (const row of rows) groups.get(row.parentId!)!.push({ userId: row.postedById, count: row._count._all, updatedAt: row._max.postedAt! });
-    for (const list of groups.values()) list.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime() || a.userId.localeCompare(b.userId));
+    for (const row of rows)
+      groups.get(row.parentId!)!.push({ userId: row.postedById, count: row._count._all, updatedAt: row._max.postedAt! });
+    for (const list of groups.values())
+      list.sort((a, b) => a.updatedAt.getTime() - b.updatedAt.getTime() || a.userId.localeCompare(b.userId));
     return commentIds.map((id) => groups.get(id)!);
   });
 

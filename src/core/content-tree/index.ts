@@ -10,11 +10,7 @@ import { badInput } from "../errors.ts";
 const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
 /** Runs `work` in a transaction holding the tree lock of each organization (in a fixed order). */
-export async function withTreeLock<T>(
-  ctx: CoreContext,
-  organizationIds: string[],
-  work: (tx: Transaction) => Promise<T>,
-): Promise<T> {
+export async function withTreeLock<T>(ctx: CoreContext, organizationIds: string[], work: (tx: Transaction) => Promise<T>): Promise<T> {
   return ctx.prisma.$transaction(async (tx) => {
     for (const id of [...new Set(organizationIds)].sort()) {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`tree:${id}`}))::text`;
@@ -34,9 +30,7 @@ async function siblings(tx: Transaction, organizationId: string, parentId: strin
     tx.collection.findMany({ where, select: { id: true, sortKey: true } }),
     tx.space.findMany({ where, select: { id: true, sortKey: true } }),
   ]);
-  return [...collections, ...spaces].sort((a, b) =>
-    a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.id < b.id ? -1 : 1,
-  );
+  return [...collections, ...spaces].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.id < b.id ? -1 : 1));
 }
 
 export interface Position {

@@ -78,7 +78,12 @@ class Converter {
         });
         return [
           node.ordered
-            ? { object: "block", type: "list-ordered", data: node.start != null && node.start !== 1 ? { start: node.start } : {}, nodes: items }
+            ? {
+                object: "block",
+                type: "list-ordered",
+                data: node.start != null && node.start !== 1 ? { start: node.start } : {},
+                nodes: items,
+              }
             : { object: "block", type: "list-unordered", data: {}, nodes: items },
         ];
       }
@@ -96,9 +101,9 @@ class Converter {
           ];
         }
         if (place === "quote") return [this.plainParagraph(node.value, [mark("code")])];
-        const lines = node.value.split("\n").map(
-          (line): DocumentBlock => ({ object: "block", type: "code-line", data: {}, nodes: [this.text(line, [])] }),
-        );
+        const lines = node.value
+          .split("\n")
+          .map((line): DocumentBlock => ({ object: "block", type: "code-line", data: {}, nodes: [this.text(line, [])] }));
         return [{ object: "block", type: "code", data: node.lang ? { syntax: node.lang } : {}, nodes: lines }];
       }
       case "html":
@@ -190,7 +195,15 @@ class Converter {
     const nodes = this.inlines(children, marks, true);
     // Links do not nest: an inner one keeps its text only.
     if (inLink) return nodes;
-    return [{ object: "inline", type: "link", isVoid: false, data: { ref: { kind: "url", url } }, nodes: nodes.length ? nodes : [this.text(url, marks)] }];
+    return [
+      {
+        object: "inline",
+        type: "link",
+        isVoid: false,
+        data: { ref: { kind: "url", url } },
+        nodes: nodes.length ? nodes : [this.text(url, marks)],
+      },
+    ];
   }
 }
 

@@ -120,7 +120,8 @@ function dimensionsOf(contentType: string, bytes: Uint8Array): { width: number; 
 
 function checkUploads(uploads: Upload[]) {
   if (uploads.length === 0) throw badInput("files: give at least one file");
-  if (uploads.length > MAX_FILES_PER_UPLOAD) throw badInput(`files: at most ${MAX_FILES_PER_UPLOAD} files in one upload (got ${uploads.length})`);
+  if (uploads.length > MAX_FILES_PER_UPLOAD)
+    throw badInput(`files: at most ${MAX_FILES_PER_UPLOAD} files in one upload (got ${uploads.length})`);
   uploads.forEach((upload, index) => {
     const name = upload.name.trim();
     if (!name) throw badInput(`files[${index}]: a file needs a name`);
@@ -159,12 +160,20 @@ export async function uploadFiles(
     };
   });
   const edits: ContentEdit[] = files.map((file) => ({ op: "addFile", file }));
-  const revision = await editContent(ctx, { target, edits, blobs: { markdown: [], files: uploads.map((upload) => upload.bytes) }, message });
+  const revision = await editContent(ctx, {
+    target,
+    edits,
+    blobs: { markdown: [], files: uploads.map((upload) => upload.bytes) },
+    message,
+  });
   return { revision, files };
 }
 
 /** Removes a file from the content as one new revision; older revisions keep it (and its bytes). */
-export async function deleteFile(ctx: CoreContext, { target, fileId, message }: { target: ContentTarget; fileId: string; message?: string | null }): Promise<Revision> {
+export async function deleteFile(
+  ctx: CoreContext,
+  { target, fileId, message }: { target: ContentTarget; fileId: string; message?: string | null },
+): Promise<Revision> {
   return editContent(ctx, { target, edits: [{ op: "deleteFile", id: fileId }], message });
 }
 

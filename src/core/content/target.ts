@@ -106,6 +106,7 @@ export const REVISION_MESSAGE_MAX = 1000;
 
 /** A revision message as given (at most REVISION_MESSAGE_MAX characters), or undefined. */
 export function checkRevisionMessage(message: string | null | undefined): string | undefined {
-  if (message != null && [...message].length > REVISION_MESSAGE_MAX) throw badInput(`message must be at most ${REVISION_MESSAGE_MAX} characters`);
+  if (message != null && [...message].length > REVISION_MESSAGE_MAX)
+    throw badInput(`message must be at most ${REVISION_MESSAGE_MAX} characters`);
   return message ?? undefined;
 }

@@ -194,9 +194,7 @@ function uniqueSlug(taken: PageNode[], node: Pick<PageNode, "kind" | "slug">): s
 
 /** The pages of a list and, recursively, the pages inside its groups; without page `skip` and its subtree. */
 function throughGroups(list: PageNode[], skip?: string): PageNode[] {
-  return list.flatMap((page) =>
-    page.id === skip ? [] : page.kind === "group" ? [page, ...throughGroups(page.pages, skip)] : [page],
-  );
+  return list.flatMap((page) => (page.id === skip ? [] : page.kind === "group" ? [page, ...throughGroups(page.pages, skip)] : [page]));
 }
 
 /** The slug scope of a new child of `parent` (null: the top level), without page `selfId` and its subtree. */
@@ -313,7 +311,8 @@ function checkVariables(variables: Record<string, string>) {
     }
     const value = variables[name];
     if (typeof value !== "string") throw badInput(`variables.${name}: the value must be a string`);
-    if ([...value].length > VARIABLE_VALUE_MAX) throw badInput(`variables.${name}: the value must be at most ${VARIABLE_VALUE_MAX} characters`);
+    if ([...value].length > VARIABLE_VALUE_MAX)
+      throw badInput(`variables.${name}: the value must be at most ${VARIABLE_VALUE_MAX} characters`);
   }
 }
 
@@ -326,7 +325,10 @@ export function applyEdits(content: Content, edits: ContentEdit[], bodyHash: (ma
   if (edits.length > EDITS_MAX) throw badInput(`edits: at most ${EDITS_MAX} edits in one batch (got ${edits.length})`);
   const markdownBytes = edits.reduce((sum, edit) => sum + ("body" in edit && edit.body ? Buffer.byteLength(edit.body, "utf8") : 0), 0);
   if (markdownBytes > BATCH_MARKDOWN_MAX_BYTES) {
-    throw new DomainError("PAYLOAD_TOO_LARGE", `markdown: one batch carries at most ${BATCH_MARKDOWN_MAX_BYTES} bytes (10 MiB) of markdown (got ${markdownBytes})`);
+    throw new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `markdown: one batch carries at most ${BATCH_MARKDOWN_MAX_BYTES} bytes (10 MiB) of markdown (got ${markdownBytes})`,
+    );
   }
   let result = content;
   edits.forEach((edit, index) => {
@@ -354,7 +356,8 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       if (!edit.fields.title) throw badInput("title is required to create a page");
       if (edit.kind === "link" && !edit.fields.href) throw badInput("href is required to create a link page");
       if (edit.kind !== "link" && edit.fields.href != null) throw badInput(`href: only link pages have one (this is a ${edit.kind})`);
-      if (edit.kind !== "document" && edit.body !== undefined) throw badInput(`markdown: only documents have markdown (this is a ${edit.kind})`);
+      if (edit.kind !== "document" && edit.body !== undefined)
+        throw badInput(`markdown: only documents have markdown (this is a ${edit.kind})`);
       checkBody(edit.body);
       if (findPage(pages, edit.id)) throw badInput(`id: a page "${edit.id}" already exists`);
       const parent = edit.position.parent ?? null;
@@ -383,8 +386,10 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       const located = findPage(pages, edit.id);
       if (!located) throw notFound("page", edit.id);
       checkFields(edit.fields, files);
-      if (edit.body !== undefined && located.page.kind !== "document") throw badInput(`markdown: page "${edit.id}" is a ${located.page.kind}: only documents have markdown`);
-      if (edit.fields.href != null && located.page.kind !== "link") throw badInput(`href: page "${edit.id}" is a ${located.page.kind}: only links have one`);
+      if (edit.body !== undefined && located.page.kind !== "document")
+        throw badInput(`markdown: page "${edit.id}" is a ${located.page.kind}: only documents have markdown`);
+      if (edit.fields.href != null && located.page.kind !== "link")
+        throw badInput(`href: page "${edit.id}" is a ${located.page.kind}: only links have one`);
       if (edit.fields.href === null && located.page.kind === "link") throw badInput("href: a link page needs one");
       checkBody(edit.body);
       const scope = slugScope(pages, located.parentId, edit.id);
@@ -430,7 +435,10 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       checkReusableTitle(edit.title);
       checkBody(edit.body);
       if (reusableContents.some((entry) => entry.id === edit.id)) throw badInput(`id: a reusable content "${edit.id}" already exists`);
-      reusableContents = [...reusableContents, { id: edit.id, title: edit.title, body: bodyHash(edit.body), createdAt: now, updatedAt: now }];
+      reusableContents = [
+        ...reusableContents,
+        { id: edit.id, title: edit.title, body: bodyHash(edit.body), createdAt: now, updatedAt: now },
+      ];
       break;
     }
     case "updateReusableContent": {
@@ -439,7 +447,12 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       checkBody(edit.body);
       reusableContents = reusableContents.map((entry) =>
         entry.id === edit.id
-          ? { ...entry, ...(edit.title !== undefined ? { title: edit.title } : {}), ...(edit.body !== undefined ? { body: bodyHash(edit.body) } : {}), updatedAt: now }
+          ? {
+              ...entry,
+              ...(edit.title !== undefined ? { title: edit.title } : {}),
+              ...(edit.body !== undefined ? { body: bodyHash(edit.body) } : {}),
+              updatedAt: now,
+            }
           : entry,
       );
       break;

@@ -54,7 +54,9 @@ const byRoleDesc = (a: AccessSource, b: AccessSource) => ROLES.indexOf(a.role) -
 
 /** The item and the collections above it, nearest first, each with its default level and the grants on it. */
 async function chainOf(ctx: CoreContext, item: GrantItem): Promise<Level[]> {
-  const nodes: { kind: ContentKind; id: string; defaultLevel: string | null }[] = [{ kind: item.kind, id: item.id, defaultLevel: item.row.defaultLevel }];
+  const nodes: { kind: ContentKind; id: string; defaultLevel: string | null }[] = [
+    { kind: item.kind, id: item.id, defaultLevel: item.row.defaultLevel },
+  ];
   const seen = new Set([item.id]);
   let parentId = item.parentId;
   while (parentId && !seen.has(parentId)) {
@@ -78,7 +80,9 @@ async function chainOf(ctx: CoreContext, item: GrantItem): Promise<Level[]> {
 
 /** For each user, the teams of `chain`'s grants they are in. */
 async function teamsOfUsers(ctx: CoreContext, chain: Level[]): Promise<Map<string, Set<string>>> {
-  const teamIds = [...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.teamId)).filter((id): id is string => id !== null))];
+  const teamIds = [
+    ...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.teamId)).filter((id): id is string => id !== null)),
+  ];
   const rows = teamIds.length ? await ctx.prisma.teamMember.findMany({ where: { teamId: { in: teamIds } } }) : [];
   const teams = new Map<string, Set<string>>();
   for (const row of rows) {
@@ -101,7 +105,8 @@ function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAcc
   }));
   const role = effectiveRole(membership, levels);
   if (role === null) return null;
-  if (membership.role === "admin") return { userId: member.userId, role, sources: [{ kind: "organization", role: "admin", on: null, teamId: null }] };
+  if (membership.role === "admin")
+    return { userId: member.userId, role, sources: [{ kind: "organization", role: "admin", on: null, teamId: null }] };
   const sources: AccessSource[] = [];
   if (membership.role !== null) {
     const defaulting = chain.find((level) => level.defaultLevel !== null);
@@ -124,9 +129,13 @@ function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAcc
 export async function listUserPermissions(ctx: CoreContext, kind: ContentKind, id: string, page: PageArgs): Promise<Page<UserAccess>> {
   const item = await requireGrantItem(ctx, kind, id, "listGrants");
   const chain = await chainOf(ctx, item);
-  const userIds = [...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.userId)).filter((userId): userId is string => userId !== null))];
+  const userIds = [
+    ...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.userId)).filter((userId): userId is string => userId !== null)),
+  ];
   const [members, teams] = await Promise.all([
-    userIds.length ? ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, userId: { in: userIds }, disabled: false } }) : [],
+    userIds.length
+      ? ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, userId: { in: userIds }, disabled: false } })
+      : [],
     teamsOfUsers(ctx, chain),
   ]);
   const accesses = members

@@ -47,7 +47,13 @@ export const CONTENT_KINDS: Record<ContentKind, KindRules> = {
   collection: {
     read: async (ctx, id) => {
       const { collection } = await readCollection(ctx, id);
-      return { kind: "collection", row: collection, id: collection.id, organizationId: collection.organizationId, parentId: collection.parentId };
+      return {
+        kind: "collection",
+        row: collection,
+        id: collection.id,
+        organizationId: collection.organizationId,
+        parentId: collection.parentId,
+      };
     },
     grant: "collection.grant",
     listGrants: "collection.listPermissions",
@@ -58,7 +64,12 @@ export const CONTENT_KINDS: Record<ContentKind, KindRules> = {
 const targetOf = (item: GrantItem) => (item.kind === "space" ? { space: item.row } : { collection: item.row });
 
 /** The item, if the caller may do `action` on it: 404 unless readable, 403 without the role. */
-export async function requireGrantItem(ctx: CoreContext, kind: ContentKind, id: string, action: "grant" | "listGrants"): Promise<GrantItem> {
+export async function requireGrantItem(
+  ctx: CoreContext,
+  kind: ContentKind,
+  id: string,
+  action: "grant" | "listGrants",
+): Promise<GrantItem> {
   const rules = CONTENT_KINDS[kind];
   const item = await rules.read(ctx, id);
   if (action === "grant" && item.kind === "space" && item.row.deletedAt) {
@@ -77,7 +88,8 @@ export interface GrantInput {
 }
 
 export function checkGrantRole(value: string | null, field = "role"): Role | null {
-  if (value !== null && !isRole(value)) throw badInput(`${field} must be one of ${ROLES.join(", ")} or null to remove the grant (got "${value}")`);
+  if (value !== null && !isRole(value))
+    throw badInput(`${field} must be one of ${ROLES.join(", ")} or null to remove the grant (got "${value}")`);
   return value;
 }
 

@@ -37,7 +37,8 @@ function contentOf(html) {
   const root = parse(html, { comment: false, blockTextElements: { script: false, style: false, noscript: false, pre: true } });
   const h1 = root.querySelector("h1");
   const title = clean(root.querySelector("title")?.textContent) || clean(h1?.textContent);
-  const content = root.querySelector("main") ?? root.querySelector("article") ?? root.querySelector("[role=main]") ?? root.querySelector("body") ?? root;
+  const content =
+    root.querySelector("main") ?? root.querySelector("article") ?? root.querySelector("[role=main]") ?? root.querySelector("body") ?? root;
   for (const element of content.querySelectorAll("nav, header, footer, script, style, noscript, template, iframe")) element.remove();
   // The title is the page's own: a first <h1> repeating it is not kept in the body.
   const first = content.querySelector("h1");

@@ -38,7 +38,9 @@ export class HtmlSession {
 
   private call<T>(message: object): Promise<HtmlOutcome<T>> {
     if (this.total.aborted) return Promise.resolve({ ok: false, reason: "timeout", message: "the import's time budget is spent" });
-    this.worker ??= new Worker(new URL("./html-worker.mjs", import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    this.worker ??= new Worker(new URL("./html-worker.mjs", import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     const worker = this.worker;
     return new Promise((resolve) => {
       // Only this call's listeners are removed: removeAllListeners() would also drop the ones
@@ -49,7 +51,8 @@ export class HtmlSession {
         else finish({ ok: true, value: answer }, false);
       };
       const onError = (error: Error) => finish({ ok: false, reason: "failed", message: error.message }, true);
-      const onExit = (code: number) => finish({ ok: false, reason: "failed", message: `the HTML reader stopped (exit code ${code})` }, true);
+      const onExit = (code: number) =>
+        finish({ ok: false, reason: "failed", message: `the HTML reader stopped (exit code ${code})` }, true);
       const onTotal = () => finish({ ok: false, reason: "timeout", message: "the import's time budget is spent" }, true);
       const timeout = `reading it took more than ${this.limits.htmlTimeoutMs} ms`;
       const timer = setTimeout(() => finish({ ok: false, reason: "timeout", message: timeout }, true), this.limits.htmlTimeoutMs);

@@ -62,7 +62,8 @@ export interface ImportResult {
 }
 
 const importError = (status: 400 | 408 | 413 | 415, message: string) => {
-  const code = status === 408 ? "REQUEST_TIMEOUT" : status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
+  const code =
+    status === 408 ? "REQUEST_TIMEOUT" : status === 413 ? "PAYLOAD_TOO_LARGE" : status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : "BAD_REQUEST";
   return new DomainError(code, message);
 };
 
@@ -71,7 +72,8 @@ function checkInput(input: ImportInput): { url: URL; source: string } {
   if (typeof source !== "string" || !(IMPORT_SOURCES as readonly string[]).includes(source)) {
     throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got ${JSON.stringify(source ?? null)})`);
   }
-  if (!(BUILT_IMPORT_SOURCES as readonly string[]).includes(source)) throw badInput(`source ${source} is not supported yet: only website is`);
+  if (!(BUILT_IMPORT_SOURCES as readonly string[]).includes(source))
+    throw badInput(`source ${source} is not supported yet: only website is`);
   if (typeof url !== "string" || url.trim() === "") throw badInput("url is required");
   if (url.length > IMPORT_URL_MAX) throw badInput(`url must be at most ${IMPORT_URL_MAX} characters`);
   let parsed: URL;
@@ -80,7 +82,8 @@ function checkInput(input: ImportInput): { url: URL; source: string } {
   } catch {
     throw badInput(`url must be an absolute http or https URL (got ${JSON.stringify(url)})`);
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw badInput(`url must be an http or https URL (got ${parsed.protocol})`);
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw badInput(`url must be an http or https URL (got ${parsed.protocol})`);
   if (parsed.username || parsed.password) throw badInput("url must not carry credentials");
   parsed.hash = "";
   return { url: parsed, source };
@@ -135,7 +138,12 @@ export async function fetchBounded(
   for (let hop = 0; ; hop++) {
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
-      response = await undiciFetch(url, { redirect: "manual", signal, dispatcher, headers: { accept: "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5" } });
+      response = await undiciFetch(url, {
+        redirect: "manual",
+        signal,
+        dispatcher,
+        headers: { accept: "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5" },
+      });
     } catch {
       throw new FetchFailure("unreachable", unreachableMessage(url, limits), signal.aborted);
     }
@@ -145,7 +153,8 @@ export async function fetchBounded(
         await response.body?.cancel();
         if (hop >= limits.maxRedirects) throw new FetchFailure("unreachable", `${start} redirects more than ${limits.maxRedirects} times`);
         url = new URL(location, url);
-        if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailure("unreachable", `${start} redirects to a ${url.protocol} URL`);
+        if (url.protocol !== "http:" && url.protocol !== "https:")
+          throw new FetchFailure("unreachable", `${start} redirects to a ${url.protocol} URL`);
         url.hash = "";
         continue;
       }
@@ -183,7 +192,9 @@ export async function fetchBounded(
       if (error instanceof FetchFailure) throw error;
       // The host answered HTTP, then stalled or broke off while sending its body.
       if (signal.aborted) {
-        const why = total.aborted ? `the import took more than ${limits.totalTimeoutMs} ms` : `no answer within ${limits.requestTimeoutMs} ms`;
+        const why = total.aborted
+          ? `the import took more than ${limits.totalTimeoutMs} ms`
+          : `no answer within ${limits.requestTimeoutMs} ms`;
         throw new FetchFailure("timeout", `${url} timed out: ${why}`);
       }
       throw new FetchFailure("unreachable", `${url} broke off its answer`);
@@ -230,7 +241,10 @@ interface ImportedPage {
 const urlKey = (url: URL) => `${url.origin}${url.pathname.replace(/\/index\.x?html?$/i, "/")}${url.search}`;
 
 function humanize(segment: string) {
-  const words = decodeSegment(segment).replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ").trim();
+  const words = decodeSegment(segment)
+    .replace(/\.[a-z0-9]+$/i, "")
+    .replace(/[-_]+/g, " ")
+    .trim();
   return words ? words[0].toUpperCase() + words.slice(1) : "Page";
 }
 
@@ -285,7 +299,12 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
   const html = new HtmlSession(limits, total);
-  const progress = ctx.imports.start({ spaceId, changeRequest: input.changeRequest ?? null, url: start.toString(), startedAt: ctx.clock.now() });
+  const progress = ctx.imports.start({
+    spaceId,
+    changeRequest: input.changeRequest ?? null,
+    url: start.toString(),
+    startedAt: ctx.clock.now(),
+  });
   try {
     return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore, progress });
   } finally {
@@ -296,7 +315,16 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
 
 async function crawlAndImport(
   ctx: CoreContext,
-  { input, start, target, limits, total, html, headBefore, progress }: {
+  {
+    input,
+    start,
+    target,
+    limits,
+    total,
+    html,
+    headBefore,
+    progress,
+  }: {
     input: ImportInput;
     start: URL;
     target: { spaceId: string; changeRequest?: string | null };
@@ -345,7 +373,9 @@ async function crawlAndImport(
       continue;
     }
     const { links, contentLinks, images } = read.value;
-    const title = [...(read.value.title || humanize(segmentsOf(fetched.url).at(-1) ?? fetched.url.hostname))].slice(0, PAGE_TITLE_MAX).join("");
+    const title = [...(read.value.title || humanize(segmentsOf(fetched.url).at(-1) ?? fetched.url.hostname))]
+      .slice(0, PAGE_TITLE_MAX)
+      .join("");
     const segments = segmentsOf(fetched.url);
     const below = rootSegments.every((segment, index) => segments[index] === segment);
     const key = isRoot ? [] : below ? segments.slice(rootSegments.length) : segments;
@@ -353,7 +383,10 @@ async function crawlAndImport(
     if (!isRoot && key.length && pages.some((page, index) => index > 0 && page.key.join("/") === key.join("/"))) continue;
     pages.push({ url: fetched.url, key, title, html: text, contentLinks, images });
     // Progress, page by page: a long import shows it is moving (pages left = queued, bounded).
-    log.info({ url: fetched.url.toString(), pages: pages.length, queued: queue.length, found: discovered.size, ms: Date.now() - startedAt }, "import: page fetched");
+    log.info(
+      { url: fetched.url.toString(), pages: pages.length, queued: queue.length, found: discovered.size, ms: Date.now() - startedAt },
+      "import: page fetched",
+    );
     Object.assign(progress, { pagesFetched: pages.length, queued: queue.length, found: discovered.size });
 
     for (const href of links) {
@@ -399,7 +432,13 @@ async function crawlAndImport(
   // Top-level slugs already taken in the head, so the paths computed here (and the links
   // rewritten to them) are the ones the tree keeps.
   const under = input.parent != null ? findPage(contentOf(headBefore).pages, input.parent) : undefined;
-  const taken = new Set(under ? under.page.pages.map((p) => p.slug) : flatten(contentOf(headBefore).pages).filter((p) => p.path && !p.path.includes("/")).map((p) => p.path));
+  const taken = new Set(
+    under
+      ? under.page.pages.map((p) => p.slug)
+      : flatten(contentOf(headBefore).pages)
+          .filter((p) => p.path && !p.path.includes("/"))
+          .map((p) => p.path),
+  );
   interface Node {
     id: string;
     title: string;
@@ -420,7 +459,14 @@ async function crawlAndImport(
     for (let n = 2; scope.has(slug); n++) slug = `${base}-${n}`;
     scope.add(slug);
     const parentPath = parent ? parent.path : (under?.path ?? "");
-    const node: Node = { id: newId("Page"), title, slug, path: parentPath ? `${parentPath}/${slug}` : slug, parent: parent?.id ?? under?.page.id ?? null, page };
+    const node: Node = {
+      id: newId("Page"),
+      title,
+      slug,
+      path: parentPath ? `${parentPath}/${slug}` : slug,
+      parent: parent?.id ?? under?.page.id ?? null,
+      page,
+    };
     nodes.set(key.length ? key.join("/") : `\u0000${node.id}`, node);
     return node;
   };
@@ -463,7 +509,14 @@ async function crawlAndImport(
       if (body) body += "\n";
     }
     markdown.push(body);
-    edits.push({ op: "createPage", id: node.id, kind: "document", fields: { title: node.title, slug: node.slug }, body, position: { parent: node.parent } });
+    edits.push({
+      op: "createPage",
+      id: node.id,
+      kind: "document",
+      fields: { title: node.title, slug: node.slug },
+      body,
+      position: { parent: node.parent },
+    });
   }
 
   progress.phase = "saving";
@@ -474,7 +527,10 @@ async function crawlAndImport(
     blobs: { markdown, files: fileBytes },
     message: [...`Import of ${start}`].slice(0, REVISION_MESSAGE_MAX).join(""),
   });
-  log.info({ revisionId: revision.id, pages: pageNodes.length, files: files.size, found: discovered.size, ms: Date.now() - startedAt }, "import finished");
+  log.info(
+    { revisionId: revision.id, pages: pageNodes.length, files: files.size, found: discovered.size, ms: Date.now() - startedAt },
+    "import finished",
+  );
   return { revision, importedResources: pages.length + files.size, totalResources: discovered.size };
 }
 

@@ -103,7 +103,12 @@ export class JobQueue {
   }
 
   /** Adds a job; returns its id. Pass `db` to write it inside a transaction. */
-  async enqueue(kind: string, payload: Prisma.InputJsonValue, options: EnqueueOptions = {}, db: Transaction | PrismaClient = this.prisma): Promise<string> {
+  async enqueue(
+    kind: string,
+    payload: Prisma.InputJsonValue,
+    options: EnqueueOptions = {},
+    db: Transaction | PrismaClient = this.prisma,
+  ): Promise<string> {
     const now = this.clock.now();
     const runAt = options.runAt ?? now;
     const maxAttempts = options.maxAttempts ?? 5;
@@ -219,7 +224,10 @@ export class JobQueue {
   /** Shutdown, not the job's fault: the job goes back untouched, for the next instance at once. */
   private async handBack(job: ClaimedJob): Promise<void> {
     await this.prisma.job
-      .updateMany({ where: { id: job.id, lockedBy: job.lockedBy }, data: { lockedBy: null, lockedUntil: null, attempts: job.attempts - 1 } })
+      .updateMany({
+        where: { id: job.id, lockedBy: job.lockedBy },
+        data: { lockedBy: null, lockedUntil: null, attempts: job.attempts - 1 },
+      })
       .catch(() => {});
   }
 
@@ -227,7 +235,15 @@ export class JobQueue {
     const mine = { id: job.id, lockedBy: job.lockedBy };
     if (job.attempts > job.maxAttempts) {
       // Its last claim ended without an answer (the instance died): give up rather than loop.
-      await this.prisma.job.updateMany({ where: mine, data: { failedAt: this.clock.now(), lockedBy: null, lockedUntil: null, lastError: "the last attempt did not finish (instance stopped)" } });
+      await this.prisma.job.updateMany({
+        where: mine,
+        data: {
+          failedAt: this.clock.now(),
+          lockedBy: null,
+          lockedUntil: null,
+          lastError: "the last attempt did not finish (instance stopped)",
+        },
+      });
       return;
     }
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.timeoutMs)]);

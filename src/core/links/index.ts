@@ -197,7 +197,14 @@ async function computeLinks(ctx: CoreContext, revision: Revision): Promise<Revis
     if (existing) {
       if (!existing.locations.includes(pageId)) existing.locations.push(pageId);
     } else {
-      byKey.set(key, { key, relation, target, status: status === "space" ? "ok" : status, spaceCheck: status === "space", locations: [pageId] });
+      byKey.set(key, {
+        key,
+        relation,
+        target,
+        status: status === "space" ? "ok" : status,
+        spaceCheck: status === "space",
+        locations: [pageId],
+      });
     }
   }
   const links = [...byKey.values()];
@@ -225,7 +232,8 @@ export function linksOfRevision(ctx: CoreContext, revision: Revision): Promise<R
 
 export function parseLinkStatus(status: string | null | undefined): LinkStatus | null {
   if (status == null) return null;
-  if (!(LINK_STATUSES as readonly string[]).includes(status)) throw badInput(`status must be one of ${LINK_STATUSES.join(", ")} (got ${JSON.stringify(status)})`);
+  if (!(LINK_STATUSES as readonly string[]).includes(status))
+    throw badInput(`status must be one of ${LINK_STATUSES.join(", ")} (got ${JSON.stringify(status)})`);
   return status as LinkStatus;
 }
 

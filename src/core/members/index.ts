@@ -47,10 +47,7 @@ export async function listMembers(
   if (search) {
     conditions.push({
       user: {
-        OR: [
-          { displayName: { contains: search, mode: "insensitive" } },
-          { email: { contains: search, mode: "insensitive" } },
-        ],
+        OR: [{ displayName: { contains: search, mode: "insensitive" } }, { email: { contains: search, mode: "insensitive" } }],
       },
     });
   }
@@ -74,10 +71,13 @@ export async function listMembers(
  * each other at once cannot leave the organization without an admin.
  */
 function withMembersLock<T>(ctx: CoreContext, organizationId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return ctx.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`members:${organizationId}`}))::text`;
-    return work(tx);
-  }, { maxWait: 15_000, timeout: 30_000 });
+  return ctx.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`members:${organizationId}`}))::text`;
+      return work(tx);
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
 }
 
 /** Refuses (409) a change that would leave the organization without an enabled admin. */

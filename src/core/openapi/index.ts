@@ -76,7 +76,9 @@ export type SpecSource = { url: string } | { text: string };
 export function checkSlug(slug: string): string {
   checkLength("slug", slug, { min: 1, max: OPENAPI_SLUG_MAX });
   if (!OPENAPI_SLUG_PATTERN.test(slug)) {
-    throw badInput(`slug must be lowercase letters and digits separated by single hyphens (pattern ${OPENAPI_SLUG_PATTERN.source}; got ${JSON.stringify(slug)})`);
+    throw badInput(
+      `slug must be lowercase letters and digits separated by single hyphens (pattern ${OPENAPI_SLUG_PATTERN.source}; got ${JSON.stringify(slug)})`,
+    );
   }
   return slug;
 }
@@ -97,7 +99,8 @@ export function checkSource(source: { url?: string | null; text?: string | null 
     } catch {
       throw badInput(`source.url must be an absolute http or https URL (got ${JSON.stringify(url)})`);
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw badInput(`source.url must be an http or https URL (got ${parsed.protocol})`);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      throw badInput(`source.url must be an http or https URL (got ${parsed.protocol})`);
     if (parsed.username || parsed.password) throw badInput("source.url must not carry credentials");
     return { url };
   }
@@ -181,7 +184,8 @@ export async function listVersions(ctx: CoreContext, spec: OpenAPISpec, page: Pa
 export async function readVersion(ctx: CoreContext, spec: OpenAPISpec, versionId: string): Promise<OpenAPISpecVersion> {
   const id = versionId === "latest" ? spec.lastVersionId : versionId;
   const version = id ? await ctx.prisma.openAPISpecVersion.findFirst({ where: { id, specId: spec.id } }) : null;
-  if (!version) throw notFound("OpenAPI specification version", versionId === "latest" && !id ? `latest (${spec.slug} has no version yet)` : versionId);
+  if (!version)
+    throw notFound("OpenAPI specification version", versionId === "latest" && !id ? `latest (${spec.slug} has no version yet)` : versionId);
   return version;
 }
 
@@ -194,7 +198,10 @@ export interface VersionFile {
 const filesOf = (version: OpenAPISpecVersion) => version.files as unknown as VersionFile[];
 
 /** The texts of a version's files, entry first. */
-export async function versionTexts(services: Pick<Services, "prisma">, version: OpenAPISpecVersion): Promise<(VersionFile & { text: string })[]> {
+export async function versionTexts(
+  services: Pick<Services, "prisma">,
+  version: OpenAPISpecVersion,
+): Promise<(VersionFile & { text: string })[]> {
   const files = filesOf(version);
   const blobs = await services.prisma.blob.findMany({ where: { hash: { in: files.map((file) => file.hash) } } });
   const byHash = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
@@ -205,7 +212,9 @@ export async function versionTexts(services: Pick<Services, "prisma">, version: 
 export async function versionContent(ctx: CoreContext, spec: OpenAPISpec, version: OpenAPISpecVersion) {
   const { parse } = await import("yaml");
   const files = await versionTexts(ctx, version);
-  const filesystem = Object.fromEntries(files.map((file) => [file.path, file.format === "json" ? JSON.parse(file.text) : parse(file.text, { maxAliasCount: 1000 })]));
+  const filesystem = Object.fromEntries(
+    files.map((file) => [file.path, file.format === "json" ? JSON.parse(file.text) : parse(file.text, { maxAliasCount: 1000 })]),
+  );
   const source = version.sourceURL ?? versionLocation(ctx, spec, version);
   return { filesystem, url: source, urls: { source, public: spec.visibility === "public" ? source : null } };
 }
@@ -217,8 +226,10 @@ export async function latestRawContent(ctx: CoreContext, spec: OpenAPISpec) {
   return { text: entry!.text, format: entry!.format };
 }
 
-export const specLocation = (ctx: Pick<Services, "urls">, spec: OpenAPISpec) => ctx.urls.api(`/orgs/${spec.organizationId}/openapi/${spec.slug}`);
-export const specAppUrl = (ctx: Pick<Services, "urls">, spec: OpenAPISpec) => ctx.urls.app(`/o/${spec.organizationId}/openapi/${spec.slug}`);
+export const specLocation = (ctx: Pick<Services, "urls">, spec: OpenAPISpec) =>
+  ctx.urls.api(`/orgs/${spec.organizationId}/openapi/${spec.slug}`);
+export const specAppUrl = (ctx: Pick<Services, "urls">, spec: OpenAPISpec) =>
+  ctx.urls.app(`/o/${spec.organizationId}/openapi/${spec.slug}`);
 export const versionLocation = (ctx: Pick<Services, "urls">, spec: OpenAPISpec, version: OpenAPISpecVersion) =>
   `${specLocation(ctx, spec)}/versions/${version.id}`;
 
@@ -247,7 +258,11 @@ const enqueueProcessing = (ctx: CoreContext, specId: string, tx: Prisma.Transact
   ctx.jobs.enqueue(PROCESS_JOB, { specId }, { key: `openapi:${specId}`, runAt }, tx);
 
 /** Creates the spec (409 when the slug is taken in the organization) and enqueues its processing. */
-export async function createSpec(ctx: CoreContext, organizationId: string, input: { slug: string; source: Parameters<typeof checkSource>[0] }) {
+export async function createSpec(
+  ctx: CoreContext,
+  organizationId: string,
+  input: { slug: string; source: Parameters<typeof checkSource>[0] },
+) {
   await requireOrganization(ctx, organizationId, "openapi.manage");
   const slug = checkSlug(input.slug);
   const source = checkSource(input.source, ctx.openapiLimits);
@@ -269,7 +284,12 @@ export async function createSpec(ctx: CoreContext, organizationId: string, input
 }
 
 /** PUT: replaces the source of the spec `slug` (processing it again), or creates it. */
-export async function putSpec(ctx: CoreContext, organizationId: string, slug: string, input: { source: Parameters<typeof checkSource>[0] }) {
+export async function putSpec(
+  ctx: CoreContext,
+  organizationId: string,
+  slug: string,
+  input: { source: Parameters<typeof checkSource>[0] },
+) {
   await requireOrganization(ctx, organizationId, "openapi.manage");
   checkSlug(slug);
   const source = checkSource(input.source, ctx.openapiLimits);
@@ -405,13 +425,21 @@ function fetchFailure(url: string, error: unknown): ProcessFailure {
  * Fetches (or takes the text of) the entry file and every file its relative `$ref`s name, parses
  * each in the worker and validates the whole. Returns the files, entry first.
  */
-async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPolicy: ImportLimits, limits: OpenAPILimits): Promise<LoadedFile[]> {
+async function loadAndValidate(
+  source: SpecSource,
+  signal: AbortSignal,
+  hostPolicy: ImportLimits,
+  limits: OpenAPILimits,
+): Promise<LoadedFile[]> {
   const session = new ParseSession(limits.workerHeapMb);
   try {
     const files: LoadedFile[] = [];
     const parseFile = async (path: string, text: string) => {
       const answer = await session.call({ type: "parse", path, text }, signal);
-      if (answer.error) throw new ProcessFailure("PARSE_ERROR", [{ code: "PARSE", message: files.length === 0 ? answer.error : `${path}: ${answer.error}` }]);
+      if (answer.error)
+        throw new ProcessFailure("PARSE_ERROR", [
+          { code: "PARSE", message: files.length === 0 ? answer.error : `${path}: ${answer.error}` },
+        ]);
       files.push({ path, text, format: formatOf(text) });
       return answer.refs as string[];
     };
@@ -419,7 +447,9 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPoli
     if ("text" in source) {
       const refs = await parseFile(formatOf(source.text) === "json" ? "openapi.json" : "openapi.yaml", source.text);
       if (refs.length > 0) {
-        throw new ProcessFailure("PARSE_ERROR", [{ code: "EXTERNAL_REF", message: `$ref ${refs[0]}: a text source cannot refer to other files; publish it from a URL` }]);
+        throw new ProcessFailure("PARSE_ERROR", [
+          { code: "EXTERNAL_REF", message: `$ref ${refs[0]}: a text source cannot refer to other files; publish it from a URL` },
+        ]);
       }
     } else {
       const fetchLimits = { ...hostPolicy, requestTimeoutMs: limits.requestTimeoutMs, maxRedirects: limits.maxRedirects };
@@ -431,7 +461,10 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPoli
           const fetched = await fetchBounded(url, fetchLimits, limits.maxFileBytes, signal, () => true);
           return Buffer.from(fetched.bytes).toString("utf8");
         } catch (error) {
-          throw fetchFailure(url.toString(), signal.aborted ? new FetchFailure("timeout", `${url} timed out: processing took more than ${limits.totalTimeoutMs} ms`) : error);
+          throw fetchFailure(
+            url.toString(),
+            signal.aborted ? new FetchFailure("timeout", `${url} timed out: processing took more than ${limits.totalTimeoutMs} ms`) : error,
+          );
         }
       };
       const entryPath = decodeURIComponent(entry.pathname.slice(base.pathname.length)) || "openapi.yaml";
@@ -441,7 +474,10 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPoli
       const add = async (url: URL, path: string) => {
         const text = await fetchText(url);
         total += Buffer.byteLength(text);
-        if (total > limits.maxTotalBytes) throw new ProcessFailure("FETCH_ERROR", [{ code: "too-large", message: `the spec's files are over ${limits.maxTotalBytes} bytes in all` }]);
+        if (total > limits.maxTotalBytes)
+          throw new ProcessFailure("FETCH_ERROR", [
+            { code: "too-large", message: `the spec's files are over ${limits.maxTotalBytes} bytes in all` },
+          ]);
         queue.push({ url, path, refs: await parseFile(path, text) });
       };
       await add(entry, entryPath);
@@ -452,15 +488,22 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPoli
           try {
             target = new URL(ref, file.url);
           } catch {
-            throw new ProcessFailure("PARSE_ERROR", [{ code: "EXTERNAL_REF", message: `${file.path}: $ref ${ref} is not a valid reference` }]);
+            throw new ProcessFailure("PARSE_ERROR", [
+              { code: "EXTERNAL_REF", message: `${file.path}: $ref ${ref} is not a valid reference` },
+            ]);
           }
           target.hash = "";
           if (target.origin !== base.origin || !target.pathname.startsWith(base.pathname)) {
-            throw new ProcessFailure("PARSE_ERROR", [{ code: "EXTERNAL_REF", message: `${file.path}: $ref ${ref} is outside the spec's base URL ${base}` }]);
+            throw new ProcessFailure("PARSE_ERROR", [
+              { code: "EXTERNAL_REF", message: `${file.path}: $ref ${ref} is outside the spec's base URL ${base}` },
+            ]);
           }
           if (seen.has(target.href)) continue;
           seen.add(target.href);
-          if (seen.size > limits.maxFiles) throw new ProcessFailure("FETCH_ERROR", [{ code: "too-many-files", message: `the spec refers to more than ${limits.maxFiles} files` }]);
+          if (seen.size > limits.maxFiles)
+            throw new ProcessFailure("FETCH_ERROR", [
+              { code: "too-many-files", message: `the spec refers to more than ${limits.maxFiles} files` },
+            ]);
           await add(target, decodeURIComponent(target.pathname.slice(base.pathname.length)));
         }
       }
@@ -468,7 +511,8 @@ async function loadAndValidate(source: SpecSource, signal: AbortSignal, hostPoli
 
     const result = await session.call({ type: "validate" }, signal);
     if (result.error) throw new ProcessFailure("PARSE_ERROR", [{ message: result.error }]);
-    if (!result.valid) throw new ProcessFailure("PARSE_ERROR", result.errors.length > 0 ? result.errors : [{ message: "not a valid OpenAPI document" }]);
+    if (!result.valid)
+      throw new ProcessFailure("PARSE_ERROR", result.errors.length > 0 ? result.errors : [{ message: "not a valid OpenAPI document" }]);
     return files;
   } catch (error) {
     if (error instanceof ProcessFailure) throw error;
@@ -523,7 +567,9 @@ export async function processSpec(
   } catch (error) {
     // Shutdown: let the queue hand the job to the next start rather than record a failure.
     if (jobSignal.aborted) throw error;
-    outcome = { failure: error instanceof ProcessFailure ? error : new ProcessFailure("PARSE_ERROR", [{ message: (error as Error).message }]) };
+    outcome = {
+      failure: error instanceof ProcessFailure ? error : new ProcessFailure("PARSE_ERROR", [{ message: (error as Error).message }]),
+    };
   }
 
   await prisma.$transaction(async (tx) => {
@@ -574,7 +620,12 @@ export async function processSpec(
       });
     }
     if (current.sourceURL) {
-      await services.jobs.enqueue(PROCESS_JOB, { specId }, { key: `openapi:${specId}`, runAt: new Date(now.getTime() + settings.refetchIntervalMs) }, tx);
+      await services.jobs.enqueue(
+        PROCESS_JOB,
+        { specId },
+        { key: `openapi:${specId}`, runAt: new Date(now.getTime() + settings.refetchIntervalMs) },
+        tx,
+      );
     }
   });
 }

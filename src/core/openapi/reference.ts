@@ -97,7 +97,8 @@ export function resolveOperation(parsed: { path: string; value: unknown }[], emb
   const rawItem = isObject(paths) ? paths[embed.path] : undefined;
   const item = files.deref(rawItem, entry.path) as Json | undefined;
   const operation = isObject(item) ? item[embed.method] : undefined;
-  if (!isObject(item) || !isObject(operation)) return { missing: `the specification has no operation ${embed.method.toUpperCase()} ${embed.path}` };
+  if (!isObject(item) || !isObject(operation))
+    return { missing: `the specification has no operation ${embed.method.toUpperCase()} ${embed.path}` };
 
   const parameters = new Map<string, ResolvedParameter>();
   for (const raw of [...asArray(item.parameters), ...asArray(operation.parameters)]) {
@@ -128,7 +129,9 @@ export function resolveOperation(parsed: { path: string; value: unknown }[], emb
       description: str(operation.description),
       deprecated: operation.deprecated === true,
       parameters: [...parameters.values()],
-      requestBody: body ? { required: body.required === true, description: str(body.description), content: contentOf(body.content) } : undefined,
+      requestBody: body
+        ? { required: body.required === true, description: str(body.description), content: contentOf(body.content) }
+        : undefined,
       responses: Object.entries(isObject(operation.responses) ? operation.responses : {}).map(([status, response]) => {
         const r = isObject(response) ? response : {};
         return { status, description: str(r.description), content: contentOf(r.content) };
@@ -160,7 +163,12 @@ export function exampleOf(schema: Json, depth = 0): unknown {
   }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   if (type === "object" || isObject(schema.properties)) {
-    return Object.fromEntries(Object.entries(isObject(schema.properties) ? schema.properties : {}).map(([key, value]) => [key, isObject(value) ? exampleOf(value, depth + 1) : null]));
+    return Object.fromEntries(
+      Object.entries(isObject(schema.properties) ? schema.properties : {}).map(([key, value]) => [
+        key,
+        isObject(value) ? exampleOf(value, depth + 1) : null,
+      ]),
+    );
   }
   if (type === "array") return isObject(schema.items) ? [exampleOf(schema.items, depth + 1)] : [];
   if (type === "integer" || type === "number") return 0;
@@ -173,17 +181,28 @@ export function exampleOf(schema: Json, depth = 0): unknown {
 // Loading (before the render)
 
 /** The latest version of the organization's spec `slug`, its files parsed. */
-async function parsedVersion(services: Services, organizationId: string, slug: string): Promise<{ missing: string } | { parsed: { path: string; value: unknown }[] }> {
+async function parsedVersion(
+  services: Services,
+  organizationId: string,
+  slug: string,
+): Promise<{ missing: string } | { parsed: { path: string; value: unknown }[] }> {
   const spec = await services.prisma.openAPISpec.findUnique({
     where: { organizationId_slug: { organizationId, slug } },
     select: { lastVersionId: true },
   });
   if (!spec) return { missing: `there is no OpenAPI specification "${slug}"` };
-  const version: OpenAPISpecVersion | null = spec.lastVersionId ? await services.prisma.openAPISpecVersion.findUnique({ where: { id: spec.lastVersionId } }) : null;
+  const version: OpenAPISpecVersion | null = spec.lastVersionId
+    ? await services.prisma.openAPISpecVersion.findUnique({ where: { id: spec.lastVersionId } })
+    : null;
   if (!version) return { missing: `the OpenAPI specification "${slug}" has not been processed yet` };
   const { parse } = await import("yaml");
   const texts = await versionTexts(services, version);
-  return { parsed: texts.map((file) => ({ path: file.path, value: file.format === "json" ? JSON.parse(file.text) : parse(file.text, { maxAliasCount: 1000 }) })) };
+  return {
+    parsed: texts.map((file) => ({
+      path: file.path,
+      value: file.format === "json" ? JSON.parse(file.text) : parse(file.text, { maxAliasCount: 1000 }),
+    })),
+  };
 }
 
 export async function loadOperation(content: string, _info: string, context: BlockContext): Promise<LoadedOperation | null> {
@@ -216,19 +235,27 @@ export function schemaHtml(schema: Json, depth = 0): string {
   if (depth > MAX_SCHEMA_DEPTH) return "<p>…</p>";
   const item = Array.isArray(schema.type) ? schema : schema.type === "array" && isObject(schema.items) ? schema.items : schema;
   const parts: string[] = [];
-  const merged = Array.isArray(item.allOf) ? Object.assign({}, ...item.allOf.filter(isObject).map((p) => (isObject(p.properties) ? p.properties : {}))) : {};
+  const merged = Array.isArray(item.allOf)
+    ? Object.assign({}, ...item.allOf.filter(isObject).map((p) => (isObject(p.properties) ? p.properties : {})))
+    : {};
   const properties = { ...merged, ...(isObject(item.properties) ? item.properties : {}) } as Record<string, unknown>;
-  const required = new Set([...asArray(item.required), ...(Array.isArray(item.allOf) ? item.allOf.filter(isObject).flatMap((p) => asArray(p.required)) : [])]);
+  const required = new Set([
+    ...asArray(item.required),
+    ...(Array.isArray(item.allOf) ? item.allOf.filter(isObject).flatMap((p) => asArray(p.required)) : []),
+  ]);
   if (Object.keys(properties).length) {
     parts.push('<ul class="openapi-schema">');
     for (const [name, raw] of Object.entries(properties)) {
       const property = isObject(raw) ? raw : {};
-      const nested = isObject(property.properties) || (isObject(property.items) && isObject(property.items.properties)) || Array.isArray(property.allOf);
+      const nested =
+        isObject(property.properties) || (isObject(property.items) && isObject(property.items.properties)) || Array.isArray(property.allOf);
       parts.push(
         `<li><code class="openapi-property">${e(name)}</code> <span class="openapi-type">${e(typeOf(property))}</span>` +
           (required.has(name) ? ' <span class="openapi-required">required</span>' : "") +
           (typeof property.description === "string" ? ` <span class="openapi-description">${e(property.description)}</span>` : "") +
-          (Array.isArray(property.enum) ? ` <span class="openapi-enum">one of ${property.enum.map((v) => `<code>${e(JSON.stringify(v))}</code>`).join(", ")}</span>` : "") +
+          (Array.isArray(property.enum)
+            ? ` <span class="openapi-enum">one of ${property.enum.map((v) => `<code>${e(JSON.stringify(v))}</code>`).join(", ")}</span>`
+            : "") +
           (nested ? schemaHtml(property, depth + 1) : "") +
           "</li>",
       );
@@ -238,14 +265,17 @@ export function schemaHtml(schema: Json, depth = 0): string {
   for (const key of ["oneOf", "anyOf"] as const) {
     if (!Array.isArray(item[key])) continue;
     parts.push(`<p>${key === "oneOf" ? "One of" : "Any of"}:</p><ol class="openapi-variants">`);
-    for (const variant of item[key].filter(isObject)) parts.push(`<li><span class="openapi-type">${e(variant.title ?? typeOf(variant))}</span>${schemaHtml(variant, depth + 1)}</li>`);
+    for (const variant of item[key].filter(isObject))
+      parts.push(`<li><span class="openapi-type">${e(variant.title ?? typeOf(variant))}</span>${schemaHtml(variant, depth + 1)}</li>`);
     parts.push("</ol>");
   }
   return parts.join("");
 }
 
 const exampleHtml = (example: unknown) =>
-  example === undefined ? "" : `<pre class="openapi-example"><code class="language-json">${e(typeof example === "string" ? example : JSON.stringify(example, null, 2))}</code></pre>`;
+  example === undefined
+    ? ""
+    : `<pre class="openapi-example"><code class="language-json">${e(typeof example === "string" ? example : JSON.stringify(example, null, 2))}</code></pre>`;
 
 function mediaHtml(content: { type: string; schema?: Json; example?: unknown }[]): string {
   return content
@@ -270,7 +300,9 @@ export function operationHtml(loaded: LoadedOperation, embed: OperationEmbed): s
   if (op.summary) out.push(`<p class="openapi-summary"><strong>${e(op.summary)}</strong></p>`);
   if (op.description) out.push(`<p class="openapi-description">${e(op.description)}</p>`);
   if (op.parameters.length) {
-    out.push('<h4>Parameters</h4><table class="openapi-parameters"><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>');
+    out.push(
+      '<h4>Parameters</h4><table class="openapi-parameters"><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>',
+    );
     for (const p of op.parameters) {
       out.push(
         `<tr><td><code>${e(p.name)}</code></td><td>${e(p.in)}</td><td>${p.schema ? e(typeOf(p.schema)) : ""}</td><td>${p.required ? "required" : "optional"}</td>` +
@@ -287,7 +319,9 @@ export function operationHtml(loaded: LoadedOperation, embed: OperationEmbed): s
   if (op.responses.length) {
     out.push('<h4>Responses</h4><div class="openapi-responses">');
     for (const response of op.responses) {
-      out.push(`<div class="openapi-response"><h5><span class="openapi-status">${e(response.status)}</span>${response.description ? ` ${e(response.description)}` : ""}</h5>${mediaHtml(response.content)}</div>`);
+      out.push(
+        `<div class="openapi-response"><h5><span class="openapi-status">${e(response.status)}</span>${response.description ? ` ${e(response.description)}` : ""}</h5>${mediaHtml(response.content)}</div>`,
+      );
     }
     out.push("</div>");
   }

@@ -13,10 +13,7 @@ export const ORGANIZATION_TYPES = ["business", "community"] as const;
 
 /** The organization if the caller is a member of it; 404 otherwise (existence is not leaked). */
 export async function getOrganization(ctx: CoreContext, id: string): Promise<Organization> {
-  const [organization, membership] = await Promise.all([
-    ctx.loaders.organization.load(id),
-    ctx.access.membership(id),
-  ]);
+  const [organization, membership] = await Promise.all([ctx.loaders.organization.load(id), ctx.access.membership(id)]);
   if (!organization || !membership) throw notFound("organization", id);
   return organization;
 }

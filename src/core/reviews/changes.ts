@@ -56,7 +56,12 @@ export const CHANGE_TYPES = [
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** The fields of `after` that differ from `before`, as before/after pairs (absent sides left out). */
-function attributeChanges<T extends object>(before: T, after: T, fields: (keyof T & string)[], as: (value: unknown, field: string) => unknown = (v) => v): AttributeChanges {
+function attributeChanges<T extends object>(
+  before: T,
+  after: T,
+  fields: (keyof T & string)[],
+  as: (value: unknown, field: string) => unknown = (v) => v,
+): AttributeChanges {
   const changes: AttributeChanges = {};
   for (const field of fields) {
     if (same(before[field], after[field])) continue;
@@ -77,12 +82,18 @@ const PAGE_FIELDS: Record<PageNode["kind"], (keyof PageNode & string)[]> = {
 const PUBLISHED_NAME: Record<string, string> = { body: "document", href: "target" };
 
 function pageAttributes(before: PageNode, after: PageNode): AttributeChanges {
-  const changes = attributeChanges(before, after, PAGE_FIELDS[after.kind], (value, field) => (field === "href" ? { kind: "url", url: value } : value));
+  const changes = attributeChanges(before, after, PAGE_FIELDS[after.kind], (value, field) =>
+    field === "href" ? { kind: "url", url: value } : value,
+  );
   return Object.fromEntries(Object.entries(changes).map(([field, change]) => [PUBLISHED_NAME[field] ?? field, change]));
 }
 
 const changedPage = ({ page, path }: LocatedPage): ChangedPage => ({ id: page.id, kind: page.kind, title: page.title, path });
-const changedReusable = (entry: ReusableContentEntry): ChangedReusableContent => ({ id: entry.id, title: entry.title, document: entry.body });
+const changedReusable = (entry: ReusableContentEntry): ChangedReusableContent => ({
+  id: entry.id,
+  title: entry.title,
+  document: entry.body,
+});
 
 /**
  * Every change from `base` to `head`: pages in the head's tree order (then those deleted, in
@@ -105,10 +116,16 @@ export function semanticChanges(base: Content, head: Content): SemanticChange[] 
       changes.push({
         type: "page_moved",
         page: changedPage(located),
-        parent: { ...(parentBefore ? { before: changedPage(parentBefore) } : {}), ...(parentAfter ? { after: changedPage(parentAfter) } : {}) },
+        parent: {
+          ...(parentBefore ? { before: changedPage(parentBefore) } : {}),
+          ...(parentAfter ? { after: changedPage(parentAfter) } : {}),
+        },
       });
     }
-    const attributes = before.page.kind === located.page.kind ? pageAttributes(before.page, located.page) : { title: { before: before.page.title, after: located.page.title } };
+    const attributes =
+      before.page.kind === located.page.kind
+        ? pageAttributes(before.page, located.page)
+        : { title: { before: before.page.title, after: located.page.title } };
     if (Object.keys(attributes).length) changes.push({ type: "page_edited", page: changedPage(located), attributes });
   }
   for (const [id, located] of basePages) if (!headById.has(id)) changes.push({ type: "page_deleted", page: changedPage(located) });
@@ -136,8 +153,12 @@ export function semanticChanges(base: Content, head: Content): SemanticChange[] 
     const before = baseReusable.get(entry.id);
     if (!before) changes.push({ type: "reusable_content_created", reusableContent: changedReusable(entry) });
     else {
-      const attributes = attributeChanges({ title: before.title, document: before.body }, { title: entry.title, document: entry.body }, ["title", "document"]);
-      if (Object.keys(attributes).length) changes.push({ type: "reusable_content_edited", reusableContent: changedReusable(entry), attributes });
+      const attributes = attributeChanges({ title: before.title, document: before.body }, { title: entry.title, document: entry.body }, [
+        "title",
+        "document",
+      ]);
+      if (Object.keys(attributes).length)
+        changes.push({ type: "reusable_content_edited", reusableContent: changedReusable(entry), attributes });
     }
   }
   for (const entry of base.reusableContents ?? []) {
@@ -158,9 +179,13 @@ export const baseRevisionIdOf = (changeRequest: ChangeRequest) => changeRequest.
 /** The first `limit` changes of a change request, and how many more there are. */
 export async function changeRequestChanges(ctx: CoreContext, changeRequest: ChangeRequest, limit: number | null | undefined) {
   const take = limit ?? CHANGES_DEFAULT_LIMIT;
-  if (!Number.isInteger(take) || take < 1 || take > CHANGES_MAX_LIMIT) throw badInput(`limit must be an integer between 1 and ${CHANGES_MAX_LIMIT} (got ${take})`);
+  if (!Number.isInteger(take) || take < 1 || take > CHANGES_MAX_LIMIT)
+    throw badInput(`limit must be an integer between 1 and ${CHANGES_MAX_LIMIT} (got ${take})`);
   await readChangeRequest(ctx, changeRequest.spaceId, changeRequest.id);
-  const [base, head] = await Promise.all([ctx.loaders.revision.load(baseRevisionIdOf(changeRequest)), ctx.loaders.revision.load(changeRequest.revisionId)]);
+  const [base, head] = await Promise.all([
+    ctx.loaders.revision.load(baseRevisionIdOf(changeRequest)),
+    ctx.loaders.revision.load(changeRequest.revisionId),
+  ]);
   if (!base || !head) throw new Error(`Change request ${changeRequest.id} lacks its base or head revision`);
   const changes = semanticChanges(contentOf(base), contentOf(head));
   return { changes: changes.slice(0, take), more: Math.max(0, changes.length - take) };

@@ -32,7 +32,9 @@ export async function listReviews(
   page: PageArgs,
 ): Promise<Page<Review>> {
   const { changeRequest } = await readChangeRequest(ctx, spaceId, changeRequestId);
-  const reviews = (await reviewsOf(ctx.prisma, changeRequest)).filter((review) => filter.outdated == null || review.outdated === filter.outdated);
+  const reviews = (await reviewsOf(ctx.prisma, changeRequest)).filter(
+    (review) => filter.outdated == null || review.outdated === filter.outdated,
+  );
   return pageInMemory(reviews, page, (review) => review.row.id);
 }
 
@@ -55,9 +57,11 @@ export async function submitReview(
 ): Promise<Review> {
   const status = checkOneOf("status", input.status, REVIEW_STATUSES);
   const { changeRequest } = await requireChangeRequest(ctx, spaceId, changeRequestId, "changeRequest.review");
-  if (changeRequest.createdById === ctx.viewer.userId) throw forbidden(`You cannot review your own change request (#${changeRequest.number})`);
+  if (changeRequest.createdById === ctx.viewer.userId)
+    throw forbidden(`You cannot review your own change request (#${changeRequest.number})`);
   checkChangeRequestActive(changeRequest, "be reviewed");
-  const comment = input.comment != null ? await postComment(ctx, { spaceId, changeRequestId: changeRequest.id }, { body: input.comment }) : null;
+  const comment =
+    input.comment != null ? await postComment(ctx, { spaceId, changeRequestId: changeRequest.id }, { body: input.comment }) : null;
   const request = await ctx.prisma.changeRequestReviewer.findUnique({
     where: { changeRequestId_userId: { changeRequestId: changeRequest.id, userId: ctx.viewer.userId } },
   });
@@ -78,9 +82,17 @@ export async function submitReview(
   return { row, outdated: false };
 }
 
-export async function listRequestedReviewers(ctx: CoreContext, spaceId: string, changeRequestId: string, page: PageArgs): Promise<Page<ChangeRequestReviewer>> {
+export async function listRequestedReviewers(
+  ctx: CoreContext,
+  spaceId: string,
+  changeRequestId: string,
+  page: PageArgs,
+): Promise<Page<ChangeRequestReviewer>> {
   const { changeRequest } = await readChangeRequest(ctx, spaceId, changeRequestId);
-  const rows = await ctx.prisma.changeRequestReviewer.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: [{ createdAt: "asc" }, { userId: "asc" }] });
+  const rows = await ctx.prisma.changeRequestReviewer.findMany({
+    where: { changeRequestId: changeRequest.id },
+    orderBy: [{ createdAt: "asc" }, { userId: "asc" }],
+  });
   return pageInMemory(rows, page, (row) => row.userId);
 }
 
@@ -111,17 +123,32 @@ export async function requestReviewers(
   checkChangeRequestActive(changeRequest, "get reviewers");
   const users = [...new Set(input.users)];
   for (const [index, userId] of input.users.entries()) await checkReviewer(ctx, space, changeRequest, userId, `users[${index}]`);
-  const current = input.subject != null ? await updateChangeRequest(ctx, spaceId, changeRequest.id, { subject: input.subject }) : changeRequest;
+  const current =
+    input.subject != null ? await updateChangeRequest(ctx, spaceId, changeRequest.id, { subject: input.subject }) : changeRequest;
   const now = ctx.clock.now();
   await ctx.prisma.changeRequestReviewer.createMany({
-    data: users.map((userId) => ({ changeRequestId: current.id, userId, requestedById: ctx.viewer.userId, revisionId: current.revisionId, createdAt: now })),
+    data: users.map((userId) => ({
+      changeRequestId: current.id,
+      userId,
+      requestedById: ctx.viewer.userId,
+      revisionId: current.revisionId,
+      createdAt: now,
+    })),
     skipDuplicates: true,
   });
-  return ctx.prisma.changeRequestReviewer.findMany({ where: { changeRequestId: current.id, userId: { in: users } }, orderBy: { userId: "asc" } });
+  return ctx.prisma.changeRequestReviewer.findMany({
+    where: { changeRequestId: current.id, userId: { in: users } },
+    orderBy: { userId: "asc" },
+  });
 }
 
 /** Withdraws the request to `userId`; answers whether there was one. */
-export async function removeRequestedReviewer(ctx: CoreContext, spaceId: string, changeRequestId: string, userId: string): Promise<boolean> {
+export async function removeRequestedReviewer(
+  ctx: CoreContext,
+  spaceId: string,
+  changeRequestId: string,
+  userId: string,
+): Promise<boolean> {
   const { changeRequest } = await requireChangeRequest(ctx, spaceId, changeRequestId, "changeRequest.requestReview");
   const { count } = await ctx.prisma.changeRequestReviewer.deleteMany({ where: { changeRequestId: changeRequest.id, userId } });
   return count > 0;
@@ -141,7 +168,12 @@ export interface Contributor {
  * Who contributed to the change request: one entry per user and kind, edits (the revisions they
  * made in it, updates from the space included) and comments (comments and replies), latest first.
  */
-export async function listContributors(ctx: CoreContext, spaceId: string, changeRequestId: string, page: PageArgs): Promise<Page<Contributor>> {
+export async function listContributors(
+  ctx: CoreContext,
+  spaceId: string,
+  changeRequestId: string,
+  page: PageArgs,
+): Promise<Page<Contributor>> {
   const { changeRequest } = await readChangeRequest(ctx, spaceId, changeRequestId);
   const [edits, comments] = await Promise.all([
     ctx.prisma.revision.groupBy({
@@ -150,7 +182,12 @@ export async function listContributors(ctx: CoreContext, spaceId: string, change
       _count: { _all: true },
       _max: { createdAt: true },
     }),
-    ctx.prisma.comment.groupBy({ by: ["postedById"], where: { changeRequestId: changeRequest.id }, _count: { _all: true }, _max: { postedAt: true } }),
+    ctx.prisma.comment.groupBy({
+      by: ["postedById"],
+      where: { changeRequestId: changeRequest.id },
+      _count: { _all: true },
+      _max: { postedAt: true },
+    }),
   ]);
   const contributors: Contributor[] = [
     ...edits.map((row) => ({ userId: row.createdById!, kind: "edit" as const, count: row._count._all, updatedAt: row._max.createdAt! })),

@@ -39,7 +39,10 @@ export interface Review {
  * change request's head or a later review by the same reviewer exists. One statement.
  */
 export async function reviewsOf(db: Pick<Transaction, "changeRequestReview">, changeRequest: ChangeRequest): Promise<Review[]> {
-  const rows = await db.changeRequestReview.findMany({ where: { changeRequestId: changeRequest.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const rows = await db.changeRequestReview.findMany({
+    where: { changeRequestId: changeRequest.id },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
   const latest = new Map(rows.map((row) => [row.reviewerId, row.id]));
   return rows.map((row) => ({ row, outdated: row.revisionId !== changeRequest.revisionId || latest.get(row.reviewerId) !== row.id }));
 }
@@ -51,23 +54,32 @@ export async function reviewsOf(db: Pick<Transaction, "changeRequestReview">, ch
  */
 export function checkMergeRules(value: unknown, allowInherit: boolean, field = "mergeRules"): MergeRules {
   const types = allowInherit ? ["inherit", "none", "rules"] : ["none", "rules"];
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw badInput(`${field} must be an object with type ${types.join(", ")}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw badInput(`${field} must be an object with type ${types.join(", ")}`);
   const { type, rules } = value as { type?: unknown; rules?: unknown };
-  if (typeof type !== "string" || !types.includes(type)) throw badInput(`${field}.type must be one of ${types.join(", ")} (got ${JSON.stringify(type)})`);
+  if (typeof type !== "string" || !types.includes(type))
+    throw badInput(`${field}.type must be one of ${types.join(", ")} (got ${JSON.stringify(type)})`);
   if (type !== "rules") return { type } as MergeRules;
-  if (!Array.isArray(rules) || rules.length > MERGE_RULES_MAX) throw badInput(`${field}.rules must be a list of at most ${MERGE_RULES_MAX} rules`);
+  if (!Array.isArray(rules) || rules.length > MERGE_RULES_MAX)
+    throw badInput(`${field}.rules must be a list of at most ${MERGE_RULES_MAX} rules`);
   return {
     type: "rules",
     rules: rules.map((rule: unknown, index) => {
       const at = `${field}.rules[${index}]`;
       const name = typeof rule === "object" && rule !== null ? (rule as { rule?: unknown }).rule : undefined;
-      if (typeof name === "string" && UNSUPPORTED_RULES.includes(name)) throw badInput(`${at}.rule "${name}" is not supported by this service`);
+      if (typeof name === "string" && UNSUPPORTED_RULES.includes(name))
+        throw badInput(`${at}.rule "${name}" is not supported by this service`);
       if (typeof name !== "string" || !(MERGE_RULE_NAMES as readonly string[]).includes(name)) {
         throw badInput(`${at}.rule must be one of ${MERGE_RULE_NAMES.join(", ")} (got ${JSON.stringify(name)})`);
       }
       if (!WITH_USERS.includes(name)) return { rule: name as MergeRule["rule"] };
       const users = (rule as { users?: unknown }).users;
-      if (!Array.isArray(users) || users.length === 0 || users.length > RULE_USERS_MAX || users.some((user) => typeof user !== "string" || !user)) {
+      if (
+        !Array.isArray(users) ||
+        users.length === 0 ||
+        users.length > RULE_USERS_MAX ||
+        users.some((user) => typeof user !== "string" || !user)
+      ) {
         throw badInput(`${at}.users must list between 1 and ${RULE_USERS_MAX} user ids`);
       }
       return { rule: name as MergeRule["rule"], users: [...new Set(users as string[])] };
@@ -101,7 +113,8 @@ export function unmetMergeRules(
         if (approvers.size === 0) unmet.push("it needs at least one current approval");
         break;
       case "require_all_reviews_approved":
-        if (current.length === 0 || approvers.size < current.length) unmet.push("every current review must approve it (and there must be one)");
+        if (current.length === 0 || approvers.size < current.length)
+          unmet.push("every current review must approve it (and there must be one)");
         break;
       case "require_specific_reviewers": {
         const missing = rule.users!.filter((user) => !approvers.has(user));
@@ -109,7 +122,8 @@ export function unmetMergeRules(
         break;
       }
       case "require_one_of_specific_reviewers":
-        if (!rule.users!.some((user) => approvers.has(user))) unmet.push(`it needs a current approval from one of ${rule.users!.join(", ")}`);
+        if (!rule.users!.some((user) => approvers.has(user)))
+          unmet.push(`it needs a current approval from one of ${rule.users!.join(", ")}`);
         break;
       case "require_up_to_date_change_request":
         if (!context.upToDate) unmet.push("it must first be updated with the space's newest content");
@@ -131,6 +145,8 @@ export function unmetMergeRules(
 export function checkMergeRulesMet(...args: Parameters<typeof unmetMergeRules>): void {
   const unmet = unmetMergeRules(...args);
   if (unmet.length) {
-    throw conflict(`Change request #${args[1].changeRequest.number} cannot be merged yet: the merge rules are not met: ${unmet.join("; ")}`);
+    throw conflict(
+      `Change request #${args[1].changeRequest.number} cannot be merged yet: the merge rules are not met: ${unmet.join("; ")}`,
+    );
   }
 }

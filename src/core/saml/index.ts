@@ -121,7 +121,10 @@ export async function loadVisibleSamlProviders(ctx: CoreContext, ids: readonly s
       if (!provider) return null;
       const visible = await getOrganization(ctx, provider.organizationId)
         .then(() => authorize(ctx, "saml.manage", { organizationId: provider.organizationId }))
-        .then(() => true, () => false);
+        .then(
+          () => true,
+          () => false,
+        );
       return visible ? provider : null;
     }),
   );
@@ -149,7 +152,11 @@ export async function listSsoLogins(ctx: CoreContext, organizationId: string) {
 
 export async function createSamlProvider(ctx: CoreContext, organizationId: string, input: SamlProviderInput) {
   await requireOrganization(ctx, organizationId, "saml.manage");
-  const data = await checkFields(ctx, organizationId, { ...input, defaultTeam: input.defaultTeam ?? null, defaultRole: input.defaultRole ?? null });
+  const data = await checkFields(ctx, organizationId, {
+    ...input,
+    defaultTeam: input.defaultTeam ?? null,
+    defaultRole: input.defaultRole ?? null,
+  });
   return ctx.prisma.samlProvider.create({
     data: {
       id: newId("SamlProvider"),

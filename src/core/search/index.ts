@@ -77,7 +77,8 @@ function indexedPages(pages: PageNode[]): IndexedPage[] {
     .filter(({ page }) => page.kind === "document" && !page.noIndex)
     .map(({ page, path }) => {
       const ancestors: string[] = [];
-      for (let parent = parentOf.get(page.id) ?? null; parent; parent = parentOf.get(parent) ?? null) ancestors.unshift(titles.get(parent)!);
+      for (let parent = parentOf.get(page.id) ?? null; parent; parent = parentOf.get(parent) ?? null)
+        ancestors.unshift(titles.get(parent)!);
       const signature = createHash("sha256")
         .update(JSON.stringify([page.body ?? "", page.title, path, page.description ?? "", ancestors]))
         .digest("hex");
@@ -253,7 +254,12 @@ export async function searchOrganization(ctx: CoreContext, organizationId: strin
 }
 
 /** `spaces` (the caller checked it may search them), with their pages matching `query`, best first. */
-export async function searchSpaces(ctx: Pick<CoreContext, "prisma">, spaces: { id: string; title: string }[], query: string, args: PageArgs) {
+export async function searchSpaces(
+  ctx: Pick<CoreContext, "prisma">,
+  spaces: { id: string; title: string }[],
+  query: string,
+  args: PageArgs,
+) {
   checkQuery(query);
   const titles = new Map(spaces.map((space) => [space.id, space.title]));
   const results = new Map<string, SpaceResult>();

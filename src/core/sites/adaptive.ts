@@ -31,19 +31,22 @@ export function adaptiveSchemaOf(site: Site) {
 
 /** A draft-07 JSON Schema of an object, whose `unsigned` property (if any) is an object schema. */
 export function checkAdaptiveSchema(jsonSchema: unknown): Record<string, unknown> {
-  if (typeof jsonSchema !== "object" || jsonSchema === null || Array.isArray(jsonSchema)) throw badInput("jsonSchema must be a JSON Schema object");
-  if (Buffer.byteLength(JSON.stringify(jsonSchema)) > SCHEMA_MAX_BYTES) throw badInput(`jsonSchema must be at most ${SCHEMA_MAX_BYTES} bytes of JSON`);
+  if (typeof jsonSchema !== "object" || jsonSchema === null || Array.isArray(jsonSchema))
+    throw badInput("jsonSchema must be a JSON Schema object");
+  if (Buffer.byteLength(JSON.stringify(jsonSchema)) > SCHEMA_MAX_BYTES)
+    throw badInput(`jsonSchema must be at most ${SCHEMA_MAX_BYTES} bytes of JSON`);
   const schema = jsonSchema as Record<string, unknown>;
   if (schema.$schema !== undefined && schema.$schema !== "http://json-schema.org/draft-07/schema#") {
     throw badInput('jsonSchema.$schema must be "http://json-schema.org/draft-07/schema#" (draft-07)');
   }
-  if (!ajv.validateSchema(schema)) throw badInput(`jsonSchema is not a valid draft-07 JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: "jsonSchema" })}`);
+  if (!ajv.validateSchema(schema))
+    throw badInput(`jsonSchema is not a valid draft-07 JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: "jsonSchema" })}`);
   if (schema.type !== "object" || typeof schema.properties !== "object" || schema.properties === null) {
     throw badInput('jsonSchema must describe an object: type "object" with properties');
   }
   const unsigned = (schema.properties as Record<string, any>).unsigned;
   if (unsigned !== undefined && (unsigned?.type !== "object" || typeof unsigned?.properties !== "object")) {
-    throw badInput('jsonSchema.properties.unsigned must be an object schema with properties');
+    throw badInput("jsonSchema.properties.unsigned must be an object schema with properties");
   }
   try {
     ajv.compile(schema);
@@ -53,11 +56,19 @@ export function checkAdaptiveSchema(jsonSchema: unknown): Record<string, unknown
   return schema;
 }
 
-export async function updateAdaptiveSchema(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, jsonSchema: unknown) {
+export async function updateAdaptiveSchema(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  jsonSchema: unknown,
+) {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const schema = checkAdaptiveSchema(jsonSchema);
   const now = ctx.clock.now();
-  const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { adaptiveSchema: schema as never, adaptiveSchemaUpdatedAt: now, updatedAt: now } });
+  const site = await ctx.prisma.site.update({
+    where: { id: siteId },
+    data: { adaptiveSchema: schema as never, adaptiveSchemaUpdatedAt: now, updatedAt: now },
+  });
   siteLoaders(ctx).forget(siteId);
   return site;
 }
@@ -79,11 +90,19 @@ export function templateConditions(jsonSchema: Record<string, unknown>): Templat
       } else if (property?.type === "boolean") {
         items.push({ description: `Visitors whose ${label}claim "${name}" is true`, condition: `${path} == true` });
       } else if (Array.isArray(property?.enum)) {
-        for (const value of property.enum) items.push({ description: `Visitors whose ${label}claim "${name}" is ${JSON.stringify(value)}`, condition: `${path} == ${JSON.stringify(value)}` });
+        for (const value of property.enum)
+          items.push({
+            description: `Visitors whose ${label}claim "${name}" is ${JSON.stringify(value)}`,
+            condition: `${path} == ${JSON.stringify(value)}`,
+          });
       } else if (property?.type === "object") {
         walk(property.properties, path, label);
       } else if (property?.type === "array" && property.items?.type === "string" && Array.isArray(property.items.enum)) {
-        for (const value of property.items.enum) items.push({ description: `Visitors whose ${label}claim "${name}" includes ${JSON.stringify(value)}`, condition: `${path}.includes(${JSON.stringify(value)})` });
+        for (const value of property.items.enum)
+          items.push({
+            description: `Visitors whose ${label}claim "${name}" includes ${JSON.stringify(value)}`,
+            condition: `${path}.includes(${JSON.stringify(value)})`,
+          });
       }
     }
   };

@@ -53,7 +53,12 @@ function checkNode(node: Node): void {
     case "CallExpression": {
       const call = node as jsep.CallExpression;
       const callee = call.callee as jsep.MemberExpression;
-      if (callee.type !== "MemberExpression" || callee.computed || (callee.property as jsep.Identifier).name !== "includes" || call.arguments.length !== 1) {
+      if (
+        callee.type !== "MemberExpression" ||
+        callee.computed ||
+        (callee.property as jsep.Identifier).name !== "includes" ||
+        call.arguments.length !== 1
+      ) {
         throw new Error("the only call is <list or text>.includes(<value>)");
       }
       checkNode(callee.object);

@@ -103,23 +103,35 @@ function validatorOf(kind: "site" | "override"): ValidateFunction {
 
 function checkAgainst(kind: "site" | "override", value: unknown): Customization {
   if (!isPlainObject(value)) throw badInput("customization must be an object of settings");
-  if (Buffer.byteLength(JSON.stringify(value)) > CUSTOMIZATION_MAX_BYTES) throw badInput(`customization must be at most ${CUSTOMIZATION_MAX_BYTES} bytes of JSON`);
+  if (Buffer.byteLength(JSON.stringify(value)) > CUSTOMIZATION_MAX_BYTES)
+    throw badInput(`customization must be at most ${CUSTOMIZATION_MAX_BYTES} bytes of JSON`);
   const validate = validatorOf(kind);
   if (!validate(value)) {
     const [error] = validate.errors ?? [];
     const where = error?.instancePath ? error.instancePath.slice(1).replace(/\//g, ".") : "customization";
-    const detail = error?.params && "missingProperty" in error.params ? `${where}.${error.params.missingProperty} is required` : `${where} ${error?.message ?? "is not valid"}`;
+    const detail =
+      error?.params && "missingProperty" in error.params
+        ? `${where}.${error.params.missingProperty} is required`
+        : `${where} ${error?.message ?? "is not valid"}`;
     throw badInput(`customization does not match the published schema: ${detail}`);
   }
   return value;
 }
 
 /** PUT: the whole settings of the site replace what was set. */
-export async function updateSiteCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, settings: unknown) {
+export async function updateSiteCustomization(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  settings: unknown,
+) {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const { updatedAt: _ignored, ...checked } = checkAgainst("site", settings);
   const now = ctx.clock.now();
-  const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { customization: checked as never, customizationUpdatedAt: now, updatedAt: now } });
+  const site = await ctx.prisma.site.update({
+    where: { id: siteId },
+    data: { customization: checked as never, customizationUpdatedAt: now, updatedAt: now },
+  });
   siteLoaders(ctx).forget(siteId);
   return site;
 }
@@ -129,7 +141,8 @@ function applyOverride(stored: Customization, patch: Customization): Customizati
   const result: Customization = { ...stored };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
-    else if (isPlainObject(value) && isPlainObject(result[key]) && key !== "localizedTitle") result[key] = applyOverride(result[key] as Customization, value);
+    else if (isPlainObject(value) && isPlainObject(result[key]) && key !== "localizedTitle")
+      result[key] = applyOverride(result[key] as Customization, value);
     else result[key] = value;
   }
   return result;
@@ -142,7 +155,13 @@ async function siteSpaceOf(ctx: CoreContext, siteId: string, siteSpaceId: string
 }
 
 /** PATCH: overrides of single settings for one site space (null resets one to the site's). */
-export async function overrideSiteSpaceCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string, patch: unknown) {
+export async function overrideSiteSpaceCustomization(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  siteSpaceId: string,
+  patch: unknown,
+) {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const checked = checkAgainst("override", patch);
   const row = await siteSpaceOf(ctx, siteId, siteSpaceId);
@@ -156,7 +175,12 @@ export async function overrideSiteSpaceCustomization(ctx: CoreContext, organizat
 }
 
 /** DELETE: the site space shows the site's settings again; false when it had no override. */
-export async function deleteSiteSpaceCustomization(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string): Promise<boolean> {
+export async function deleteSiteSpaceCustomization(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  siteSpaceId: string,
+): Promise<boolean> {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const row = await siteSpaceOf(ctx, siteId, siteSpaceId);
   if (row.customization == null) return false;

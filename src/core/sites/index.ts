@@ -48,7 +48,12 @@ export async function getSite(ctx: CoreContext, organizationId: string | null | 
 }
 
 /** The site (404 unless visible) if the caller may do `action` on it (else 403). */
-export async function requireSite(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, action: Action): Promise<Site> {
+export async function requireSite(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  action: Action,
+): Promise<Site> {
   const site = await getSite(ctx, organizationId, siteId);
   await authorize(ctx, action, { organizationId: site.organizationId });
   return site;
@@ -257,7 +262,10 @@ async function insertSiteSpace(tx: Transaction, structure: Structure, space: Spa
       siteId: structure.site.id,
       sectionId,
       spaceId: space.id,
-      path: freePath(space.title, siblings.map((s) => s.path)),
+      path: freePath(
+        space.title,
+        siblings.map((s) => s.path),
+      ),
       isDefault: siblings.length === 0,
       sortKey: lastKey(siblings),
     },
@@ -302,7 +310,12 @@ export interface SitePatch {
   defaultSiteSection?: string;
 }
 
-export async function updateSite(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, patch: SitePatch): Promise<Site> {
+export async function updateSite(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  patch: SitePatch,
+): Promise<Site> {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const data: Prisma.SiteUpdateInput = {};
   if (patch.title !== undefined) data.title = checkTitle(patch.title);
@@ -310,7 +323,9 @@ export async function updateSite(ctx: CoreContext, organizationId: string | null
   if (patch.basename !== undefined) data.basename = patch.basename === null ? null : checkPath("basename", patch.basename);
   if (patch.hostname !== undefined) {
     if (patch.hostname !== null && (patch.hostname.length > 512 || !HOSTNAME.test(patch.hostname))) {
-      throw badInput(`hostname must be a lowercase domain name with at least three labels, like docs.example.com (got "${patch.hostname}")`);
+      throw badInput(
+        `hostname must be a lowercase domain name with at least three labels, like docs.example.com (got "${patch.hostname}")`,
+      );
     }
     data.hostname = patch.hostname;
   }
@@ -378,7 +393,12 @@ export async function deleteSite(ctx: CoreContext, organizationId: string | null
   ctx.loaders.organization.clear(site.organizationId);
 }
 
-export async function setSitePublished(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, published: boolean): Promise<Site> {
+export async function setSitePublished(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  published: boolean,
+): Promise<Site> {
   await requireSite(ctx, organizationId, siteId, "site.publish");
   const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { published, updatedAt: ctx.clock.now() } });
   siteLoaders(ctx).forget(siteId);
@@ -406,7 +426,8 @@ export async function addSiteSpace(
     const structure = await loadStructure(tx, siteId);
     let sectionId: string | null = null;
     if (input.sectionId != null) {
-      if (!structure.sections.some((section) => section.id === input.sectionId)) throw badInput(`sectionId: no section "${input.sectionId}" in this site`);
+      if (!structure.sections.some((section) => section.id === input.sectionId))
+        throw badInput(`sectionId: no section "${input.sectionId}" in this site`);
       sectionId = input.sectionId;
     } else if (structure.sections.length) {
       sectionId = defaultOf(orderedSections(structure))!.id;
@@ -443,7 +464,12 @@ function checkPathFree(siblings: { id: string; path: string }[], path: string, e
 }
 
 /** Removes the site space; the next one becomes the default; a section left empty goes too. */
-export async function deleteSiteSpace(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string): Promise<void> {
+export async function deleteSiteSpace(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  siteSpaceId: string,
+): Promise<void> {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   await withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -473,7 +499,12 @@ export interface PositionInput {
 }
 
 /** A key next to `reference` among `siblings` (sorted), or last when there is none. */
-function keyAt(siblings: { id: string; sortKey: string }[], position: PositionInput | null | undefined, movingId: string, field: string): string {
+function keyAt(
+  siblings: { id: string; sortKey: string }[],
+  position: PositionInput | null | undefined,
+  movingId: string,
+  field: string,
+): string {
   const others = sortByKey(siblings.filter((sibling) => sibling.id !== movingId));
   const referenceId = position?.before ?? position?.after;
   if (position?.before && position?.after) throw badInput(`${field}: give before or after, not both`);
@@ -486,7 +517,13 @@ function keyAt(siblings: { id: string; sortKey: string }[], position: PositionIn
 }
 
 /** Moves a site space next to another one (into its section), or last in its own. */
-export async function moveSiteSpace(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, siteSpaceId: string, position: PositionInput | null | undefined) {
+export async function moveSiteSpace(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  siteSpaceId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   return withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -550,7 +587,8 @@ export async function addSection(
   });
 }
 
-const sectionTitleFrom = (title: string) => (title.length >= SECTION_TITLE.min ? [...title].slice(0, SECTION_TITLE.max).join("") : `${title} section`);
+const sectionTitleFrom = (title: string) =>
+  title.length >= SECTION_TITLE.min ? [...title].slice(0, SECTION_TITLE.max).join("") : `${title} section`;
 
 function checkSectionTitle(title: string): string {
   checkLength("title", title, SECTION_TITLE);
@@ -567,7 +605,10 @@ async function insertSection(tx: Transaction, structure: Structure, input: { tit
       sectionGroupId: input.groupId,
       title: input.title,
       icon: input.icon,
-      path: freePath(input.title, structure.sections.map((s) => s.path)),
+      path: freePath(
+        input.title,
+        structure.sections.map((s) => s.path),
+      ),
       isDefault: structure.sections.length === 0,
       sortKey: lastKey(siblings),
     },
@@ -582,7 +623,14 @@ export async function updateSection(
   organizationId: string | null | undefined,
   siteId: string,
   sectionId: string,
-  patch: { title?: string; path?: string; defaultSiteSpace?: string; condition?: string | null; icon?: string | null; description?: string | null },
+  patch: {
+    title?: string;
+    path?: string;
+    defaultSiteSpace?: string;
+    condition?: string | null;
+    icon?: string | null;
+    description?: string | null;
+  },
 ): Promise<SiteSection> {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   const data: Prisma.SiteSectionUncheckedUpdateInput = {};
@@ -607,7 +655,12 @@ export async function updateSection(
 }
 
 /** Removes the section with its site spaces; the next section becomes the default. */
-export async function deleteSection(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, sectionId: string): Promise<void> {
+export async function deleteSection(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  sectionId: string,
+): Promise<void> {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   await withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -619,7 +672,13 @@ export async function deleteSection(ctx: CoreContext, organizationId: string | n
  * Moves a section next to a section or a group (`before`/`after` are ids of either): it joins the
  * reference's group, or the root. Without a position it goes last at the root.
  */
-export async function moveSection(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, sectionId: string, position: PositionInput | null | undefined) {
+export async function moveSection(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  sectionId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   return withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -712,7 +771,12 @@ async function ungroup(tx: Transaction, structure: Structure, group: SiteSection
 }
 
 /** Removes the group; its sections stay, at the root where the group stood. */
-export async function deleteSectionGroup(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, groupId: string): Promise<void> {
+export async function deleteSectionGroup(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  groupId: string,
+): Promise<void> {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   await withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -722,7 +786,13 @@ export async function deleteSectionGroup(ctx: CoreContext, organizationId: strin
   });
 }
 
-export async function addSectionToGroup(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, groupId: string, sectionId: unknown) {
+export async function addSectionToGroup(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  groupId: string,
+  sectionId: unknown,
+) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   if (typeof sectionId !== "string") throw badInput("sectionId is required");
   return withSiteLock(ctx, siteId, async (tx) => {
@@ -730,13 +800,22 @@ export async function addSectionToGroup(ctx: CoreContext, organizationId: string
     const group = findIn(structure.groups, groupId, "section group");
     const [section] = sectionsNamed(structure, [sectionId], "sectionId");
     if (section.sectionGroupId !== group.id) {
-      await tx.siteSection.update({ where: { id: section.id }, data: { sectionGroupId: group.id, sortKey: lastKey(sectionsOfGroup(structure, group.id)) } });
+      await tx.siteSection.update({
+        where: { id: section.id },
+        data: { sectionGroupId: group.id, sortKey: lastKey(sectionsOfGroup(structure, group.id)) },
+      });
     }
     return group;
   });
 }
 
-export async function removeSectionFromGroup(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, groupId: string, sectionId: string) {
+export async function removeSectionFromGroup(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  groupId: string,
+  sectionId: string,
+) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   return withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -749,7 +828,13 @@ export async function removeSectionFromGroup(ctx: CoreContext, organizationId: s
 }
 
 /** Moves a group next to a root item (a section outside groups, or another group), or last. */
-export async function moveSectionGroup(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, groupId: string, position: PositionInput | null | undefined) {
+export async function moveSectionGroup(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  groupId: string,
+  position: PositionInput | null | undefined,
+) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   return withSiteLock(ctx, siteId, async (tx) => {
     const structure = await loadStructure(tx, siteId);
@@ -788,17 +873,33 @@ export async function sortStructure(
 // Reading the structure
 
 /** Structure of a site the caller may read, as the visitor with `claims` sees it. */
-export async function readStructure(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, claims: VisitorClaims = {}) {
+export async function readStructure(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  claims: VisitorClaims = {},
+) {
   const site = await requireSite(ctx, organizationId, siteId, "site.read");
   return visibleStructure(await structureOf(ctx, site), claims);
 }
 
-export async function readSiteSpaces(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, onlyDefault?: boolean | null) {
+export async function readSiteSpaces(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  onlyDefault?: boolean | null,
+) {
   const site = await requireSite(ctx, organizationId, siteId, "site.read");
   const structure = await structureOf(ctx, site);
-  const ordered = [...siteSpacesIn(structure, null), ...orderedSections(structure).flatMap((section) => siteSpacesIn(structure, section.id))];
+  const ordered = [
+    ...siteSpacesIn(structure, null),
+    ...orderedSections(structure).flatMap((section) => siteSpacesIn(structure, section.id)),
+  ];
   if (onlyDefault == null) return ordered;
-  const defaults = new Set([defaultOf(siteSpacesIn(structure, null))?.id, ...structure.sections.map((s) => defaultOf(siteSpacesIn(structure, s.id))?.id)]);
+  const defaults = new Set([
+    defaultOf(siteSpacesIn(structure, null))?.id,
+    ...structure.sections.map((s) => defaultOf(siteSpacesIn(structure, s.id))?.id),
+  ]);
   return ordered.filter((siteSpace) => defaults.has(siteSpace.id) === onlyDefault);
 }
 
@@ -823,15 +924,23 @@ export async function sitesOfSpace(ctx: CoreContext, space: Space): Promise<Site
  * How many sites a member reads: sites take their access from organization roles, so every
  * enabled member with a role reads all of the organization's sites; guests and disabled members none.
  */
-export async function memberSiteCount(ctx: CoreContext, member: { organizationId: string; role: string | null; disabled: boolean }): Promise<number> {
+export async function memberSiteCount(
+  ctx: CoreContext,
+  member: { organizationId: string; role: string | null; disabled: boolean },
+): Promise<number> {
   if (member.disabled || member.role === null) return 0;
   return siteLoaders(ctx).organizationSiteCount.load(member.organizationId);
 }
 
 /** The organization's default content: a site of its own (400 otherwise). */
-export async function checkDefaultContentSite(ctx: CoreContext, organizationId: string, content: { type: string; site: string }): Promise<string> {
+export async function checkDefaultContentSite(
+  ctx: CoreContext,
+  organizationId: string,
+  content: { type: string; site: string },
+): Promise<string> {
   if (content.type !== "site") throw badInput(`defaultContent.type must be "site" (got "${content.type}")`);
   const site = await siteLoaders(ctx).site.load(content.site);
-  if (!site || site.organizationId !== organizationId) throw badInput(`defaultContent.site: no site "${content.site}" in this organization`);
+  if (!site || site.organizationId !== organizationId)
+    throw badInput(`defaultContent.site: no site "${content.site}" in this organization`);
   return site.id;
 }

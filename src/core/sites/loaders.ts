@@ -12,20 +12,38 @@ export const sortByKey = <T extends { sortKey: string; id: string }>(rows: T[]) 
 
 function createSiteLoaders(prisma: PrismaClient) {
   const site = byId<Site>((ids) => prisma.site.findMany({ where: { id: { in: ids } } }));
-  const siteSpaces = groupedBy<SiteSpace>((row) => [row.siteId], (siteIds) => prisma.siteSpace.findMany({ where: { siteId: { in: siteIds } } }));
-  const sections = groupedBy<SiteSection>((row) => [row.siteId], (siteIds) => prisma.siteSection.findMany({ where: { siteId: { in: siteIds } } }));
-  const sectionGroups = groupedBy<SiteSectionGroup>((row) => [row.siteId], (siteIds) => prisma.siteSectionGroup.findMany({ where: { siteId: { in: siteIds } } }));
-  const shareLinks = groupedBy<SiteShareLink>((row) => [row.siteId], (siteIds) => prisma.siteShareLink.findMany({ where: { siteId: { in: siteIds } } }));
+  const siteSpaces = groupedBy<SiteSpace>(
+    (row) => [row.siteId],
+    (siteIds) => prisma.siteSpace.findMany({ where: { siteId: { in: siteIds } } }),
+  );
+  const sections = groupedBy<SiteSection>(
+    (row) => [row.siteId],
+    (siteIds) => prisma.siteSection.findMany({ where: { siteId: { in: siteIds } } }),
+  );
+  const sectionGroups = groupedBy<SiteSectionGroup>(
+    (row) => [row.siteId],
+    (siteIds) => prisma.siteSectionGroup.findMany({ where: { siteId: { in: siteIds } } }),
+  );
+  const shareLinks = groupedBy<SiteShareLink>(
+    (row) => [row.siteId],
+    (siteIds) => prisma.siteShareLink.findMany({ where: { siteId: { in: siteIds } } }),
+  );
   /** The sites showing each space (any number of times), oldest first. */
   const sitesOfSpace = new DataLoader<string, Site[]>(async (spaceIds) => {
     const rows = await prisma.siteSpace.findMany({ where: { spaceId: { in: [...spaceIds] } }, select: { spaceId: true, site: true } });
     const groups = new Map<string, Map<string, Site>>(spaceIds.map((id) => [id, new Map()]));
     for (const row of rows) groups.get(row.spaceId)!.set(row.site.id, row.site);
-    return spaceIds.map((id) => [...groups.get(id)!.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)));
+    return spaceIds.map((id) =>
+      [...groups.get(id)!.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)),
+    );
   });
   /** How many sites each organization has. */
   const organizationSiteCount = new DataLoader<string, number>(async (organizationIds) => {
-    const rows = await prisma.site.groupBy({ by: ["organizationId"], where: { organizationId: { in: [...organizationIds] } }, _count: { _all: true } });
+    const rows = await prisma.site.groupBy({
+      by: ["organizationId"],
+      where: { organizationId: { in: [...organizationIds] } },
+      _count: { _all: true },
+    });
     const found = new Map(rows.map((row) => [row.organizationId, row._count._all]));
     return organizationIds.map((id) => found.get(id) ?? 0);
   });
@@ -43,7 +61,19 @@ function createSiteLoaders(prisma: PrismaClient) {
     sectionGroup.clearAll();
   }
 
-  return { site, sitesOfSpace, organizationSiteCount, siteSpaces, sections, sectionGroups, shareLinks, siteSpace, section, sectionGroup, forget };
+  return {
+    site,
+    sitesOfSpace,
+    organizationSiteCount,
+    siteSpaces,
+    sections,
+    sectionGroups,
+    shareLinks,
+    siteSpace,
+    section,
+    sectionGroup,
+    forget,
+  };
 }
 
 export type SiteLoaders = ReturnType<typeof createSiteLoaders>;

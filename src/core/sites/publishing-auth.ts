@@ -42,11 +42,14 @@ export async function updatePublishingAuth(
   const data: Prisma.SiteUpdateInput = {};
   if (patch.backend != null) {
     if (!(AUTH_BACKENDS as readonly string[]).includes(patch.backend)) {
-      throw badInput(`backend must be "custom" (got "${patch.backend}"): integration backends need a visitor-auth integration, which this service does not have`);
+      throw badInput(
+        `backend must be "custom" (got "${patch.backend}"): integration backends need a visitor-auth integration, which this service does not have`,
+      );
     }
     data.authBackend = patch.backend;
   }
-  if (patch.fallbackURL !== undefined) data.authFallbackURL = patch.fallbackURL === null ? null : checkUrl("fallbackURL", patch.fallbackURL);
+  if (patch.fallbackURL !== undefined)
+    data.authFallbackURL = patch.fallbackURL === null ? null : checkUrl("fallbackURL", patch.fallbackURL);
   if (patch.logoutURL !== undefined) data.authLogoutURL = patch.logoutURL === null ? null : checkUrl("logoutURL", patch.logoutURL);
   const site = await ctx.prisma.site.update({ where: { id: siteId }, data });
   siteLoaders(ctx).forget(siteId);

@@ -68,7 +68,9 @@ export async function searchSite(
     chosen = scope.siteSpaceIds!.map((id) => ofSite("scope.siteSpaceIds", id));
   } else {
     const current = scope.currentSiteSpace ? ofSite("scope.currentSiteSpace", scope.currentSiteSpace) : undefined;
-    const defaults = [siteSpacesIn(visible, null), ...orderedSections(visible).map((section) => siteSpacesIn(visible, section.id))].map(defaultOf);
+    const defaults = [siteSpacesIn(visible, null), ...orderedSections(visible).map((section) => siteSpacesIn(visible, section.id))].map(
+      defaultOf,
+    );
     chosen =
       scope.restrictTo === "currentSiteSpace"
         ? [current]
@@ -77,6 +79,8 @@ export async function searchSite(
           : [current, ...defaults];
   }
   const spaceIds = site.published ? [...new Set(chosen.flatMap((siteSpace) => (siteSpace ? [siteSpace.spaceId] : [])))] : [];
-  const spaces = spaceIds.length ? await ctx.prisma.space.findMany({ where: { id: { in: spaceIds }, deletedAt: null }, select: { id: true, title: true } }) : [];
+  const spaces = spaceIds.length
+    ? await ctx.prisma.space.findMany({ where: { id: { in: spaceIds }, deletedAt: null }, select: { id: true, title: true } })
+    : [];
   return searchSpaces(ctx, spaces, input.query, args);
 }

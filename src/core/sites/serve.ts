@@ -128,7 +128,15 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   const access = await visitorAccess(services, fingerprint, request);
   if ("refused" in access) return access.refused;
   const claimsKey = createHash("sha256").update(JSON.stringify(access.claims)).digest("base64url").slice(0, 16);
-  const key = [fingerprint.id, fingerprint.version, fingerprint.heads ?? "", claimsKey, request.base, request.path, request.query.get("q") ?? ""].join("|");
+  const key = [
+    fingerprint.id,
+    fingerprint.version,
+    fingerprint.heads ?? "",
+    claimsKey,
+    request.base,
+    request.path,
+    request.query.get("q") ?? "",
+  ].join("|");
   const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
   const now = services.clock.now().getTime();
   let response = cache.get(key, now);
@@ -140,8 +148,12 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   const headers: Record<string, string> = { ...response.headers, ...access.setCookies };
   if (fingerprint.visibility !== "public") headers["X-Robots-Tag"] = "noindex";
   // Share-link and visitor-auth pages are private to their visitor: no shared cache keeps them.
-  headers["Cache-Control"] = fingerprint.visibility === "public" || fingerprint.visibility === "unlisted" ? "public, max-age=0, must-revalidate" : "private, no-cache";
-  if (request.ifNoneMatch && request.ifNoneMatch === response.etag) return { status: 304, contentType: response.contentType, body: "", etag, headers };
+  headers["Cache-Control"] =
+    fingerprint.visibility === "public" || fingerprint.visibility === "unlisted"
+      ? "public, max-age=0, must-revalidate"
+      : "private, no-cache";
+  if (request.ifNoneMatch && request.ifNoneMatch === response.etag)
+    return { status: 304, contentType: response.contentType, body: "", etag, headers };
   return { ...response, headers };
 }
 
@@ -190,7 +202,8 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
   const unsigned: Record<string, unknown> = {};
   for (const [name, value] of request.query) {
     if (!name.startsWith("visitor.")) continue;
-    unsigned[name.slice("visitor.".length)] = value === "true" ? true : value === "false" ? false : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+    unsigned[name.slice("visitor.".length)] =
+      value === "true" ? true : value === "false" ? false : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
   if (Object.keys(unsigned).length) {
     const site_ = await services.prisma.site.findUniqueOrThrow({ where: { id: site.id } });
@@ -263,7 +276,8 @@ function locate(loaded: Loaded, base: string, segments: string[]): Place | null 
   let rest = segments;
   let section: SiteSection | undefined;
   if (structure.sections.length) {
-    section = orderedSections(structure).find((s) => s.path === rest[0] && s.id !== defaultSection(structure)?.id) ?? defaultSection(structure);
+    section =
+      orderedSections(structure).find((s) => s.path === rest[0] && s.id !== defaultSection(structure)?.id) ?? defaultSection(structure);
     if (section && section.path === rest[0] && section.id !== defaultSection(structure)?.id) rest = rest.slice(1);
   }
   const siblings = siteSpacesIn(structure, section?.id ?? null);
@@ -282,7 +296,11 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const base = request.base;
   const indexed = fingerprint.visibility === "public";
   if (request.path === "robots.txt") {
-    return { status: 200, contentType: "text/plain; charset=utf-8", body: indexed ? `User-agent: *\nAllow: /\nSitemap: ${base}/sitemap.xml\n` : "User-agent: *\nDisallow: /\n" };
+    return {
+      status: 200,
+      contentType: "text/plain; charset=utf-8",
+      body: indexed ? `User-agent: *\nAllow: /\nSitemap: ${base}/sitemap.xml\n` : "User-agent: *\nDisallow: /\n",
+    };
   }
   if (request.path === "sitemap.xml") return sitemap(loaded, base, indexed);
   if (request.path === "llms.txt") return llms(loaded, base);
@@ -294,11 +312,20 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const content = loaded.contents.get(place.siteSpace.spaceId)!;
   if (place.rest[0] === "~search") return searchPage(services, loaded, place, request.query.get("q") ?? "", indexed);
   const located = place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages);
-  if (!located) return withChrome(loaded, place, indexed, { status: 404, title: "Not found", main: "<h1>Not found</h1><p>This page does not exist.</p>" });
+  if (!located)
+    return withChrome(loaded, place, indexed, {
+      status: 404,
+      title: "Not found",
+      main: "<h1>Not found</h1><p>This page does not exist.</p>",
+    });
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${markdown}` };
 
-  const html = await renderMarkdownIn({ services, organizationId: fingerprint.organizationId }, markdown, resolverFor(services, content, place.spaceBase, located));
+  const html = await renderMarkdownIn(
+    { services, organizationId: fingerprint.organizationId },
+    markdown,
+    resolverFor(services, content, place.spaceBase, located),
+  );
   const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
   return withChrome(loaded, place, indexed && !located.page.noIndex, {
     status: 200,
@@ -365,7 +392,7 @@ function withChrome(
   view: { status: number; title: string; main: string; current?: string },
 ): SiteResponse {
   const { structure, site } = loaded;
-  const base = place.spaceBase.slice(0, place.spaceBase.length - (urlOfSiteSpace("", structure, place.siteSpace).length));
+  const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", structure, place.siteSpace).length);
   const tabs = orderedSections(structure)
     .map((section) => {
       const here = section.id === place.section?.id ? ' aria-current="page"' : "";
@@ -400,7 +427,8 @@ function page(view: { status: number; title: string; body: string; indexed?: boo
     contentType: "text/html; charset=utf-8",
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${theme}${STYLE}</style></head><body>${view.body}</body></html>`,
     headers: {
-      "Content-Security-Policy": "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      "Content-Security-Policy":
+        "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     },
   };
 }

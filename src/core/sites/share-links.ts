@@ -26,7 +26,13 @@ function checkName(name: unknown): string {
 export const shareLinkUrl = (ctx: Pick<CoreContext, "urls">, link: Pick<SiteShareLink, "siteId" | "key">) =>
   `${ctx.urls.site(`/${link.siteId}`)}/?shareKey=${encodeURIComponent(link.key)}`;
 
-export async function listShareLinks(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, args: PageArgs, search?: string | null) {
+export async function listShareLinks(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  args: PageArgs,
+  search?: string | null,
+) {
   await requireSite(ctx, organizationId, siteId, "site.manageAccess");
   if (search != null) checkLength("search", search, { max: SEARCH_MAX });
   const where: Prisma.SiteShareLinkWhereInput = {
@@ -41,7 +47,12 @@ export async function listShareLinks(ctx: CoreContext, organizationId: string | 
   });
 }
 
-export async function createShareLink(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, input: { name?: unknown }) {
+export async function createShareLink(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  input: { name?: unknown },
+) {
   await requireSite(ctx, organizationId, siteId, "site.manageAccess");
   const name = checkName(input.name);
   const link = await ctx.prisma.siteShareLink.create({
@@ -78,7 +89,12 @@ export async function updateShareLink(
 }
 
 /** Deletes the link; false when there was none (the published API answers 204 then, 205 otherwise). */
-export async function deleteShareLink(ctx: CoreContext, organizationId: string | null | undefined, siteId: string, shareLinkId: string): Promise<boolean> {
+export async function deleteShareLink(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  shareLinkId: string,
+): Promise<boolean> {
   await requireSite(ctx, organizationId, siteId, "site.manageAccess");
   const { count } = await ctx.prisma.siteShareLink.deleteMany({ where: { id: shareLinkId, siteId } });
   siteLoaders(ctx).shareLinks.clear(siteId);
@@ -86,7 +102,11 @@ export async function deleteShareLink(ctx: CoreContext, organizationId: string |
 }
 
 /** The site's active share link with `key`, or null (unknown, revoked, or another site's). */
-export async function activeShareLink(ctx: Pick<CoreContext, "prisma">, site: Pick<Site, "id">, key: string): Promise<SiteShareLink | null> {
+export async function activeShareLink(
+  ctx: Pick<CoreContext, "prisma">,
+  site: Pick<Site, "id">,
+  key: string,
+): Promise<SiteShareLink | null> {
   if (!key || key.length > 200) return null;
   const link = await ctx.prisma.siteShareLink.findUnique({ where: { key } });
   return link && link.siteId === site.id && link.active ? link : null;

@@ -11,13 +11,7 @@ import { badInput, conflict, gone, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkDefaultLevel, checkLength, checkOneOf } from "../validate.ts";
-import {
-  readableContentFilter,
-  resolveMoveParent,
-  sortKeyAt,
-  withTreeLock,
-  type Position,
-} from "../content-tree/index.ts";
+import { readableContentFilter, resolveMoveParent, sortKeyAt, withTreeLock, type Position } from "../content-tree/index.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { requireCreateIn } from "../collections/index.ts";
 import { contentColumns, contentOf } from "../content/index.ts";
@@ -62,7 +56,14 @@ export async function readSpace(ctx: CoreContext, id: string): Promise<{ space: 
 }
 
 export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]) {
-  return Promise.all(ids.map((id) => readSpace(ctx, id).then((r) => r.space, () => null)));
+  return Promise.all(
+    ids.map((id) =>
+      readSpace(ctx, id).then(
+        (r) => r.space,
+        () => null,
+      ),
+    ),
+  );
 }
 
 /** The space (404 unless readable), if the caller may do `action` on it (else 403). */
@@ -188,16 +189,20 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
   return withTreeLock(ctx, [source.organizationId], async (tx) => {
     const { revisionId } = await tx.space.findUniqueOrThrow({ where: { id: source.id } });
     const content = contentOf(await tx.revision.findUniqueOrThrow({ where: { id: revisionId } }));
-    const copy = await insertSpace(tx, {
-      organizationId: source.organizationId,
-      parentId: source.parentId,
-      title,
-      emoji: source.emoji,
-      visibility: source.visibility,
-      editMode: source.editMode,
-      defaultLevel: source.defaultLevel,
-      sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
-    }, content);
+    const copy = await insertSpace(
+      tx,
+      {
+        organizationId: source.organizationId,
+        parentId: source.parentId,
+        title,
+        emoji: source.emoji,
+        visibility: source.visibility,
+        editMode: source.editMode,
+        defaultLevel: source.defaultLevel,
+        sortKey: await sortKeyAt(tx, source.organizationId, source.parentId, { after: source.id }),
+      },
+      content,
+    );
     await reindexSpace(tx, copy.id, content.pages);
     return copy;
   });

@@ -167,10 +167,13 @@ async function resolveMembers(
 
 /** Serializes changes to one team's members, so concurrent updates apply one after the other. */
 function withTeamLock<T>(ctx: CoreContext, teamId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return ctx.prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`team:${teamId}`}))::text`;
-    return work(tx);
-  }, { maxWait: 15_000, timeout: 30_000 });
+  return ctx.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`team:${teamId}`}))::text`;
+      return work(tx);
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
 }
 
 export interface TeamMembersChange {
@@ -187,16 +190,23 @@ export interface TeamMembersChange {
  * or a bad role refuses the whole change with 400, and nothing changes).
  */
 export async function updateTeamMembers(ctx: CoreContext, organizationId: string, teamId: string, change: TeamMembersChange) {
-  const memberships = (change.memberships ?? []).map((m) => ({ userId: m.userId, role: checkTeamRole(`memberships.${m.userId}.role`, m.role) }));
+  const memberships = (change.memberships ?? []).map((m) => ({
+    userId: m.userId,
+    role: checkTeamRole(`memberships.${m.userId}.role`, m.role),
+  }));
   await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
   await withTeamLock(ctx, teamId, async (tx) => {
     const added = await resolveMembers(tx, organizationId, "add", change.add ?? [], { byEmail: true });
     const removed = new Set(await resolveMembers(tx, organizationId, "remove", change.remove ?? [], { byEmail: true }));
-    await resolveMembers(tx, organizationId, "memberships", memberships.map((m) => m.userId), { byEmail: false });
-    const roles = new Map(memberships.map((m) => [m.userId, m.role]));
-    const current = new Map(
-      (await tx.teamMember.findMany({ where: { teamId } })).map((row) => [row.userId, row.role]),
+    await resolveMembers(
+      tx,
+      organizationId,
+      "memberships",
+      memberships.map((m) => m.userId),
+      { byEmail: false },
     );
+    const roles = new Map(memberships.map((m) => [m.userId, m.role]));
+    const current = new Map((await tx.teamMember.findMany({ where: { teamId } })).map((row) => [row.userId, row.role]));
     const wanted = new Map<string, string>();
     for (const userId of added) wanted.set(userId, roles.get(userId) ?? current.get(userId) ?? "member");
     for (const [userId, role] of roles) wanted.set(userId, role);

@@ -31,7 +31,10 @@ function labelOf(label: string | null | undefined): string | undefined {
 }
 
 /** A new token for the caller. */
-export async function createApiToken(core: CoreContext, input: { label?: string | null; expiresInDays?: number | null }): Promise<NewToken> {
+export async function createApiToken(
+  core: CoreContext,
+  input: { label?: string | null; expiresInDays?: number | null },
+): Promise<NewToken> {
   const label = labelOf(input.label);
   const expiresAt = expiryOf(core.clock, input.expiresInDays);
   const { token, row } = await issueTokenRow(core.prisma, core.viewer.userId, label, expiresAt);

@@ -39,7 +39,8 @@ export function checkTitle(title: unknown): string {
 /** Language codes, lowercased; unknown shapes and duplicates are refused. */
 export function checkLanguages(languages: unknown): string[] {
   if (!Array.isArray(languages)) throw badInput("languages must be a list of language codes");
-  if (languages.length > TRANSLATION_LANGUAGES_MAX) throw badInput(`languages: at most ${TRANSLATION_LANGUAGES_MAX} (got ${languages.length})`);
+  if (languages.length > TRANSLATION_LANGUAGES_MAX)
+    throw badInput(`languages: at most ${TRANSLATION_LANGUAGES_MAX} (got ${languages.length})`);
   const seen = new Set<string>();
   return languages.map((value, index) => {
     if (typeof value !== "string" || !LANGUAGE_CODE.test(value.toLowerCase())) {
@@ -113,11 +114,18 @@ export interface TranslationPageChange {
  * The source pages that changed since the target was last synced (every page when it never
  * was): what a translator has to redo. Empty without a source.
  */
-export async function changedPages(ctx: CoreContext, translation: TranslationSettings, target: TranslationTarget): Promise<TranslationPageChange[]> {
+export async function changedPages(
+  ctx: CoreContext,
+  translation: TranslationSettings,
+  target: TranslationTarget,
+): Promise<TranslationPageChange[]> {
   if (!translation.sourceSpaceId) return [];
   const source = await ctx.loaders.space.load(translation.sourceSpaceId);
   if (!source) return [];
-  const [head, synced] = await Promise.all([revisionAt(ctx, source), target.syncedRevisionId ? ctx.loaders.revision.load(target.syncedRevisionId) : null]);
+  const [head, synced] = await Promise.all([
+    revisionAt(ctx, source),
+    target.syncedRevisionId ? ctx.loaders.revision.load(target.syncedRevisionId) : null,
+  ]);
   const base = synced ? contentOf(synced) : { pages: [], files: [] };
   const changes: TranslationPageChange[] = [];
   for (const change of semanticChanges(base, contentOf(head!))) {
@@ -131,7 +139,10 @@ export async function changedPages(ctx: CoreContext, translation: TranslationSet
 }
 
 /** The target's pages a run added that nobody has translated yet (body still the copy). */
-export async function untranslatedPages(ctx: CoreContext, target: TranslationTarget): Promise<{ id: string; title: string; path: string }[]> {
+export async function untranslatedPages(
+  ctx: CoreContext,
+  target: TranslationTarget,
+): Promise<{ id: string; title: string; path: string }[]> {
   const marks = untranslatedOf(target);
   if (Object.keys(marks).length === 0) return [];
   const space = await ctx.loaders.space.load(target.spaceId);
@@ -167,7 +178,15 @@ export async function createTranslation(ctx: CoreContext, organizationId: string
   if (input.source != null) await checkSourceSpace(ctx, organizationId, input.source);
   const now = ctx.clock.now();
   return ctx.prisma.translationSettings.create({
-    data: { id: newId("TranslationSettings"), organizationId, title, languages, sourceSpaceId: input.source ?? null, createdAt: now, updatedAt: now },
+    data: {
+      id: newId("TranslationSettings"),
+      organizationId,
+      title,
+      languages,
+      sourceSpaceId: input.source ?? null,
+      createdAt: now,
+      updatedAt: now,
+    },
   });
 }
 
@@ -184,10 +203,19 @@ export async function updateTranslation(ctx: CoreContext, organizationId: string
   const sourceChanged = input.source !== undefined && input.source !== translation.sourceSpaceId;
   const updated = await ctx.prisma.$transaction(async (tx) => {
     if (languages) await tx.translationTarget.deleteMany({ where: { translationId: id, language: { notIn: languages } } });
-    if (sourceChanged) await tx.translationTarget.updateMany({ where: { translationId: id }, data: { syncedRevisionId: null, syncedAt: null, untranslated: {} } });
+    if (sourceChanged)
+      await tx.translationTarget.updateMany({
+        where: { translationId: id },
+        data: { syncedRevisionId: null, syncedAt: null, untranslated: {} },
+      });
     return tx.translationSettings.update({
       where: { id },
-      data: { ...(title !== undefined ? { title } : {}), ...(languages ? { languages } : {}), ...(input.source !== undefined ? { sourceSpaceId: input.source } : {}), updatedAt: ctx.clock.now() },
+      data: {
+        ...(title !== undefined ? { title } : {}),
+        ...(languages ? { languages } : {}),
+        ...(input.source !== undefined ? { sourceSpaceId: input.source } : {}),
+        updatedAt: ctx.clock.now(),
+      },
     });
   });
   ctx.loaders.translation.clear(id);
@@ -219,7 +247,9 @@ export async function setTarget(ctx: CoreContext, translationId: string, input: 
   await requireOrganization(ctx, translation.organizationId, "translation.manage");
   const language = input.language.toLowerCase();
   if (!languagesOf(translation).includes(language)) {
-    throw badInput(`language must be one of the translation's languages (${languagesOf(translation).join(", ") || "none yet"}; got "${input.language}")`);
+    throw badInput(
+      `language must be one of the translation's languages (${languagesOf(translation).join(", ") || "none yet"}; got "${input.language}")`,
+    );
   }
   const space = await requireSpace(ctx, input.space, "space.editContent");
   if (space.organizationId !== translation.organizationId) throw badInput(`space: "${input.space}" is not in this organization`);
@@ -232,7 +262,9 @@ export async function setTarget(ctx: CoreContext, translationId: string, input: 
   const data = { spaceId: space.id, syncedRevisionId: null, syncedAt: null, untranslated: {} };
   const target = existing
     ? await ctx.prisma.translationTarget.update({ where: { id: existing.id }, data })
-    : await ctx.prisma.translationTarget.create({ data: { id: newId("TranslationTarget"), translationId, language, ...data, createdAt: ctx.clock.now() } });
+    : await ctx.prisma.translationTarget.create({
+        data: { id: newId("TranslationTarget"), translationId, language, ...data, createdAt: ctx.clock.now() },
+      });
   ctx.loaders.translationTargets.clear(translationId);
   return target;
 }
@@ -255,7 +287,11 @@ export interface TargetRun {
 }
 
 /** Brings every target's page tree in line with the source (see sync.ts). */
-export async function runTranslation(ctx: CoreContext, organizationId: string, id: string): Promise<{ translation: TranslationSettings; runs: TargetRun[] }> {
+export async function runTranslation(
+  ctx: CoreContext,
+  organizationId: string,
+  id: string,
+): Promise<{ translation: TranslationSettings; runs: TargetRun[] }> {
   await requireOrganization(ctx, organizationId, "translation.run");
   const translation = await readTranslation(ctx, organizationId, id);
   if (!translation.sourceSpaceId) throw conflict("The translation has no source space: set one before running it");
@@ -280,7 +316,15 @@ export async function runTranslation(ctx: CoreContext, organizationId: string, i
     const synced = target.syncedRevisionId ? await ctx.loaders.revision.load(target.syncedRevisionId) : null;
     const syncedSourceIds = new Set(synced ? flatten(contentOf(synced).pages).map((located) => located.page.id) : []);
     const bodies = await loadBodies(ctx, bodiesNeeded(sourcePages, targetPages, untranslated));
-    const plan = planSync({ source: sourcePages, target: targetPages, syncedSourceIds, untranslated, bodies, bodyHash: (markdown) => sha256(Buffer.from(markdown, "utf8")), now: ctx.clock.now().toISOString() });
+    const plan = planSync({
+      source: sourcePages,
+      target: targetPages,
+      syncedSourceIds,
+      untranslated,
+      bodies,
+      bodyHash: (markdown) => sha256(Buffer.from(markdown, "utf8")),
+      now: ctx.clock.now().toISOString(),
+    });
     for (let start = 0; start < plan.edits.length; start += EDITS_MAX) {
       await editContent(ctx, {
         target: { spaceId: target.spaceId },
@@ -301,8 +345,10 @@ export async function runTranslation(ctx: CoreContext, organizationId: string, i
 async function loadBodies(ctx: CoreContext, hashes: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(hashes)];
   const data = await ctx.loaders.blob.loadMany(unique);
-  return new Map(unique.map((hash, index) => {
-    const bytes = data[index];
-    return [hash, bytes && !(bytes instanceof Error) ? Buffer.from(bytes).toString("utf8") : ""];
-  }));
+  return new Map(
+    unique.map((hash, index) => {
+      const bytes = data[index];
+      return [hash, bytes && !(bytes instanceof Error) ? Buffer.from(bytes).toString("utf8") : ""];
+    }),
+  );
 }

@@ -13,7 +13,16 @@
 //   had (a translator's own) stay where they are.
 // - An untranslated page whose source body changed gets the new body (it is still a copy); once
 //   its body differs from the copy it was given, it is translated and never touched again.
-import { findPage, flatten, type Content, type ContentEdit, type PageFields, type PageNode, type PagePosition, applyEdits } from "../content/tree.ts";
+import {
+  findPage,
+  flatten,
+  type Content,
+  type ContentEdit,
+  type PageFields,
+  type PageNode,
+  type PagePosition,
+  applyEdits,
+} from "../content/tree.ts";
 
 export interface SyncPlan {
   edits: ContentEdit[];
@@ -99,7 +108,14 @@ export function planSync(input: SyncInput): SyncPlan {
       const current = findPage(working.pages, page.id);
       if (!current) {
         const body = page.kind === "document" ? (page.body ? (input.bodies.get(page.body) ?? "") : "") : undefined;
-        apply({ op: "createPage", id: page.id, kind: page.kind, fields: fieldsOf(page), body, position: positionAt(page.id, parent, previous) });
+        apply({
+          op: "createPage",
+          id: page.id,
+          kind: page.kind,
+          fields: fieldsOf(page),
+          body,
+          position: positionAt(page.id, parent, previous),
+        });
         plan.added.push(page.id);
         if (page.kind === "document") plan.untranslated[page.id] = input.bodyHash(body ?? "");
       } else {

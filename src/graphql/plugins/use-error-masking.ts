@@ -17,7 +17,11 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string } | null
 
 /** PostgreSQL cancelled a statement at its `statement_timeout` (SQLSTATE 57014). */
 function isStatementTimeout(error: unknown): boolean {
-  for (let cause = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; cause && depth < 5; cause = cause.cause as typeof cause, depth++) {
+  for (
+    let cause = error as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0;
+    cause && depth < 5;
+    cause = cause.cause as typeof cause, depth++
+  ) {
     if (cause.code === "57014" || (typeof cause.message === "string" && cause.message.includes("statement timeout"))) return true;
   }
   return false;
@@ -35,10 +39,13 @@ export function maskError(error: unknown): Error {
     return toGraphQLError(original, error instanceof GraphQLError ? error : undefined);
   }
   if (isStatementTimeout(original)) {
-    return new GraphQLError("A database statement ran longer than the operation's deadline and was cancelled; retry later or ask for less", {
-      path: error instanceof GraphQLError ? error.path : undefined,
-      extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
-    });
+    return new GraphQLError(
+      "A database statement ran longer than the operation's deadline and was cancelled; retry later or ask for less",
+      {
+        path: error instanceof GraphQLError ? error.path : undefined,
+        extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
+      },
+    );
   }
   if (isUniqueViolation(original)) {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));
@@ -53,7 +60,13 @@ export function maskError(error: unknown): Error {
       Object.assign(error.extensions, { code: "BAD_REQUEST" });
       return error;
     }
-    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, originalError: error.originalError, extensions: { ...error.extensions, code: "BAD_REQUEST" } });
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      originalError: error.originalError,
+      extensions: { ...error.extensions, code: "BAD_REQUEST" },
+    });
   }
   console.error("Unexpected error:", original);
   return new GraphQLError("Unexpected error", {

@@ -4,13 +4,7 @@
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "../../http/errors.ts";
 import type { Services } from "../../core/context.ts";
-import {
-  FILES_PATH,
-  MAX_FILE_BYTES,
-  MAX_UPLOAD_REQUEST_BYTES,
-  checkDownload,
-  essenceOf,
-} from "../../core/content/files.ts";
+import { FILES_PATH, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, checkDownload, essenceOf } from "../../core/content/files.ts";
 
 /** Shown in the page (`inline`); anything else is downloaded, so that HTML, SVG or XML uploaded
  * to a space can never run script in this origin (stored XSS). */

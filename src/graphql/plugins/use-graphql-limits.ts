@@ -85,7 +85,9 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
           refusal.message = `${error.message} (needed before a request body above ${limits.anonymousBodyBytes} bytes is read)`;
           // The body is left unread: the connection is closed after the answer rather than kept
           // alive, which would make the server take in the rest of the body to discard it.
-          Object.assign(refusal.extensions as Record<string, unknown>, { http: { status: error.status, headers: { connection: "close" } } });
+          Object.assign(refusal.extensions as Record<string, unknown>, {
+            http: { status: error.status, headers: { connection: "close" } },
+          });
           throw refusal;
         }
         throw error;
@@ -133,18 +135,31 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     onParams({ params }) {
       if (typeof params.query !== "string") return;
       if (params.query.length > limits.maxDocumentBytes / 4 && byteLength(params.query) > limits.maxDocumentBytes) {
-        throw limitError(`The document is ${byteLength(params.query)} bytes: at most ${limits.maxDocumentBytes} bytes`, "DOCUMENT_TOO_LARGE", 413);
+        throw limitError(
+          `The document is ${byteLength(params.query)} bytes: at most ${limits.maxDocumentBytes} bytes`,
+          "DOCUMENT_TOO_LARGE",
+          413,
+        );
       }
       // The parser recurses once per level: a document nested thousands of levels would exhaust
       // the stack before the token or depth limits could say no.
       if (nestingOf(params.query) > MAX_DOCUMENT_NESTING) {
-        throw limitError(`The document is nested more than ${MAX_DOCUMENT_NESTING} levels deep (braces, brackets, parentheses)`, "DEPTH_LIMIT");
+        throw limitError(
+          `The document is nested more than ${MAX_DOCUMENT_NESTING} levels deep (braces, brackets, parentheses)`,
+          "DEPTH_LIMIT",
+        );
       }
     },
     onExecute({ args, setResultAndStopExecution }) {
       const request = (args.contextValue as { request?: Request }).request;
       if (request && new URL(request.url).pathname !== graphqlEndpoint) return; // a REST route: trusted
-      const cost = estimateCost(args.schema, args.document, args.operationName ?? undefined, (args.variableValues ?? {}) as Record<string, unknown>, limits);
+      const cost = estimateCost(
+        args.schema,
+        args.document,
+        args.operationName ?? undefined,
+        (args.variableValues ?? {}) as Record<string, unknown>,
+        limits,
+      );
       if (typeof cost === "string") {
         setResultAndStopExecution({ errors: [limitError(cost, "NODE_IDS_LIMIT")] });
       } else if (cost > limits.maxCost) {
@@ -222,7 +237,12 @@ export function estimateCost(
   }
   const operation = operationName ? operations.find((op) => op.name?.value === operationName) : operations[0];
   if (!operation) return 0;
-  const root = operation.operation === "mutation" ? schema.getMutationType() : operation.operation === "subscription" ? schema.getSubscriptionType() : schema.getQueryType();
+  const root =
+    operation.operation === "mutation"
+      ? schema.getMutationType()
+      : operation.operation === "subscription"
+        ? schema.getSubscriptionType()
+        : schema.getQueryType();
   if (!root) return 0;
   const fragmentCosts = new Map<string, number>();
   let refusal: string | undefined;
@@ -248,7 +268,9 @@ export function estimateCost(
         if (name.startsWith("__")) continue; // introspection and __typename
         // On an interface or union, the field is found on any of its object types.
         const candidates = isAbstractType(type) ? schema.getPossibleTypes(type) : isObjectType(type) ? [type] : [];
-        const field: GraphQLField<unknown, unknown> | undefined = candidates.map((t) => t.getFields()[name]).find(Boolean) ?? (type as { getFields?: () => Record<string, GraphQLField<unknown, unknown>> }).getFields?.()[name];
+        const field: GraphQLField<unknown, unknown> | undefined =
+          candidates.map((t) => t.getFields()[name]).find(Boolean) ??
+          (type as { getFields?: () => Record<string, GraphQLField<unknown, unknown>> }).getFields?.()[name];
         if (!field) continue;
         let factor = 1;
         const args = new Map((selection.arguments ?? []).map((arg) => [arg.name.value, arg.value]));

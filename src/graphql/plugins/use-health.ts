@@ -11,8 +11,7 @@ import type { Database } from "../../db/client.ts";
 
 const READY_TIMEOUT_MS = 2000;
 
-const json = (status: number, body: unknown) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store" } });
+const json = (status: number, body: unknown) => Response.json(body, { status, headers: { "cache-control": "no-store" } });
 
 export function useHealth(options: { database: Database; registry: Registry; isDraining: () => boolean }): Plugin {
   const { database, registry } = options;
@@ -54,7 +53,9 @@ export function useHealth(options: { database: Database; registry: Registry; isD
       if (url.pathname === "/health") endResponse(json(200, { status: "ok" }));
       else if (url.pathname === "/ready") endResponse(await readiness());
       else if (url.pathname === "/metrics") {
-        endResponse(new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } }));
+        endResponse(
+          new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } }),
+        );
       }
     },
   };

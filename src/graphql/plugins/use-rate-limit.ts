@@ -83,7 +83,13 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
         const { rateLimiter, key, limit } = keyOf(request, serverContext);
         try {
           const result = EXEMPT.test(new URL(request.url).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
-          headers = result ? headersOf(result, limit) : { "X-RateLimit-Limit": String(limit), "X-RateLimit-Remaining": String(limit), "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + limits.windowSeconds) };
+          headers = result
+            ? headersOf(result, limit)
+            : {
+                "X-RateLimit-Limit": String(limit),
+                "X-RateLimit-Remaining": String(limit),
+                "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + limits.windowSeconds),
+              };
         } catch (refusal) {
           if (!(refusal instanceof RateLimiterRes)) throw refusal;
           headers = headersOf(refusal, limit);
@@ -93,7 +99,11 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
       // Nothing reaches a client as an empty or plain-text error: a bare 4xx/5xx (Yoga's 404 for an
       // unknown path, its 415 for an unsupported content type) becomes the REST envelope.
       if (answer.status >= 400 && request.method !== "HEAD" && !answer.headers.get("content-type")) {
-        answer = errorResponse(answer.status, bareStatusMessage(answer.status, new URL(request.url).pathname), Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))));
+        answer = errorResponse(
+          answer.status,
+          bareStatusMessage(answer.status, new URL(request.url).pathname),
+          Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))),
+        );
         setResponse(answer);
       }
       for (const [name, value] of Object.entries(headers)) {

@@ -23,7 +23,8 @@ const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/opena
 export function useRequestLog(options: { logger: Logger; registry: Registry; restRoutes: { method: string; path: string }[] }): Plugin {
   const { logger, registry } = options;
   const router = FindMyWay();
-  for (const route of options.restRoutes) router.on(route.method as HTTPMethod, route.path, () => {}, { label: `${route.method} ${route.path}` });
+  for (const route of options.restRoutes)
+    router.on(route.method as HTTPMethod, route.path, () => {}, { label: `${route.method} ${route.path}` });
   const requests = new Counter({
     name: "http_requests_total",
     help: "HTTP requests answered, by route pattern, method and status",

@@ -67,7 +67,9 @@ export function useSites(services: Services, cache = new SiteCache()): Plugin {
       });
       const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
       if (result.etag) headers.set("ETag", result.etag);
-      endResponse(new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }));
+      endResponse(
+        new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }),
+      );
     },
   };
 }
