@@ -1,19 +1,20 @@
 // /v1/orgs/{organizationId}/openapi routes: OpenAPI specifications and their versions.
-import { graphqlEnum, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import { graphqlEnum, ListInfo, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
 
-const SPEC_FIELDS = /* GraphQL */ `
+const SpecFields = graphql(`
   fragment OpenAPISpecFields on OpenAPISpec {
     id createdAt updatedAt slug sourceURL processingState visibility
     lastVersion { id }
     lastProcessedAt lastProcessErrorCode lastProcessedErrors { code message } lastProcessedErrorCount
     permissions { view edit }
     urls { location app }
-  }`;
+  }`);
 
-const VERSION_FIELDS = /* GraphQL */ `
-  fragment OpenAPISpecVersionFields on OpenAPISpecVersion { id createdAt url urls { location } }`;
+const VersionFields = graphql(`
+  fragment OpenAPISpecVersionFields on OpenAPISpecVersion { id createdAt url urls { location } }`);
 
-export function restSpec(spec: any) {
+export function restSpec(spec: FragmentOf<typeof SpecFields>) {
   return {
     object: "openapi-spec",
     id: spec.id,
@@ -26,16 +27,14 @@ export function restSpec(spec: any) {
     ...(spec.lastVersion ? { lastVersion: spec.lastVersion.id } : {}),
     ...(spec.lastProcessedAt ? { lastProcessedAt: spec.lastProcessedAt } : {}),
     ...(spec.lastProcessErrorCode ? { lastProcessErrorCode: spec.lastProcessErrorCode } : {}),
-    lastProcessedErrors: spec.lastProcessedErrors.map((error: { code: string | null; message: string }) =>
-      error.code ? error : { message: error.message },
-    ),
+    lastProcessedErrors: spec.lastProcessedErrors.map((error) => (error.code ? error : { message: error.message })),
     lastProcessedErrorCount: spec.lastProcessedErrorCount,
     permissions: spec.permissions,
     urls: spec.urls,
   };
 }
 
-const restVersion = (version: any) => ({
+const restVersion = (version: FragmentOf<typeof VersionFields>) => ({
   object: "openapi-spec-version",
   id: version.id,
   createdAt: version.createdAt,
@@ -60,45 +59,52 @@ function sourceOf(body: RestRequest["body"]) {
 
 const specPath = ({ params }: RestRequest) => ({ organization: params.organizationId, slug: params.specSlug });
 
-const GET_SPEC = /* GraphQL */ `
-  query GetOpenAPISpec($organization: ID!, $slug: String!) {
+const GET_SPEC = graphql(
+  `query GetOpenAPISpec($organization: ID!, $slug: String!) {
     organization(id: $organization) { openAPISpec(slug: $slug) { ...OpenAPISpecFields } }
-  }
-  ${SPEC_FIELDS}`;
+  }`,
+  [SpecFields],
+);
 
-/** A version by id or `latest`, with the fields `select` asks for. */
-const versionDocument = (name: string, select: string) => /* GraphQL */ `
-  query ${name}($organization: ID!, $slug: String!, $version: ID!) {
-    organization(id: $organization) { openAPISpec(slug: $slug) { version(id: $version) { ${select} } } }
-  }
-  ${select.includes("...OpenAPISpecVersionFields") ? VERSION_FIELDS : ""}`;
-
-const versionOf = (data: any) => data.organization.openAPISpec.version;
+/** A version by id or `latest` (the `version` variable). */
+const GET_VERSION = graphql(
+  `query GetOpenAPISpecVersion($organization: ID!, $slug: String!, $version: ID!) {
+    organization(id: $organization) { openAPISpec(slug: $slug) { version(id: $version) { ...OpenAPISpecVersionFields } } }
+  }`,
+  [VersionFields],
+);
+const GET_VERSION_CONTENT = graphql(
+  `query GetOpenAPISpecVersionContent($organization: ID!, $slug: String!, $version: ID!) {
+    organization(id: $organization) { openAPISpec(slug: $slug) { version(id: $version) { content } } }
+  }`,
+);
 
 export const openapiRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi",
     action: "openapi.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListOpenAPISpecs($id: ID!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListOpenAPISpecs($id: ID!, $first: Int, $after: String) {
         organization(id: $id) {
-          openAPISpecs(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...OpenAPISpecFields } }
+          openAPISpecs(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...OpenAPISpecFields } }
         }
-      }
-      ${SPEC_FIELDS}`,
+      }`,
+      [SpecFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({ id: params.organizationId, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.openAPISpecs, restSpec),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/openapi",
     action: "openapi.manage",
-    document: /* GraphQL */ `
-      mutation CreateOpenAPISpec($input: CreateOpenAPISpecInput!) { createOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }
-      ${SPEC_FIELDS}`,
+    document: graphql(
+      `mutation CreateOpenAPISpec($input: CreateOpenAPISpecInput!) { createOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }`,
+      [SpecFields],
+    ),
     variables: ({ params, body }) => {
       if (body.slug == null) throw new RestInputError("slug is required");
       if (typeof body.slug !== "string") throw new RestInputError("slug must be a string");
@@ -106,8 +112,8 @@ export const openapiRoutes: RestRoute[] = [
     },
     status: 201,
     body: (data) => restSpec(data.createOpenAPISpec.spec),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug",
     action: "openapi.read",
@@ -115,106 +121,107 @@ export const openapiRoutes: RestRoute[] = [
     variables: specPath,
     status: 200,
     body: (data) => restSpec(data.organization.openAPISpec),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/orgs/:organizationId/openapi/:specSlug",
     action: "openapi.manage",
-    document: /* GraphQL */ `
-      mutation PutOpenAPISpec($input: PutOpenAPISpecInput!) { putOpenAPISpec(input: $input) { created spec { ...OpenAPISpecFields } } }
-      ${SPEC_FIELDS}`,
+    document: graphql(
+      `mutation PutOpenAPISpec($input: PutOpenAPISpecInput!) { putOpenAPISpec(input: $input) { created spec { ...OpenAPISpecFields } } }`,
+      [SpecFields],
+    ),
     variables: (request) => ({ input: { ...specPath(request), source: sourceOf(request.body) } }),
     status: 200,
     statusOf: (data) => (data.putOpenAPISpec.created ? 201 : 200),
     body: (data) => restSpec(data.putOpenAPISpec.spec),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/orgs/:organizationId/openapi/:specSlug",
     action: "openapi.manage",
-    document: /* GraphQL */ `
-      mutation UpdateOpenAPISpec($input: UpdateOpenAPISpecInput!) { updateOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }
-      ${SPEC_FIELDS}`,
+    document: graphql(
+      `mutation UpdateOpenAPISpec($input: UpdateOpenAPISpecInput!) { updateOpenAPISpec(input: $input) { spec { ...OpenAPISpecFields } } }`,
+      [SpecFields],
+    ),
     variables: (request) => {
       if (request.body.visibility == null) throw new RestInputError("visibility is required");
       return { input: { ...specPath(request), visibility: graphqlEnum("visibility", request.body.visibility, ["private", "public"]) } };
     },
     status: 200,
     body: (data) => restSpec(data.updateOpenAPISpec.spec),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/orgs/:organizationId/openapi/:specSlug",
     action: "openapi.manage",
-    document: /* GraphQL */ `
-      mutation DeleteOpenAPISpec($input: DeleteOpenAPISpecInput!) { deleteOpenAPISpec(input: $input) { deletedSlug } }`,
+    document: graphql(`mutation DeleteOpenAPISpec($input: DeleteOpenAPISpecInput!) { deleteOpenAPISpec(input: $input) { deletedSlug } }`),
     variables: (request) => ({ input: specPath(request) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions",
     action: "openapi.read",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListOpenAPISpecVersions($organization: ID!, $slug: String!, $first: Int, $after: String) {
+    document: graphql(
+      `query ListOpenAPISpecVersions($organization: ID!, $slug: String!, $first: Int, $after: String) {
         organization(id: $organization) {
           openAPISpec(slug: $slug) {
-            versions(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...OpenAPISpecVersionFields } }
+            versions(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...OpenAPISpecVersionFields } }
           }
         }
-      }
-      ${VERSION_FIELDS}`,
+      }`,
+      [VersionFields, ListInfo],
+    ),
     variables: (request) => ({ ...specPath(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.organization.openAPISpec.versions, restVersion),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest",
     action: "openapi.read",
-    document: versionDocument("GetLatestOpenAPISpecVersion", "...OpenAPISpecVersionFields"),
+    document: GET_VERSION,
     variables: (request) => ({ ...specPath(request), version: "latest" }),
     status: 200,
-    body: (data) => restVersion(versionOf(data)),
-  },
-  {
+    body: (data) => restVersion(data.organization.openAPISpec.version),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content",
     action: "openapi.read",
-    document: versionDocument("GetLatestOpenAPISpecVersionContent", "content"),
+    document: GET_VERSION_CONTENT,
     variables: (request) => ({ ...specPath(request), version: "latest" }),
     status: 200,
-    body: (data) => versionOf(data).content,
-  },
-  {
+    body: (data) => data.organization.openAPISpec.version.content,
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw",
     action: "openapi.read",
-    document: /* GraphQL */ `
-      query GetLatestOpenAPISpecVersionContentRaw($organization: ID!, $slug: String!) {
+    document: graphql(`query GetLatestOpenAPISpecVersionContentRaw($organization: ID!, $slug: String!) {
         organization(id: $organization) { openAPISpec(slug: $slug) { rawContent { text format } } }
-      }`,
+      }`),
     variables: specPath,
     status: 200,
     body: (data) => data.organization.openAPISpec.rawContent,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId",
     action: "openapi.read",
-    document: versionDocument("GetOpenAPISpecVersion", "...OpenAPISpecVersionFields"),
+    document: GET_VERSION,
     variables: (request) => ({ ...specPath(request), version: request.params.versionId }),
     status: 200,
-    body: (data) => restVersion(versionOf(data)),
-  },
-  {
+    body: (data) => restVersion(data.organization.openAPISpec.version),
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId/content",
     action: "openapi.read",
-    document: versionDocument("GetOpenAPISpecVersionContent", "content"),
+    document: GET_VERSION_CONTENT,
     variables: (request) => ({ ...specPath(request), version: request.params.versionId }),
     status: 200,
-    body: (data) => versionOf(data).content,
-  },
+    body: (data) => data.organization.openAPISpec.version.content,
+  }),
 ];

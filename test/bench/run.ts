@@ -397,6 +397,16 @@ async function main() {
   const openapi = await openapiTargets(ROUNDS, progress);
   rows.push(...openapi.rows);
   notes.push(...openapi.notes);
+  if (process.env.DATABASE_URL) {
+    const openapiScratch = await createScratchDatabase(process.env.DATABASE_URL);
+    try {
+      const onPostgres = await openapiTargets(ROUNDS, progress, openapiScratch.url);
+      rows.push(...onPostgres.rows);
+      notes.push(...onPostgres.notes);
+    } finally {
+      await openapiScratch.drop();
+    }
+  }
 
   const maxRssMb = 1024;
   for (const s of services) {
