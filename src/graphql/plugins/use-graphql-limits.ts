@@ -2,8 +2,9 @@
 // - the JSON body of /graphql: at most `maxBodyBytes`, counted as it arrives; a body above
 //   `anonymousBodyBytes` (or of unknown length) is read only after its bearer token checks out,
 //   so an anonymous client cannot make the server read and parse megabytes;
-// - the document: at most `maxDocumentBytes` and `maxTokens` (parsing stops at the limit), then
-//   depth, aliases and directives (GraphQL Armor's validation rules);
+// - the document: at most `maxDocumentBytes` (followed as the body streams in: a body whose
+//   `query` is over it is refused without being held, decoded or parsed) and `maxTokens` (parsing
+//   stops at the limit), then depth, aliases and directives (GraphQL Armor's validation rules);
 // - the estimated cost, computed with the variables: every field costs 1, and what a list field
 //   selects is multiplied by its `first` (the default page size when absent) or by the number of
 //   `ids` of `nodes(ids:)`, itself capped.
@@ -36,7 +37,7 @@ import type { GraphQLLimits } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../core/pagination.ts";
-import { readTextUpTo } from "../../http/body.ts";
+import { readGraphQLBody, type GraphQLBodyRead } from "../../http/body.ts";
 import { toGraphQLError } from "./use-error-masking.ts";
 
 /** A refusal of the request as a whole: no data, the status and the code of the limit. */
@@ -70,6 +71,8 @@ const MAX_DOCUMENT_NESTING = 100;
 export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plugin {
   let graphqlEndpoint = "/graphql";
   const byteLength = (text: string) => Buffer.byteLength(text);
+  const documentTooLarge = (size: string) =>
+    limitError(`The document is ${size} bytes: at most ${limits.maxDocumentBytes} bytes`, "DOCUMENT_TOO_LARGE", 413);
 
   async function parseJsonBody(request: Request): Promise<Record<string, unknown>> {
     const declared = request.headers.get("content-length");
@@ -93,14 +96,16 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
         throw error;
       }
     }
-    let text: string | null;
+    let read: GraphQLBodyRead;
     try {
-      text = await readTextUpTo(request, limits.maxBodyBytes);
+      read = await readGraphQLBody(request, limits.maxBodyBytes, limits.maxDocumentBytes);
     } catch {
       // The client went away or the request timeout cut the body off: nobody reads this answer.
       throw limitError("Request body ended before it was complete", "BAD_REQUEST");
     }
-    if (text === null) throw limitError(`Request body is over ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+    if (read.kind === "too-large") throw limitError(`Request body is over ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+    if (read.kind === "document-too-large") throw documentTooLarge(`over ${limits.maxDocumentBytes}`);
+    const text = read.text;
     // Decoding and parsing megabytes are each tens of milliseconds of CPU: other requests get
     // their turn in between.
     if (text.length > limits.anonymousBodyBytes) await new Promise((resolve) => setImmediate(resolve));
@@ -135,11 +140,7 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     onParams({ params }) {
       if (typeof params.query !== "string") return;
       if (params.query.length > limits.maxDocumentBytes / 4 && byteLength(params.query) > limits.maxDocumentBytes) {
-        throw limitError(
-          `The document is ${byteLength(params.query)} bytes: at most ${limits.maxDocumentBytes} bytes`,
-          "DOCUMENT_TOO_LARGE",
-          413,
-        );
+        throw documentTooLarge(String(byteLength(params.query)));
       }
       // The parser recurses once per level: a document nested thousands of levels would exhaust
       // the stack before the token or depth limits could say no.
