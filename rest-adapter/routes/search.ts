@@ -1,5 +1,4 @@
 // Search routes: a space's content and an organization's content.
-import { print } from "graphql";
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { listBody, ListInfo, pageVariables, type RestRoute, typedRoute } from "../route.ts";
 
@@ -9,8 +8,6 @@ export const SearchPageFields = graphql(`
     sections { id title path body score urls { app } }
     urls { app }
   }`);
-/** For documents not typed yet. */
-export const SEARCH_PAGE_FIELDS = print(SearchPageFields);
 
 export const restSearchPage = (page: FragmentOf<typeof SearchPageFields>) => ({
   ...page,

@@ -1,8 +1,10 @@
 // /v1/orgs/{organizationId}/sites routes: sites, site spaces, sections and section groups.
 import { AGENTS_CONTEXTS, SITE_TYPES, SITE_VISIBILITIES } from "../../src/core/sites/index.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
 import {
   compact,
   graphqlEnum,
+  ListInfo,
   listBody,
   pageVariables,
   present,
@@ -10,54 +12,63 @@ import {
   restEnum,
   type RestRequest,
   type RestRoute,
+  typedRoute,
 } from "../route.ts";
-import { restSpace, SPACE_FIELDS } from "./spaces.ts";
-import { restSearchPage, SEARCH_PAGE_FIELDS } from "./search.ts";
+import { restSearchPage, SearchPageFields } from "./search.ts";
+import { restSpace, SpaceFields } from "./spaces.ts";
 
-export const SITE_FIELDS = /* GraphQL */ `
+export const SiteFields = graphql(`
   fragment SiteFields on Site {
     id title type visibility published hostname basename proxy adaptiveContent agentsContext createdAt
     siteSpaceCount
     urls { location app preview published }
     permissions { view access edit create admin installIntegration viewAdaptiveSchema editAdaptiveSchema }
-  }`;
+  }`);
 
-const SITE_SPACE_FIELDS = /* GraphQL */ `
+const SiteSpaceFields = graphql(
+  `
   fragment SiteSpaceFields on SiteSpace {
     id path condition default hidden title
     section { id }
     space { ...SpaceFields }
     urls { published }
-  }
-  ${SPACE_FIELDS}`;
+  }`,
+  [SpaceFields],
+);
 
-const SECTION_FIELDS = /* GraphQL */ `
+const SectionFields = graphql(
+  `
   fragment SectionFields on SiteSection {
     id title description icon path condition default
     sectionGroup { id }
     siteSpaces { ...SiteSpaceFields }
     urls { published }
-  }
-  ${SITE_SPACE_FIELDS}`;
+  }`,
+  [SiteSpaceFields],
+);
 
-const GROUP_FIELDS = /* GraphQL */ `
+const GroupFields = graphql(
+  `
   fragment GroupFields on SiteSectionGroup {
     id title icon
     sections { ...SectionFields }
-  }
-  ${SECTION_FIELDS}`;
+  }`,
+  [SectionFields],
+);
 
 /** Every structure item, told apart by `__typename`. */
-const ITEM_FIELDS = /* GraphQL */ `
+const ItemFields = graphql(
+  `
   fragment ItemFields on SiteStructureItem {
     __typename
     ... on SiteSpace { ...SiteSpaceFields }
     ... on SiteSection { ...SectionFields }
     ... on SiteSectionGroup { ...GroupFields }
-  }
-  ${GROUP_FIELDS}`;
+  }`,
+  [SiteSpaceFields, SectionFields, GroupFields],
+);
 
-export function restSite(s: any) {
+export function restSite(s: FragmentOf<typeof SiteFields>) {
   return {
     object: "site",
     id: s.id,
@@ -81,7 +92,7 @@ export function restSite(s: any) {
   };
 }
 
-export function restSiteSpace(s: any) {
+export function restSiteSpace(s: FragmentOf<typeof SiteSpaceFields>) {
   return {
     object: "site-space",
     id: s.id,
@@ -96,7 +107,7 @@ export function restSiteSpace(s: any) {
   };
 }
 
-export function restSection(s: any) {
+export function restSection(s: FragmentOf<typeof SectionFields>) {
   return {
     object: "site-section",
     id: s.id,
@@ -110,7 +121,7 @@ export function restSection(s: any) {
   };
 }
 
-export function restGroup(g: any) {
+export function restGroup(g: FragmentOf<typeof GroupFields>) {
   const sections = g.sections.map(restSection);
   return {
     object: "site-section-group",
@@ -123,11 +134,21 @@ export function restGroup(g: any) {
   };
 }
 
-export function restItem(item: any) {
-  return item.__typename === "SiteSpace" ? restSiteSpace(item) : item.__typename === "SiteSection" ? restSection(item) : restGroup(item);
+export function restItem(item: FragmentOf<typeof ItemFields>) {
+  switch (item.__typename) {
+    case "SiteSpace":
+      return restSiteSpace(item);
+    case "SiteSection":
+      return restSection(item);
+    default:
+      return restGroup(item);
+  }
 }
 
-export const restStructure = (structure: any) => ({ type: structure.type, structure: structure.items.map(restItem) });
+export const restStructure = (structure: { type: string; items: FragmentOf<typeof ItemFields>[] }) => ({
+  type: structure.type,
+  structure: structure.items.map(restItem),
+});
 
 const prefix = "/v1/orgs/:organizationId/sites/:siteId";
 const site = (params: Record<string, string>) => ({ organization: params.organizationId, site: params.siteId });
@@ -136,9 +157,10 @@ const site = (params: Record<string, string>) => ({ organization: params.organiz
 function positionInput(position: unknown, field: string) {
   if (position == null) return null;
   if (typeof position !== "object") throw new RestInputError("position must be an object with before or after");
-  const id = (pointer: any) => {
+  const id = (pointer: unknown) => {
     if (pointer == null) return null;
-    const value = pointer[field] ?? pointer.id;
+    const { [field]: named, id: plain } = pointer as Record<string, unknown>;
+    const value = named ?? plain;
     if (typeof value !== "string") throw new RestInputError(`position: a pointer needs its ${field}`);
     return value;
   };
@@ -153,29 +175,23 @@ function pointerInput(pointer: unknown, field: string) {
   return { type, id };
 }
 
-const siteQuery = (name: string, selection: string, fragments: string, args = "") => /* GraphQL */ `
-  query ${name}($site: ID!, $organization: ID, $shareKey: String${args}) {
-    site(id: $site, organization: $organization, shareKey: $shareKey) { ${selection} }
-  }
-  ${fragments}`;
-
 /** The site of a read route, with the share key it was given (its published URLs then carry it). */
 const siteRead = ({ params, query }: RestRequest) => ({ ...site(params), shareKey: query.shareKey });
 
-const SHARE_LINK_FIELDS = /* GraphQL */ `
-  fragment ShareLinkFields on SiteShareLink { id name active createdAt urls { published } }`;
+const ShareLinkFields = graphql(`
+  fragment ShareLinkFields on SiteShareLink { id name active createdAt urls { published } }`);
 
-const PUBLISHING_AUTH_FIELDS = /* GraphQL */ `
-  fragment PublishingAuthFields on SitePublishingAuth { backend privateKey fallbackURL logoutURL }`;
+const PublishingAuthFields = graphql(`
+  fragment PublishingAuthFields on SitePublishingAuth { backend privateKey fallbackURL logoutURL }`);
 
-export const restPublishingAuth = (auth: any) => ({
+export const restPublishingAuth = (auth: FragmentOf<typeof PublishingAuthFields>) => ({
   object: "publishing-auth",
   backend: auth.backend,
   privateKey: auth.privateKey,
   ...compact({ fallbackURL: auth.fallbackURL, logoutURL: auth.logoutURL }),
 });
 
-export const restShareLink = (link: any) => ({
+export const restShareLink = (link: FragmentOf<typeof ShareLinkFields>) => ({
   object: "share-link",
   id: link.id,
   createdAt: link.createdAt,
@@ -184,29 +200,24 @@ export const restShareLink = (link: any) => ({
   urls: link.urls,
 });
 
-const mutation = (name: string, inputType: string, selection: string, fragments = "") => /* GraphQL */ `
-  mutation ${name[0].toUpperCase()}${name.slice(1)}($input: ${inputType}!) { ${name}(input: $input) { ${selection} } }
-  ${fragments}`;
-
-const SITE_MUTATION = (name: string, inputType: string) => mutation(name, inputType, "site { ...SiteFields }", SITE_FIELDS);
-
 export const siteRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/sites",
     action: "site.read",
     query: { page: "string", limit: "limit", space: "string", title: "string", published: "boolean" },
-    document: /* GraphQL */ `
-      query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean) {
+    document: graphql(
+      `query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean) {
         organization(id: $id) {
           sites(first: $first, after: $after, space: $space, title: $title, published: $published) {
             totalCount
-            pageInfo { hasNextPage endCursor }
+            pageInfo { ...ListInfo }
             nodes { ...SiteFields }
           }
         }
-      }
-      ${SITE_FIELDS}`,
+      }`,
+      [SiteFields, ListInfo],
+    ),
     variables: ({ params, query }) => ({
       id: params.organizationId,
       ...pageVariables(query),
@@ -216,12 +227,14 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => listBody(data.organization.sites, restSite),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/orgs/:organizationId/sites",
     action: "site.create",
-    document: SITE_MUTATION("createSite", "CreateSiteInput"),
+    document: graphql(`mutation CreateSite($input: CreateSiteInput!) { createSite(input: $input) { site { ...SiteFields } } }`, [
+      SiteFields,
+    ]),
     variables: ({ params, body }) => ({
       input: {
         organization: params.organizationId,
@@ -232,29 +245,33 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 201,
     body: (data) => restSite(data.createSite.site),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: prefix,
     action: "site.read",
-    document: siteQuery("GetSite", "...SiteFields", SITE_FIELDS),
+    document: graphql(`query GetSite($site: ID!, $organization: ID) { site(id: $site, organization: $organization) { ...SiteFields } }`, [
+      SiteFields,
+    ]),
     variables: ({ params }) => site(params),
     status: 200,
     body: (data) => restSite(data.site),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: prefix,
     action: "site.delete",
-    document: mutation("deleteSite", "DeleteSiteInput", "deletedId"),
+    document: graphql(`mutation DeleteSite($input: DeleteSiteInput!) { deleteSite(input: $input) { deletedId } }`),
     variables: ({ params }) => ({ input: site(params) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: prefix,
     action: "site.configure",
-    document: SITE_MUTATION("updateSite", "UpdateSiteInput"),
+    document: graphql(`mutation UpdateSite($input: UpdateSiteInput!) { updateSite(input: $input) { site { ...SiteFields } } }`, [
+      SiteFields,
+    ]),
     variables: ({ params, body }) => ({
       input: {
         ...site(params),
@@ -266,66 +283,83 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => restSite(data.updateSite.site),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/publish`,
     action: "site.publish",
-    document: SITE_MUTATION("publishSite", "PublishSiteInput"),
+    document: graphql(`mutation PublishSite($input: PublishSiteInput!) { publishSite(input: $input) { site { ...SiteFields } } }`, [
+      SiteFields,
+    ]),
     variables: ({ params }) => ({ input: site(params) }),
     status: 200,
     body: (data) => restSite(data.publishSite.site),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/unpublish`,
     action: "site.publish",
-    document: SITE_MUTATION("unpublishSite", "UnpublishSiteInput"),
+    document: graphql(`mutation UnpublishSite($input: UnpublishSiteInput!) { unpublishSite(input: $input) { site { ...SiteFields } } }`, [
+      SiteFields,
+    ]),
     variables: ({ params }) => ({ input: site(params) }),
     status: 200,
     body: (data) => restSite(data.unpublishSite.site),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${prefix}/adaptive-schema`,
     action: "site.read",
-    document: siteQuery("GetSiteAdaptiveSchema", "adaptiveSchema { jsonSchema updatedAt }", ""),
+    document: graphql(`
+      query GetSiteAdaptiveSchema($site: ID!, $organization: ID) {
+        site(id: $site, organization: $organization) { adaptiveSchema { jsonSchema updatedAt } }
+      }`),
     variables: ({ params }) => site(params),
     status: 200,
     body: (data) => ({ object: "site-adaptive-schema", ...data.site.adaptiveSchema }),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: `${prefix}/adaptive-schema`,
     action: "site.configure",
-    document: mutation("updateSiteAdaptiveSchema", "UpdateSiteAdaptiveSchemaInput", "site { adaptiveSchema { jsonSchema updatedAt } }"),
+    document: graphql(`
+      mutation UpdateSiteAdaptiveSchema($input: UpdateSiteAdaptiveSchemaInput!) {
+        updateSiteAdaptiveSchema(input: $input) { site { adaptiveSchema { jsonSchema updatedAt } } }
+      }`),
     variables: ({ params, body }) => {
       if (!("jsonSchema" in body)) throw new RestInputError("jsonSchema is required");
       return { input: { ...site(params), jsonSchema: body.jsonSchema } };
     },
     status: 200,
     body: (data) => ({ object: "site-adaptive-schema", ...data.updateSiteAdaptiveSchema.site.adaptiveSchema }),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${prefix}/adaptive-schema/template-conditions`,
     action: "site.read",
-    document: siteQuery("ListSiteTemplateConditions", "templateConditions { description condition }", ""),
+    document: graphql(`
+      query ListSiteTemplateConditions($site: ID!, $organization: ID) {
+        site(id: $site, organization: $organization) { templateConditions { description condition } }
+      }`),
     variables: ({ params }) => site(params),
     status: 200,
     body: (data) => ({ items: data.site.templateConditions }),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${prefix}/published`,
     action: "site.read",
     query: { shareKey: "string" },
-    document: siteQuery(
-      "GetPublishedSite",
-      `...SiteFields customization
-       structure(claims: {}) { type items { ...ItemFields } }
-       customizedSiteSpaces: siteSpaces(first: 1000) { nodes { id customization } }`,
-      `${SITE_FIELDS} ${ITEM_FIELDS}`,
+    document: graphql(
+      `query GetPublishedSite($site: ID!, $organization: ID, $shareKey: String) {
+        site(id: $site, organization: $organization, shareKey: $shareKey) {
+          ...SiteFields
+          customization
+          structure(claims: {}) { type items { ...ItemFields } }
+          customizedSiteSpaces: siteSpaces(first: 1000) { nodes { id customization } }
+        }
+      }`,
+      [SiteFields, ItemFields],
     ),
     variables: siteRead,
     status: 200,
@@ -336,38 +370,44 @@ export const siteRoutes: RestRoute[] = [
       customizations: {
         site: data.site.customization,
         siteSpaces: Object.fromEntries(
-          data.site.customizedSiteSpaces.nodes.filter((node: any) => node.customization).map((node: any) => [node.id, node.customization]),
+          data.site.customizedSiteSpaces.nodes.filter((node) => node.customization).map((node) => [node.id, node.customization]),
         ),
       },
       scripts: [],
     }),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${prefix}/structure`,
     action: "site.read",
     query: { shareKey: "string" },
-    document: siteQuery("GetSiteStructure", "structure { type items { ...ItemFields } }", ITEM_FIELDS),
+    document: graphql(
+      `query GetSiteStructure($site: ID!, $organization: ID, $shareKey: String) {
+        site(id: $site, organization: $organization, shareKey: $shareKey) { structure { type items { ...ItemFields } } }
+      }`,
+      [ItemFields],
+    ),
     variables: siteRead,
     status: 200,
     body: (data) => restStructure(data.site.structure),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/structure/sort`,
     action: "site.editStructure",
-    document: mutation("sortSiteStructure", "SortSiteStructureInput", "item { ...ItemFields }", ITEM_FIELDS),
+    document: graphql(
+      `mutation SortSiteStructure($input: SortSiteStructureInput!) { sortSiteStructure(input: $input) { item { ...ItemFields } } }`,
+      [ItemFields],
+    ),
     variables: ({ params, body }) => {
       const position = (body.position ?? {}) as Record<string, unknown>;
       if (typeof position !== "object") throw new RestInputError("position must be an object with before or after");
+      const item = pointerInput(body.item, "item");
+      if (!item) throw new RestInputError("item is required");
       return {
         input: {
           ...site(params),
-          item:
-            pointerInput(body.item, "item") ??
-            (() => {
-              throw new RestInputError("item is required");
-            })(),
+          item,
           before: pointerInput(position.before, "position.before"),
           after: pointerInput(position.after, "position.after"),
         },
@@ -375,101 +415,118 @@ export const siteRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => restItem(data.sortSiteStructure.item),
-  },
+  }),
 
   // Site search
-  {
+  typedRoute({
     method: "POST",
     path: `${prefix}/search`,
     action: "site.read",
     query: { page: "string", limit: "limit" },
-    document: siteQuery(
-      "SearchSiteContent",
-      `search(query: $query, scope: $scope, claims: {}, first: $first, after: $after) {
-         totalCount pageInfo { hasNextPage endCursor } nodes { id title score pages { ...SearchPageFields } }
-       }`,
-      SEARCH_PAGE_FIELDS,
-      ", $query: String!, $scope: JSON, $first: Int, $after: String",
+    document: graphql(
+      `query SearchSiteContent($site: ID!, $organization: ID, $query: String!, $scope: JSON, $first: Int, $after: String) {
+        site(id: $site, organization: $organization) {
+          search(query: $query, scope: $scope, claims: {}, first: $first, after: $after) {
+            totalCount pageInfo { ...ListInfo } nodes { id title score pages { ...SearchPageFields } }
+          }
+        }
+      }`,
+      [SearchPageFields, ListInfo],
     ),
     variables: ({ params, query, body }) => {
       if (typeof body.query !== "string") throw new RestInputError("query is required (a string of at most 512 characters)");
       return { ...site(params), query: body.query, scope: searchScopeOf(body), ...pageVariables(query) };
     },
     status: 200,
-    body: (data) => listBody(data.site.search, (space: any) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
-  },
+    body: (data) => listBody(data.site.search, (space) => ({ type: "space", ...space, pages: space.pages.map(restSearchPage) })),
+  }),
 
   // Customization
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/customization`,
     action: "site.read",
     query: { unmasked: "boolean" },
-    document: siteQuery("GetSiteCustomization", "customization", ""),
+    document: graphql(`
+      query GetSiteCustomization($site: ID!, $organization: ID) { site(id: $site, organization: $organization) { customization } }`),
     variables: ({ params }) => site(params),
     status: 200,
     body: (data) => data.site.customization,
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: `${prefix}/customization`,
     action: "site.configure",
-    document: mutation("updateSiteCustomization", "UpdateSiteCustomizationInput", "site { customization }"),
+    document: graphql(`
+      mutation UpdateSiteCustomization($input: UpdateSiteCustomizationInput!) {
+        updateSiteCustomization(input: $input) { site { customization } }
+      }`),
     variables: ({ params, body }) => ({ input: { ...site(params), customization: body } }),
     status: 200,
     body: (data) => data.updateSiteCustomization.site.customization,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: `${prefix}/site-spaces/:siteSpaceId/customization`,
     action: "site.read",
     query: { unmasked: "boolean" },
-    document: /* GraphQL */ `
+    document: graphql(`
       query GetSiteSpaceCustomization($site: ID!, $organization: ID, $id: ID!) {
         site(id: $site, organization: $organization) { siteSpace(id: $id) { effectiveCustomization } }
-      }`,
+      }`),
     variables: ({ params }) => ({ ...site(params), id: params.siteSpaceId }),
     status: 200,
     body: (data) => data.site.siteSpace.effectiveCustomization,
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/site-spaces/:siteSpaceId/customization`,
     action: "site.configure",
-    document: mutation("overrideSiteSpaceCustomization", "OverrideSiteSpaceCustomizationInput", "siteSpace { effectiveCustomization }"),
+    document: graphql(`
+      mutation OverrideSiteSpaceCustomization($input: OverrideSiteSpaceCustomizationInput!) {
+        overrideSiteSpaceCustomization(input: $input) { siteSpace { effectiveCustomization } }
+      }`),
     variables: ({ params, body }) => ({ input: { ...site(params), id: params.siteSpaceId, customization: body } }),
     status: 200,
     body: (data) => data.overrideSiteSpaceCustomization.siteSpace.effectiveCustomization,
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/site-spaces/:siteSpaceId/customization`,
     action: "site.configure",
-    document: mutation("deleteSiteSpaceCustomization", "DeleteSiteSpaceCustomizationInput", "existed"),
+    document: graphql(`
+      mutation DeleteSiteSpaceCustomization($input: DeleteSiteSpaceCustomizationInput!) {
+        deleteSiteSpaceCustomization(input: $input) { existed }
+      }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.siteSpaceId } }),
     status: 205,
     statusOf: (data) => (data.deleteSiteSpaceCustomization.existed ? 205 : 204),
-  },
+  }),
 
   // Publishing auth (visitor-auth sites)
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/publishing/auth`,
     action: "site.manageAccess",
-    document: siteQuery("GetSitePublishingAuth", `publishingAuth { ...PublishingAuthFields }`, PUBLISHING_AUTH_FIELDS),
+    document: graphql(
+      `query GetSitePublishingAuth($site: ID!, $organization: ID) {
+        site(id: $site, organization: $organization) { publishingAuth { ...PublishingAuthFields } }
+      }`,
+      [PublishingAuthFields],
+    ),
     variables: ({ params }) => site(params),
     status: 200,
     body: (data) => restPublishingAuth(data.site.publishingAuth),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/publishing/auth`,
     action: "site.manageAccess",
-    document: mutation(
-      "updateSitePublishingAuth",
-      "UpdateSitePublishingAuthInput",
-      "publishingAuth { ...PublishingAuthFields }",
-      PUBLISHING_AUTH_FIELDS,
+    document: graphql(
+      `mutation UpdateSitePublishingAuth($input: UpdateSitePublishingAuthInput!) {
+        updateSitePublishingAuth(input: $input) { publishingAuth { ...PublishingAuthFields } }
+      }`,
+      [PublishingAuthFields],
     ),
     variables: ({ params, body }) => {
       for (const field of ["backend", "fallbackURL", "logoutURL"]) {
@@ -480,55 +537,67 @@ export const siteRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => restPublishingAuth(data.updateSitePublishingAuth.publishingAuth),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/publishing/auth/regenerate`,
     action: "site.manageAccess",
-    document: mutation(
-      "regenerateSitePublishingAuth",
-      "RegenerateSitePublishingAuthInput",
-      "publishingAuth { ...PublishingAuthFields }",
-      PUBLISHING_AUTH_FIELDS,
+    document: graphql(
+      `mutation RegenerateSitePublishingAuth($input: RegenerateSitePublishingAuthInput!) {
+        regenerateSitePublishingAuth(input: $input) { publishingAuth { ...PublishingAuthFields } }
+      }`,
+      [PublishingAuthFields],
     ),
     variables: ({ params }) => ({ input: site(params) }),
     status: 200,
     body: (data) => restPublishingAuth(data.regenerateSitePublishingAuth.publishingAuth),
-  },
+  }),
 
   // Share links
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/share-links`,
     action: "site.manageAccess",
     query: { page: "string", limit: "limit", search: "string" },
-    document: siteQuery(
-      "ListSiteShareLinks",
-      `shareLinks(first: $first, after: $after, search: $search) { totalCount pageInfo { hasNextPage endCursor } nodes { ...ShareLinkFields } }`,
-      SHARE_LINK_FIELDS,
-      ", $first: Int, $after: String, $search: String",
+    document: graphql(
+      `query ListSiteShareLinks($site: ID!, $organization: ID, $first: Int, $after: String, $search: String) {
+        site(id: $site, organization: $organization) {
+          shareLinks(first: $first, after: $after, search: $search) { totalCount pageInfo { ...ListInfo } nodes { ...ShareLinkFields } }
+        }
+      }`,
+      [ShareLinkFields, ListInfo],
     ),
     variables: ({ params, query }) => ({ ...site(params), ...pageVariables(query), search: query.search }),
     status: 200,
     body: (data) => listBody(data.site.shareLinks, restShareLink),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/share-links`,
     action: "site.manageAccess",
-    document: mutation("createSiteShareLink", "CreateSiteShareLinkInput", "shareLink { ...ShareLinkFields }", SHARE_LINK_FIELDS),
+    document: graphql(
+      `mutation CreateSiteShareLink($input: CreateSiteShareLinkInput!) {
+        createSiteShareLink(input: $input) { shareLink { ...ShareLinkFields } }
+      }`,
+      [ShareLinkFields],
+    ),
     variables: ({ params, body }) => {
       if (typeof body.name !== "string") throw new RestInputError("name is required (a string of at most 50 characters)");
       return { input: { ...site(params), name: body.name } };
     },
     status: 201,
     body: (data) => restShareLink(data.createSiteShareLink.shareLink),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/share-links/:shareLinkId`,
     action: "site.manageAccess",
-    document: mutation("updateSiteShareLink", "UpdateSiteShareLinkInput", "shareLink { ...ShareLinkFields }", SHARE_LINK_FIELDS),
+    document: graphql(
+      `mutation UpdateSiteShareLink($input: UpdateSiteShareLinkInput!) {
+        updateSiteShareLink(input: $input) { shareLink { ...ShareLinkFields } }
+      }`,
+      [ShareLinkFields],
+    ),
     variables: ({ params, body }) => {
       if ("name" in body && typeof body.name !== "string") throw new RestInputError("name must be a string of at most 50 characters");
       if ("active" in body && typeof body.active !== "boolean") throw new RestInputError("active must be a boolean");
@@ -536,49 +605,58 @@ export const siteRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => restShareLink(data.updateSiteShareLink.shareLink),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/share-links/:shareLinkId`,
     action: "site.manageAccess",
-    document: mutation("deleteSiteShareLink", "DeleteSiteShareLinkInput", "existed"),
+    document: graphql(`
+      mutation DeleteSiteShareLink($input: DeleteSiteShareLinkInput!) { deleteSiteShareLink(input: $input) { existed } }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.shareLinkId } }),
     status: 205,
     statusOf: (data) => (data.deleteSiteShareLink.existed ? 205 : 204),
-  },
+  }),
 
   // Site spaces
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/site-spaces`,
     action: "site.read",
     query: { shareKey: "string", page: "string", limit: "limit", default: "boolean" },
-    document: siteQuery(
-      "ListSiteSpaces",
-      `siteSpaces(first: $first, after: $after, default: $default) {
-         totalCount pageInfo { hasNextPage endCursor } nodes { ...SiteSpaceFields }
-       }`,
-      SITE_SPACE_FIELDS,
-      ", $first: Int, $after: String, $default: Boolean",
+    document: graphql(
+      `query ListSiteSpaces($site: ID!, $organization: ID, $shareKey: String, $first: Int, $after: String, $default: Boolean) {
+        site(id: $site, organization: $organization, shareKey: $shareKey) {
+          siteSpaces(first: $first, after: $after, default: $default) {
+            totalCount pageInfo { ...ListInfo } nodes { ...SiteSpaceFields }
+          }
+        }
+      }`,
+      [SiteSpaceFields, ListInfo],
     ),
     variables: (request) => ({ ...siteRead(request), ...pageVariables(request.query), default: request.query.default }),
     status: 200,
     body: (data) => listBody(data.site.siteSpaces, restSiteSpace),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/site-spaces`,
     action: "site.editStructure",
-    document: mutation("addSiteSpace", "AddSiteSpaceInput", "siteSpace { ...SiteSpaceFields }", SITE_SPACE_FIELDS),
+    document: graphql(
+      `mutation AddSiteSpace($input: AddSiteSpaceInput!) { addSiteSpace(input: $input) { siteSpace { ...SiteSpaceFields } } }`,
+      [SiteSpaceFields],
+    ),
     variables: ({ params, body }) => ({ input: { ...site(params), space: requiredString(body, "spaceId"), section: body.sectionId } }),
     status: 201,
     body: (data) => restSiteSpace(data.addSiteSpace.siteSpace),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/site-spaces/:siteSpaceId`,
     action: "site.editStructure",
-    document: mutation("updateSiteSpace", "UpdateSiteSpaceInput", "siteSpace { ...SiteSpaceFields }", SITE_SPACE_FIELDS),
+    document: graphql(
+      `mutation UpdateSiteSpace($input: UpdateSiteSpaceInput!) { updateSiteSpace(input: $input) { siteSpace { ...SiteSpaceFields } } }`,
+      [SiteSpaceFields],
+    ),
     variables: ({ params, body }) => ({
       input: {
         ...site(params),
@@ -589,48 +667,56 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => restSiteSpace(data.updateSiteSpace.siteSpace),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/site-spaces/:siteSpaceId`,
     action: "site.editStructure",
-    document: mutation("deleteSiteSpace", "DeleteSiteSpaceInput", "deletedId"),
+    document: graphql(`mutation DeleteSiteSpace($input: DeleteSiteSpaceInput!) { deleteSiteSpace(input: $input) { deletedId } }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.siteSpaceId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/site-spaces/:siteSpaceId/move`,
     action: "site.editStructure",
-    document: mutation("moveSiteSpace", "MoveSiteSpaceInput", "siteSpace { ...SiteSpaceFields }", SITE_SPACE_FIELDS),
+    document: graphql(
+      `mutation MoveSiteSpace($input: MoveSiteSpaceInput!) { moveSiteSpace(input: $input) { siteSpace { ...SiteSpaceFields } } }`,
+      [SiteSpaceFields],
+    ),
     variables: ({ params, body }) => ({
       input: { ...site(params), id: params.siteSpaceId, position: positionInput(body.position, "siteSpace") },
     }),
     status: 200,
     body: (data) => restSiteSpace(data.moveSiteSpace.siteSpace),
-  },
+  }),
 
   // Sections
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/sections`,
     action: "site.read",
     query: { shareKey: "string", page: "string", limit: "limit" },
-    document: siteQuery(
-      "ListSiteSections",
-      `sections(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...SectionFields } }`,
-      SECTION_FIELDS,
-      ", $first: Int, $after: String",
+    document: graphql(
+      `query ListSiteSections($site: ID!, $organization: ID, $shareKey: String, $first: Int, $after: String) {
+        site(id: $site, organization: $organization, shareKey: $shareKey) {
+          sections(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...SectionFields } }
+        }
+      }`,
+      [SectionFields, ListInfo],
     ),
     variables: (request) => ({ ...siteRead(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.site.sections, restSection),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/sections`,
     action: "site.editStructure",
-    document: mutation("addSiteSection", "AddSiteSectionInput", "section { ...SectionFields }", SECTION_FIELDS),
+    document: graphql(
+      `mutation AddSiteSection($input: AddSiteSectionInput!) { addSiteSection(input: $input) { section { ...SectionFields } } }`,
+      [SectionFields],
+    ),
     variables: ({ params, body }) => ({
       input: {
         ...site(params),
@@ -641,12 +727,15 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 201,
     body: (data) => restSection(data.addSiteSection.section),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/sections/:siteSectionId`,
     action: "site.editStructure",
-    document: mutation("updateSiteSection", "UpdateSiteSectionInput", "section { ...SectionFields }", SECTION_FIELDS),
+    document: graphql(
+      `mutation UpdateSiteSection($input: UpdateSiteSectionInput!) { updateSiteSection(input: $input) { section { ...SectionFields } } }`,
+      [SectionFields],
+    ),
     variables: ({ params, body }) => ({
       input: {
         ...site(params),
@@ -656,106 +745,130 @@ export const siteRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => restSection(data.updateSiteSection.section),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/sections/:siteSectionId`,
     action: "site.editStructure",
-    document: mutation("deleteSiteSection", "DeleteSiteSectionInput", "deletedId"),
+    document: graphql(`mutation DeleteSiteSection($input: DeleteSiteSectionInput!) { deleteSiteSection(input: $input) { deletedId } }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.siteSectionId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/sections/:siteSectionId/move`,
     action: "site.editStructure",
-    document: mutation("moveSiteSection", "MoveSiteSectionInput", "section { ...SectionFields }", SECTION_FIELDS),
+    document: graphql(
+      `mutation MoveSiteSection($input: MoveSiteSectionInput!) { moveSiteSection(input: $input) { section { ...SectionFields } } }`,
+      [SectionFields],
+    ),
     variables: ({ params, body }) => ({
       input: { ...site(params), id: params.siteSectionId, position: positionInput(body.position, "siteSection") },
     }),
     status: 200,
     body: (data) => restSection(data.moveSiteSection.section),
-  },
+  }),
 
   // Section groups
-  {
+  typedRoute({
     method: "GET",
     path: `${prefix}/section-groups`,
     action: "site.read",
     query: { page: "string", limit: "limit" },
-    document: siteQuery(
-      "ListSiteSectionGroups",
-      `sectionGroups(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { ...GroupFields } }`,
-      GROUP_FIELDS,
-      ", $first: Int, $after: String",
+    document: graphql(
+      `query ListSiteSectionGroups($site: ID!, $organization: ID, $first: Int, $after: String) {
+        site(id: $site, organization: $organization) {
+          sectionGroups(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...GroupFields } }
+        }
+      }`,
+      [GroupFields, ListInfo],
     ),
     variables: ({ params, query }) => ({ ...site(params), ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.site.sectionGroups, restGroup),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/section-groups`,
     action: "site.editStructure",
-    document: mutation("addSiteSectionGroup", "AddSiteSectionGroupInput", "sectionGroup { ...GroupFields }", GROUP_FIELDS),
+    document: graphql(
+      `mutation AddSiteSectionGroup($input: AddSiteSectionGroupInput!) {
+        addSiteSectionGroup(input: $input) { sectionGroup { ...GroupFields } }
+      }`,
+      [GroupFields],
+    ),
     variables: ({ params, body }) => ({
       input: { ...site(params), title: requiredString(body, "title"), ...present(body, ["icon", "sections"]) },
     }),
     status: 201,
     body: (data) => restGroup(data.addSiteSectionGroup.sectionGroup),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: `${prefix}/section-groups/:siteSectionGroupId`,
     action: "site.editStructure",
-    document: mutation("updateSiteSectionGroup", "UpdateSiteSectionGroupInput", "sectionGroup { ...GroupFields }", GROUP_FIELDS),
+    document: graphql(
+      `mutation UpdateSiteSectionGroup($input: UpdateSiteSectionGroupInput!) {
+        updateSiteSectionGroup(input: $input) { sectionGroup { ...GroupFields } }
+      }`,
+      [GroupFields],
+    ),
     variables: ({ params, body }) => ({ input: { ...site(params), id: params.siteSectionGroupId, ...present(body, ["title", "icon"]) } }),
     status: 200,
     body: (data) => restGroup(data.updateSiteSectionGroup.sectionGroup),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/section-groups/:siteSectionGroupId`,
     action: "site.editStructure",
-    document: mutation("deleteSiteSectionGroup", "DeleteSiteSectionGroupInput", "deletedId"),
+    document: graphql(`
+      mutation DeleteSiteSectionGroup($input: DeleteSiteSectionGroupInput!) { deleteSiteSectionGroup(input: $input) { deletedId } }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.siteSectionGroupId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/section-groups/:siteSectionGroupId/sections`,
     action: "site.editStructure",
-    document: mutation(
-      "addSectionToSiteSectionGroup",
-      "AddSectionToSiteSectionGroupInput",
-      "sectionGroup { ...GroupFields }",
-      GROUP_FIELDS,
+    document: graphql(
+      `mutation AddSectionToSiteSectionGroup($input: AddSectionToSiteSectionGroupInput!) {
+        addSectionToSiteSectionGroup(input: $input) { sectionGroup { ...GroupFields } }
+      }`,
+      [GroupFields],
     ),
     variables: ({ params, body }) => ({
       input: { ...site(params), id: params.siteSectionGroupId, section: requiredString(body, "sectionId") },
     }),
     status: 200,
     body: (data) => restGroup(data.addSectionToSiteSectionGroup.sectionGroup),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: `${prefix}/section-groups/:siteSectionGroupId/sections/:siteSectionId`,
     action: "site.editStructure",
-    document: mutation("removeSectionFromSiteSectionGroup", "RemoveSectionFromSiteSectionGroupInput", "sectionGroup { id }"),
+    document: graphql(`
+      mutation RemoveSectionFromSiteSectionGroup($input: RemoveSectionFromSiteSectionGroupInput!) {
+        removeSectionFromSiteSectionGroup(input: $input) { sectionGroup { id } }
+      }`),
     variables: ({ params }) => ({ input: { ...site(params), id: params.siteSectionGroupId, section: params.siteSectionId } }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: `${prefix}/section-groups/:siteSectionGroupId/move`,
     action: "site.editStructure",
-    document: mutation("moveSiteSectionGroup", "MoveSiteSectionGroupInput", "sectionGroup { ...GroupFields }", GROUP_FIELDS),
+    document: graphql(
+      `mutation MoveSiteSectionGroup($input: MoveSiteSectionGroupInput!) {
+        moveSiteSectionGroup(input: $input) { sectionGroup { ...GroupFields } }
+      }`,
+      [GroupFields],
+    ),
     variables: ({ params, body }) => ({
       input: { ...site(params), id: params.siteSectionGroupId, position: positionInput(body.position, "id") },
     }),
     status: 200,
     body: (data) => restGroup(data.moveSiteSectionGroup.sectionGroup),
-  },
+  }),
 ];
 
 function requiredString(body: Record<string, unknown>, field: string): string {

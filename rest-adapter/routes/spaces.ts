@@ -1,5 +1,4 @@
 // /v1/spaces routes and the organization's space list and creation.
-import { print } from "graphql";
 import { SPACE_EDIT_MODES } from "../../src/core/spaces/index.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
@@ -15,8 +14,6 @@ export const SpaceFields = graphql(`
     urls { location app published public icon }
     permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review installIntegration }
   }`);
-/** For documents not typed yet. */
-export const SPACE_FIELDS = print(SpaceFields);
 
 export function restSpace(s: FragmentOf<typeof SpaceFields>) {
   return {
