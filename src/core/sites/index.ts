@@ -215,17 +215,28 @@ export async function listSites(ctx: CoreContext, organizationId: string, args: 
 }
 
 /** Runs `work` in a transaction holding the site's structure lock; the site's `updatedAt` moves. */
-async function withSiteLock<T>(ctx: CoreContext, siteId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
+async function withSiteLock<T>(ctx: CoreContext, siteId: string, work: (tx: Transaction, structure: Structure) => Promise<T>): Promise<T> {
   try {
     return await ctx.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`site:${siteId}`}))::text`;
-      const result = await work(tx);
+      const result = await work(tx, await loadStructure(tx, siteId));
       await tx.site.update({ where: { id: siteId }, data: { updatedAt: ctx.clock.now() } });
       return result;
     }, TX_OPTIONS);
   } finally {
     siteLoaders(ctx).forget(siteId);
   }
+}
+
+/** `withSiteLock` for an edit of the site's structure, by one who may make it. */
+async function editStructure<T>(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  work: (tx: Transaction, structure: Structure) => Promise<T>,
+): Promise<T> {
+  await requireSite(ctx, organizationId, siteId, "site.editStructure");
+  return withSiteLock(ctx, siteId, work);
 }
 
 /** A slug from `title` not among `taken` (numbered when it is: `guide-2`). */
@@ -338,8 +349,7 @@ export async function updateSite(
   if (patch.adaptiveContent !== undefined) data.adaptiveContent = patch.adaptiveContent;
   if (patch.agentsContext !== undefined) data.agentsContext = checkOneOf("agentsContext", patch.agentsContext, AGENTS_CONTEXTS);
   try {
-    return await withSiteLock(ctx, siteId, async (tx) => {
-      const structure = await loadStructure(tx, siteId);
+    return await withSiteLock(ctx, siteId, async (tx, structure) => {
       if (patch.hostname && (await tx.site.findFirst({ where: { hostname: patch.hostname, id: { not: siteId } }, select: { id: true } }))) {
         throw hostnameTaken(patch.hostname);
       }
@@ -422,8 +432,7 @@ export async function addSiteSpace(
 ): Promise<SiteSpace> {
   const site = await requireSite(ctx, organizationId, siteId, "site.editStructure");
   const space = await spaceOfOrganization(ctx, site.organizationId, input.spaceId);
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     let sectionId: string | null = null;
     if (input.sectionId != null) {
       if (!structure.sections.some((section) => section.id === input.sectionId))
@@ -449,8 +458,7 @@ export async function updateSiteSpace(
   if (patch.condition !== undefined) data.condition = patch.condition === null ? null : checkCondition("condition", patch.condition);
   if (patch.hidden !== undefined) data.hidden = patch.hidden;
   if (patch.spaceId !== undefined) data.spaceId = (await spaceOfOrganization(ctx, site.organizationId, patch.spaceId)).id;
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     const siteSpace = findIn(structure.siteSpaces, siteSpaceId, "site space");
     if (patch.path !== undefined) checkPathFree(siteSpacesIn(structure, siteSpace.sectionId), patch.path, siteSpace.id);
     return tx.siteSpace.update({ where: { id: siteSpace.id }, data });
@@ -470,9 +478,7 @@ export async function deleteSiteSpace(
   siteId: string,
   siteSpaceId: string,
 ): Promise<void> {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  await withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const siteSpace = findIn(structure.siteSpaces, siteSpaceId, "site space");
     await tx.siteSpace.delete({ where: { id: siteSpace.id } });
     const remaining = siteSpacesIn(structure, siteSpace.sectionId).filter((s) => s.id !== siteSpace.id);
@@ -524,9 +530,7 @@ export async function moveSiteSpace(
   siteSpaceId: string,
   position: PositionInput | null | undefined,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const siteSpace = findIn(structure.siteSpaces, siteSpaceId, "site space");
     const referenceId = position?.before ?? position?.after;
     let sectionId = siteSpace.sectionId;
@@ -570,8 +574,7 @@ export async function addSection(
   const space = await spaceOfOrganization(ctx, site.organizationId, input.spaceId);
   const title = checkSectionTitle(input.title ?? sectionTitleFrom(space.title));
   const icon = checkIcon(input.icon);
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     if (input.siteSectionGroupId != null && !structure.groups.some((g) => g.id === input.siteSectionGroupId)) {
       throw badInput(`siteSectionGroupId: no section group "${input.siteSectionGroupId}" in this site`);
     }
@@ -641,8 +644,7 @@ export async function updateSection(
   if (patch.description !== undefined) {
     data.description = patch.description === null ? null : checkLength("description", patch.description, { max: SECTION_DESCRIPTION_MAX });
   }
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     const section = findIn(structure.sections, sectionId, "section");
     if (patch.path !== undefined) checkPathFree(structure.sections, patch.path, section.id);
     if (patch.defaultSiteSpace !== undefined) {
@@ -661,9 +663,7 @@ export async function deleteSection(
   siteId: string,
   sectionId: string,
 ): Promise<void> {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  await withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     await removeSection(tx, structure, findIn(structure.sections, sectionId, "section").id);
   });
 }
@@ -679,9 +679,7 @@ export async function moveSection(
   sectionId: string,
   position: PositionInput | null | undefined,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const section = findIn(structure.sections, sectionId, "section");
     const referenceId = position?.before ?? position?.after;
     let groupId: string | null = null;
@@ -724,8 +722,7 @@ export async function addSectionGroup(
   if (typeof input.title !== "string") throw badInput("title is required");
   const title = checkGroupTitle(input.title);
   const icon = checkIcon(input.icon);
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     const members = sectionsNamed(structure, [...new Set(input.sections ?? [])], "sections");
     // The group stands where its first section stood (else last).
     const first = members.find((section) => !section.sectionGroupId);
@@ -752,8 +749,7 @@ export async function updateSectionGroup(
   const data: Prisma.SiteSectionGroupUpdateInput = {};
   if (patch.title !== undefined) data.title = checkGroupTitle(patch.title);
   if (patch.icon !== undefined) data.icon = checkIcon(patch.icon);
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     findIn(structure.groups, groupId, "section group");
     return tx.siteSectionGroup.update({ where: { id: groupId }, data });
   });
@@ -777,9 +773,7 @@ export async function deleteSectionGroup(
   siteId: string,
   groupId: string,
 ): Promise<void> {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  await withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const group = findIn(structure.groups, groupId, "section group");
     await ungroup(tx, structure, group, sectionsOfGroup(structure, group.id));
     await tx.siteSectionGroup.delete({ where: { id: group.id } });
@@ -795,8 +789,7 @@ export async function addSectionToGroup(
 ) {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
   if (typeof sectionId !== "string") throw badInput("sectionId is required");
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return withSiteLock(ctx, siteId, async (tx, structure) => {
     const group = findIn(structure.groups, groupId, "section group");
     const [section] = sectionsNamed(structure, [sectionId], "sectionId");
     if (section.sectionGroupId !== group.id) {
@@ -816,9 +809,7 @@ export async function removeSectionFromGroup(
   groupId: string,
   sectionId: string,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const group = findIn(structure.groups, groupId, "section group");
     const section = sectionsOfGroup(structure, group.id).find((s) => s.id === sectionId);
     if (!section) throw notFound("section in this group", sectionId);
@@ -835,9 +826,7 @@ export async function moveSectionGroup(
   groupId: string,
   position: PositionInput | null | undefined,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.editStructure");
-  return withSiteLock(ctx, siteId, async (tx) => {
-    const structure = await loadStructure(tx, siteId);
+  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
     const group = findIn(structure.groups, groupId, "section group");
     const sortKey = keyAt(structure.root, position, group.id, "position");
     return tx.siteSectionGroup.update({ where: { id: group.id }, data: { sortKey } });
