@@ -1,5 +1,6 @@
 // Integrations: publishing, installations (organization, spaces, sites), events and their
 // traces, development mode, installation tokens and rendering. Rules in src/core/integrations.
+import type { ObjectRef } from "@pothos/core";
 import type {
   Integration,
   IntegrationEvent,
@@ -10,20 +11,17 @@ import type {
 import { downloadUrlOf } from "../core/content/files.ts";
 import { notFound } from "../core/errors.ts";
 import {
+  type ContentKind,
   createInstallationToken,
   deleteIntegration,
   disableDevelopmentMode,
   installIntegration,
-  installOnSite,
-  installOnSpace,
   type IntegrationFilters,
   integrationPermissions,
   listEvents,
   listInstallations,
   listIntegrations,
   listOrganizationIntegrations,
-  listSiteInstallations,
-  listSpaceInstallations,
   listSpaceIntegrations,
   loadVisibleEvents,
   loadVisibleInstallations,
@@ -33,20 +31,17 @@ import {
   readEvent,
   readInstallation,
   readIntegration,
-  readSiteInstallation,
-  readSpaceInstallation,
   renderIntegration,
   setDevelopmentMode,
-  uninstallFromSite,
-  uninstallFromSpace,
+  siteInstallations,
+  spaceInstallations,
   uninstallIntegration,
   updateInstallation,
-  updateSiteInstallation,
-  updateSpaceInstallation,
 } from "../core/integrations/index.ts";
 import { allows, POLICY } from "../auth/policy.ts";
 import { organizationPermissions } from "../auth/permissions.ts";
 import type { CoreContext } from "../core/context.ts";
+import type { Page } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
 import { toConnection } from "./common.ts";
 import { OrganizationRef } from "./organizations.ts";
@@ -323,44 +318,57 @@ async function contentInstallationUrls(core: CoreContext, installationId: string
   return { location, publicEndpoint: location };
 }
 
+const contentStores = { space: spaceInstallations, site: siteInstallations };
+const capitalized = (kind: ContentKind) => (kind === "space" ? "Space" : "Site");
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
 const integrationIdOf = async (core: CoreContext, installationId: string) =>
   (await core.loaders.integrationInstallation.load(installationId))!.integrationId;
 
 export const SpaceInstallationRef = builder.objectRef<IntegrationSpaceInstallation>("IntegrationSpaceInstallation");
 export const SiteInstallationRef = builder.objectRef<IntegrationSiteInstallation>("IntegrationSiteInstallation");
 
+/** The fields an installation on a space and one on a site share; `path` is its address below the installation's. */
+const contentInstallationFields = <Row extends IntegrationSpaceInstallation | IntegrationSiteInstallation>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, Row>,
+  path: (row: Row) => string,
+) => ({
+  integration: t.field({
+    description: "The integration",
+    type: IntegrationRef,
+    resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
+  }),
+  installation: t.field({
+    type: IntegrationInstallationRef,
+    description: "The installation (its organization's admins)",
+    resolve: (row) => row.installationId,
+  }),
+  installationId: t.id({ description: "Id of the installation it concerns", resolve: (row) => row.installationId }),
+  integrationName: t.string({
+    description: "Name of the integration",
+    resolve: async (row, _args, { core }) => (await core.loaders.integration.load(await integrationIdOf(core, row.installationId)))!.name,
+  }),
+  status: t.string({ description: "active, pending (required settings missing) or paused", resolve: (row) => row.status }),
+  configuration: t.field({
+    description: "Its settings (checked against the integration's configurations)",
+    type: "JSON",
+    resolve: (row) => row.configuration,
+  }),
+  externalIds: t.stringList({ description: "Ids the integration gave it in its own system", resolve: (row) => row.externalIds }),
+  createdAt: t.field({ description: "When it was created", type: "DateTime", resolve: (row) => row.createdAt }),
+  updatedAt: t.field({ description: "When it last changed", type: "DateTime", resolve: (row) => row.updatedAt }),
+  urls: t.field({
+    description: "Where it is: in the API, in the app, its icon and its endpoint",
+    type: ContentInstallationUrls,
+    resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, path(row)),
+  }),
+});
+
 SpaceInstallationRef.implement({
   description: "An installation on one space",
   fields: (t) => ({
-    integration: t.field({
-      description: "The integration",
-      type: IntegrationRef,
-      resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
-    }),
-    installation: t.field({
-      type: IntegrationInstallationRef,
-      description: "The installation (its organization's admins)",
-      resolve: (row) => row.installationId,
-    }),
-    installationId: t.exposeID("installationId", { description: "Id of the installation it concerns" }),
-    integrationName: t.string({
-      description: "Name of the integration",
-      resolve: async (row, _args, { core }) => (await core.loaders.integration.load(await integrationIdOf(core, row.installationId)))!.name,
-    }),
-    status: t.exposeString("status", { description: "active, pending (required settings missing) or paused" }),
-    configuration: t.field({
-      description: "Its settings (checked against the integration's configurations)",
-      type: "JSON",
-      resolve: (row) => row.configuration,
-    }),
-    externalIds: t.exposeStringList("externalIds", { description: "Ids the integration gave it in its own system" }),
-    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
-    urls: t.field({
-      description: "Where it is: in the API, in the app, its icon and its endpoint",
-      type: ContentInstallationUrls,
-      resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, `spaces/${row.spaceId}`),
-    }),
+    ...contentInstallationFields(t, (row) => `spaces/${row.spaceId}`),
     spaceId: t.exposeID("spaceId", { description: "Id of the space" }),
     space: t.field({ description: "The space", type: SpaceRef, resolve: (row) => row.spaceId }),
   }),
@@ -369,39 +377,72 @@ SpaceInstallationRef.implement({
 SiteInstallationRef.implement({
   description: "An installation on one site",
   fields: (t) => ({
-    integration: t.field({
-      description: "The integration",
-      type: IntegrationRef,
-      resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
-    }),
-    installation: t.field({
-      type: IntegrationInstallationRef,
-      description: "The installation (its organization's admins)",
-      resolve: (row) => row.installationId,
-    }),
-    installationId: t.exposeID("installationId", { description: "Id of the installation it concerns" }),
-    integrationName: t.string({
-      description: "Name of the integration",
-      resolve: async (row, _args, { core }) => (await core.loaders.integration.load(await integrationIdOf(core, row.installationId)))!.name,
-    }),
-    status: t.exposeString("status", { description: "active, pending (required settings missing) or paused" }),
-    configuration: t.field({
-      description: "Its settings (checked against the integration's configurations)",
-      type: "JSON",
-      resolve: (row) => row.configuration,
-    }),
-    externalIds: t.exposeStringList("externalIds", { description: "Ids the integration gave it in its own system" }),
-    createdAt: t.expose("createdAt", { description: "When it was created", type: "DateTime" }),
-    updatedAt: t.expose("updatedAt", { description: "When it last changed", type: "DateTime" }),
-    urls: t.field({
-      description: "Where it is: in the API, in the app, its icon and its endpoint",
-      type: ContentInstallationUrls,
-      resolve: (row, _args, { core }) => contentInstallationUrls(core, row.installationId, `sites/${row.siteId}`),
-    }),
+    ...contentInstallationFields(t, (row) => `sites/${row.siteId}`),
     siteId: t.exposeID("siteId", { description: "Id of the site" }),
     site: t.field({ description: "The site", type: SiteRef, resolve: (row) => row.siteId }),
   }),
 });
+
+/**
+ * The lists of installations on spaces, or on sites: an installation's (on Integration, by id, and
+ * on IntegrationInstallation) and all those of the integration the caller sees.
+ */
+function contentInstallationLists<Row extends object>(
+  kind: ContentKind,
+  readable: string,
+  store: { list: (...args: Parameters<typeof spaceInstallations.list>) => Promise<Page<Row>> },
+  type: ObjectRef<Types, Row>,
+) {
+  const Kind = capitalized(kind);
+  return {
+    ofInstallation: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Integration>) => ({
+      [`installation${Kind}s`]: t.connection(
+        {
+          type,
+          description: `The ${kind}s an installation is on${readable} (members of its organization)`,
+          args: { installation: t.arg.id({ required: true }) },
+          resolve: async (integration, args, { core }) =>
+            toConnection(await store.list(core, integration.name, args.installation, {}, args)),
+        },
+        { name: `IntegrationInstallation${Kind}sConnection` },
+        { name: `IntegrationInstallation${Kind}sEdge` },
+      ),
+    }),
+    everywhere: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Integration>) => ({
+      [`${kind}Installations`]: t.connection(
+        {
+          description: `The ${kind}s it is installed on that the caller can read, in the caller's organizations`,
+          type,
+          args: { externalId: t.arg.string() },
+          resolve: async (integration, args, { core }) => toConnection(await store.list(core, integration.name, null, args, args)),
+        },
+        builder.connectionObject(
+          { type, name: `Integration${Kind}InstallationConnection` },
+          { name: `Integration${Kind}InstallationEdge` },
+        ),
+      ),
+    }),
+    onInstallation: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, IntegrationInstallation>) => ({
+      [`${kind}s`]: t.connection(
+        {
+          description: `The ${kind}s it is installed on`,
+          type,
+          resolve: async (installation, args, { core }) => {
+            const integration = await core.loaders.integration.load(installation.integrationId);
+            return toConnection(await store.list(core, integration!.name, installation.id, {}, args));
+          },
+        },
+        { name: `IntegrationInstallation${Kind}Connection` },
+        { name: `IntegrationInstallation${Kind}Edge` },
+      ),
+    }),
+  };
+}
+
+const contentLists = {
+  space: contentInstallationLists("space", " that the caller can read", spaceInstallations, SpaceInstallationRef),
+  site: contentInstallationLists("site", "", siteInstallations, SiteInstallationRef),
+};
 
 builder.objectFields(IntegrationRef, (t) => ({
   installations: t.connection(
@@ -422,52 +463,10 @@ builder.objectFields(IntegrationRef, (t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (integration, { id }, { core }) => (await readInstallation(core, integration.name, id)).installation,
   }),
-  installationSpaces: t.connection(
-    {
-      type: SpaceInstallationRef,
-      description: "The spaces an installation is on that the caller can read (members of its organization)",
-      args: { installation: t.arg.id({ required: true }) },
-      resolve: async (integration, args, { core }) =>
-        toConnection(await listSpaceInstallations(core, integration.name, args.installation, {}, args)),
-    },
-    { name: "IntegrationInstallationSpacesConnection" },
-    { name: "IntegrationInstallationSpacesEdge" },
-  ),
-  installationSites: t.connection(
-    {
-      type: SiteInstallationRef,
-      description: "The sites an installation is on (members of its organization)",
-      args: { installation: t.arg.id({ required: true }) },
-      resolve: async (integration, args, { core }) =>
-        toConnection(await listSiteInstallations(core, integration.name, args.installation, {}, args)),
-    },
-    { name: "IntegrationInstallationSitesConnection" },
-    { name: "IntegrationInstallationSitesEdge" },
-  ),
-  spaceInstallations: t.connection(
-    {
-      description: "The spaces it is installed on that the caller can read, in the caller's organizations",
-      type: SpaceInstallationRef,
-      args: { externalId: t.arg.string() },
-      resolve: async (integration, args, { core }) => toConnection(await listSpaceInstallations(core, integration.name, null, args, args)),
-    },
-    builder.connectionObject(
-      { type: SpaceInstallationRef, name: "IntegrationSpaceInstallationConnection" },
-      { name: "IntegrationSpaceInstallationEdge" },
-    ),
-  ),
-  siteInstallations: t.connection(
-    {
-      description: "The sites it is installed on that the caller can read, in the caller's organizations",
-      type: SiteInstallationRef,
-      args: { externalId: t.arg.string() },
-      resolve: async (integration, args, { core }) => toConnection(await listSiteInstallations(core, integration.name, null, args, args)),
-    },
-    builder.connectionObject(
-      { type: SiteInstallationRef, name: "IntegrationSiteInstallationConnection" },
-      { name: "IntegrationSiteInstallationEdge" },
-    ),
-  ),
+  ...contentLists.space.ofInstallation(t),
+  ...contentLists.site.ofInstallation(t),
+  ...contentLists.space.everywhere(t),
+  ...contentLists.site.everywhere(t),
   events: t.connection(
     {
       type: IntegrationEventRef,
@@ -488,30 +487,8 @@ builder.objectFields(IntegrationRef, (t) => ({
 
 builder.objectFields(IntegrationInstallationRef, (t) => ({
   integration: t.field({ description: "The integration", type: IntegrationRef, resolve: (installation) => installation.integrationId }),
-  spaces: t.connection(
-    {
-      description: "The spaces it is installed on",
-      type: SpaceInstallationRef,
-      resolve: async (installation, args, { core }) => {
-        const integration = await core.loaders.integration.load(installation.integrationId);
-        return toConnection(await listSpaceInstallations(core, integration!.name, installation.id, {}, args));
-      },
-    },
-    { name: "IntegrationInstallationSpaceConnection" },
-    { name: "IntegrationInstallationSpaceEdge" },
-  ),
-  sites: t.connection(
-    {
-      description: "The sites it is installed on",
-      type: SiteInstallationRef,
-      resolve: async (installation, args, { core }) => {
-        const integration = await core.loaders.integration.load(installation.integrationId);
-        return toConnection(await listSiteInstallations(core, integration!.name, installation.id, {}, args));
-      },
-    },
-    { name: "IntegrationInstallationSiteConnection" },
-    { name: "IntegrationInstallationSiteEdge" },
-  ),
+  ...contentLists.space.onInstallation(t),
+  ...contentLists.site.onInstallation(t),
 }));
 
 const FilterArgs = (t: any) => ({
@@ -614,6 +591,95 @@ const IntegrationPayload = (name: string) =>
     description: "The integration, as the mutation left it",
     fields: (t) => ({ integration: t.field({ description: "The integration", type: IntegrationRef }) }),
   });
+
+/**
+ * `installIntegrationOn<Kind>`, `updateIntegration<Kind>Installation` and
+ * `uninstallIntegrationFrom<Kind>` for spaces and for sites, from one set of rules in core.
+ */
+function contentInstallationMutations(t: PothosSchemaTypes.MutationFieldBuilder<Types, object>, kind: ContentKind, installers: string) {
+  const Kind = capitalized(kind);
+  const store = contentStores[kind];
+  const rowField = `${kind}Installation` as const;
+  const rowPayload = (name: string, description: string) =>
+    builder.simpleObject(name, {
+      description,
+      fields: (p) => ({
+        [rowField]: p.field({
+          description: `The installation on the ${kind}`,
+          type: kind === "space" ? SpaceInstallationRef : SiteInstallationRef,
+        }),
+      }),
+    });
+  const configuration = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) =>
+    f.field({
+      description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
+      type: "JSON",
+    });
+  /** The space or site named by an input made with `key`. */
+  const targetOf = (input: object) => (input as Record<ContentKind, string>)[kind];
+  const key = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({
+    integration: f.string({ description: "Name of the integration", required: true }),
+    installation: f.id({ description: "Id of the installation", required: true }),
+    [kind]: f.id({ description: `Id of the ${kind}`, required: true }),
+  });
+  return {
+    [`installIntegrationOn${Kind}`]: t.field({
+      description: `Installs an installation on a ${kind} of its organization (${installers}); ${kind}_installation_setup is sent`,
+      type: rowPayload(`InstallIntegrationOn${Kind}Payload`, `The installation on the ${kind}`),
+      args: {
+        input: t.arg({
+          required: true,
+          type: builder.inputType(`InstallIntegrationOn${Kind}Input`, {
+            description: `An installation and the ${kind} to install it on`,
+            fields: (f) => ({ ...key(f), configuration: configuration(f) }),
+          }),
+        }),
+      },
+      resolve: async (_root, { input }, { core }) => ({
+        [rowField]: await store.install(core, input.integration, input.installation, targetOf(input), input.configuration ?? undefined),
+      }),
+    }),
+    [`updateIntegration${Kind}Installation`]: t.field({
+      description: `Changes an installation on a ${kind}; a new configuration is sent as ${kind}_installation_setup`,
+      type: rowPayload(`UpdateIntegration${Kind}InstallationPayload`, `The installation on the ${kind}, changed`),
+      args: {
+        input: t.arg({
+          required: true,
+          type: builder.inputType(`UpdateIntegration${Kind}InstallationInput`, {
+            description: `An installation on a ${kind} and what to change`,
+            fields: (f) => ({
+              ...key(f),
+              configuration: configuration(f),
+              externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
+            }),
+          }),
+        }),
+      },
+      resolve: async (_root, { input }, { core }) => ({
+        [rowField]: await store.update(core, input.integration, input.installation, targetOf(input), input),
+      }),
+    }),
+    [`uninstallIntegrationFrom${Kind}`]: t.field({
+      description: `Removes an installation from a ${kind}; ${kind}_installation_deleted is sent`,
+      type: builder.simpleObject(`UninstallIntegrationFrom${Kind}Payload`, {
+        description: "Whether it was removed",
+        fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
+      }),
+      args: {
+        input: t.arg({
+          required: true,
+          type: builder.inputType(`UninstallIntegrationFrom${Kind}Input`, {
+            description: `An installation and the ${kind} to remove it from`,
+            fields: key,
+          }),
+        }),
+      },
+      resolve: async (_root, { input }, { core }) => ({
+        removed: await store.uninstall(core, input.integration, input.installation, targetOf(input)),
+      }),
+    }),
+  };
+}
 
 builder.mutationFields((t) => ({
   publishIntegration: t.field({
@@ -722,162 +788,8 @@ builder.mutationFields((t) => ({
       return { deletedInstallationId: input.installation };
     },
   }),
-  installIntegrationOnSpace: t.field({
-    description: "Installs an installation on a space of its organization (the space's admins); space_installation_setup is sent",
-    type: builder.simpleObject("InstallIntegrationOnSpacePayload", {
-      description: "The installation on the space",
-      fields: (p) => ({ spaceInstallation: p.field({ description: "The installation on the space", type: SpaceInstallationRef }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("InstallIntegrationOnSpaceInput", {
-          description: "An installation and the space to install it on",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            space: f.id({ description: "Id of the space", required: true }),
-            configuration: f.field({
-              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
-              type: "JSON",
-            }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      spaceInstallation: await installOnSpace(core, input.integration, input.installation, input.space, input.configuration ?? undefined),
-    }),
-  }),
-  updateIntegrationSpaceInstallation: t.field({
-    description: "Changes an installation on a space; a new configuration is sent as space_installation_setup",
-    type: builder.simpleObject("UpdateIntegrationSpaceInstallationPayload", {
-      description: "The installation on the space, changed",
-      fields: (p) => ({ spaceInstallation: p.field({ description: "The installation on the space", type: SpaceInstallationRef }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("UpdateIntegrationSpaceInstallationInput", {
-          description: "An installation on a space and what to change",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            space: f.id({ description: "Id of the space", required: true }),
-            configuration: f.field({
-              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
-              type: "JSON",
-            }),
-            externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      spaceInstallation: await updateSpaceInstallation(core, input.integration, input.installation, input.space, input),
-    }),
-  }),
-  uninstallIntegrationFromSpace: t.field({
-    description: "Removes an installation from a space; space_installation_deleted is sent",
-    type: builder.simpleObject("UninstallIntegrationFromSpacePayload", {
-      description: "Whether it was removed",
-      fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("UninstallIntegrationFromSpaceInput", {
-          description: "An installation and the space to remove it from",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            space: f.id({ description: "Id of the space", required: true }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      removed: await uninstallFromSpace(core, input.integration, input.installation, input.space),
-    }),
-  }),
-  installIntegrationOnSite: t.field({
-    description: "Installs an installation on a site of its organization (admins of the organization); site_installation_setup is sent",
-    type: builder.simpleObject("InstallIntegrationOnSitePayload", {
-      description: "The installation on the site",
-      fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("InstallIntegrationOnSiteInput", {
-          description: "An installation and the site to install it on",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ description: "Id of the site", required: true }),
-            configuration: f.field({
-              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
-              type: "JSON",
-            }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      siteInstallation: await installOnSite(core, input.integration, input.installation, input.site, input.configuration ?? undefined),
-    }),
-  }),
-  updateIntegrationSiteInstallation: t.field({
-    description: "Changes an installation on a site; a new configuration is sent as site_installation_setup",
-    type: builder.simpleObject("UpdateIntegrationSiteInstallationPayload", {
-      description: "The installation on the site, changed",
-      fields: (p) => ({ siteInstallation: p.field({ description: "The installation on the site", type: SiteInstallationRef }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("UpdateIntegrationSiteInstallationInput", {
-          description: "An installation on a site and what to change",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ description: "Id of the site", required: true }),
-            configuration: f.field({
-              description: "Settings, checked against the integration's configurations (400 naming the key on a mismatch)",
-              type: "JSON",
-            }),
-            externalIds: f.stringList({ description: "Ids the integration gives it in its own system" }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      siteInstallation: await updateSiteInstallation(core, input.integration, input.installation, input.site, input),
-    }),
-  }),
-  uninstallIntegrationFromSite: t.field({
-    description: "Removes an installation from a site; site_installation_deleted is sent",
-    type: builder.simpleObject("UninstallIntegrationFromSitePayload", {
-      description: "Whether it was removed",
-      fields: (p) => ({ removed: p.boolean({ description: "Whether it was installed there (and is not anymore)" }) }),
-    }),
-    args: {
-      input: t.arg({
-        required: true,
-        type: builder.inputType("UninstallIntegrationFromSiteInput", {
-          description: "An installation and the site to remove it from",
-          fields: (f) => ({
-            integration: f.string({ description: "Name of the integration", required: true }),
-            installation: f.id({ description: "Id of the installation", required: true }),
-            site: f.id({ description: "Id of the site", required: true }),
-          }),
-        }),
-      }),
-    },
-    resolve: async (_root, { input }, { core }) => ({
-      removed: await uninstallFromSite(core, input.integration, input.installation, input.site),
-    }),
-  }),
+  ...contentInstallationMutations(t, "space", "the space's admins"),
+  ...contentInstallationMutations(t, "site", "admins of the organization"),
   createIntegrationInstallationToken: t.field({
     type: builder.simpleObject("IntegrationInstallationToken", {
       description: "A token acting as an installation",
@@ -930,22 +842,24 @@ builder.mutationFields((t) => ({
   }),
 }));
 
+/** `integration<Kind>Installation(integration, installation, <kind>)`: one installation on a space or site. */
+function contentInstallationQuery(t: PothosSchemaTypes.QueryFieldBuilder<Types, object>, kind: ContentKind, readers: string) {
+  return {
+    [`integration${capitalized(kind)}Installation`]: t.field({
+      description: `An installation on a ${kind} (${readers})`,
+      type: kind === "space" ? SpaceInstallationRef : SiteInstallationRef,
+      args: {
+        integration: t.arg.string({ required: true }),
+        installation: t.arg.id({ required: true }),
+        [kind]: t.arg.id({ required: true }),
+      },
+      resolve: (_root, args, { core }) => contentStores[kind].read(core, args.integration, args.installation, args[kind]!),
+    }),
+  };
+}
+
 // Single reads of the REST surface, by name and ids.
 builder.queryFields((t) => ({
-  integrationSpaceInstallation: t.field({
-    description: "An installation on a space (members of its organization who read the space)",
-    type: SpaceInstallationRef,
-    args: {
-      integration: t.arg.string({ required: true }),
-      installation: t.arg.id({ required: true }),
-      space: t.arg.id({ required: true }),
-    },
-    resolve: (_root, args, { core }) => readSpaceInstallation(core, args.integration, args.installation, args.space),
-  }),
-  integrationSiteInstallation: t.field({
-    description: "An installation on a site (members of its organization)",
-    type: SiteInstallationRef,
-    args: { integration: t.arg.string({ required: true }), installation: t.arg.id({ required: true }), site: t.arg.id({ required: true }) },
-    resolve: (_root, args, { core }) => readSiteInstallation(core, args.integration, args.installation, args.site),
-  }),
+  ...contentInstallationQuery(t, "space", "members of its organization who read the space"),
+  ...contentInstallationQuery(t, "site", "members of its organization"),
 }));

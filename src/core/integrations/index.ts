@@ -25,7 +25,7 @@ import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
-import { paginate, type PageArgs } from "../pagination.ts";
+import { type PageArgs, type PageSource, paginate } from "../pagination.ts";
 import { requireSite } from "../sites/index.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { checkLength, checkOneOf } from "../validate.ts";
@@ -672,44 +672,10 @@ export async function uninstallIntegration(ctx: CoreContext, name: string, insta
 // Spaces and sites of an installation
 // ---------------------------------------------------------------------------------------------
 
-function checkTarget(integration: Integration, kind: "space" | "site") {
+function checkTarget(integration: Integration, kind: ContentKind) {
   if (integration.target !== "all" && integration.target !== kind) {
     throw badInput(`The integration "${integration.name}" has target "${integration.target}": it cannot be installed on a ${kind}`);
   }
-}
-
-export async function installOnSpace(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  spaceId: string,
-  configuration?: unknown,
-): Promise<IntegrationSpaceInstallation> {
-  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
-  const space = await requireSpace(ctx, spaceId, "integration.installOnSpace");
-  if (space.organizationId !== installation.organizationId) throw notFound("space", spaceId);
-  checkTarget(integration, "space");
-  const config = configurationFor(integration, "space", configuration);
-  const now = ctx.clock.now();
-  const row = await ctx.prisma.$transaction(async (tx) => {
-    if (await tx.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } })) {
-      throw conflict(`The integration "${name}" is already installed on space ${spaceId}`);
-    }
-    const created = await tx.integrationSpaceInstallation.create({
-      data: { installationId, spaceId, configuration: config as Prisma.InputJsonValue, createdAt: now, updatedAt: now },
-    });
-    await ctx.integrations.emit(
-      tx,
-      integration,
-      installationId,
-      { type: "space_installation_setup", installationId, spaceId, status: created.status },
-      { spaceId },
-    );
-    return created;
-  });
-  ctx.integrations.forgetInstallation(installationId);
-  ctx.jobs.wake();
-  return row;
 }
 
 /** The installation, for installing on its spaces or sites: visible to members of its organization. */
@@ -722,254 +688,209 @@ async function readInstallationForContent(ctx: CoreContext, name: string, instal
   return { integration, installation };
 }
 
-export async function readSpaceInstallation(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  spaceId: string,
-): Promise<IntegrationSpaceInstallation> {
-  await readInstallationForContent(ctx, name, installationId);
-  await requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
-  const row = await ctx.prisma.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
-  if (!row) throw notFound("space installation", spaceId);
-  return row;
+export type ContentKind = "space" | "site";
+
+/** What the caller does with a space or site of an installation, each checked by `ContentStore.authorize`. */
+type ContentPurpose = "read" | "install" | "change" | "remove";
+
+/** Rows filtered by installation and external id: the same shape for spaces and sites. */
+interface ContentWhere {
+  installation: Prisma.IntegrationInstallationWhereInput;
+  externalIds?: { has: string };
 }
 
-export async function updateSpaceInstallation(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  spaceId: string,
-  patch: { configuration?: unknown; externalIds?: string[] | null },
-) {
-  const { integration } = await readInstallationForContent(ctx, name, installationId);
-  await requireSpace(ctx, spaceId, "integration.installOnSpace");
-  const existing = await ctx.prisma.integrationSpaceInstallation.findUnique({
-    where: { installationId_spaceId: { installationId, spaceId } },
-  });
-  if (!existing) throw notFound("space installation", spaceId);
-  const configuration = patch.configuration != null ? configurationFor(integration, "space", patch.configuration) : undefined;
-  const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
-  const row = await ctx.prisma.$transaction(async (tx) => {
-    const updated = await tx.integrationSpaceInstallation.update({
-      where: { installationId_spaceId: { installationId, spaceId } },
-      data: {
-        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue } : {}),
-        ...(externalIds ? { externalIds } : {}),
-        updatedAt: ctx.clock.now(),
-      },
-    });
-    if (configuration) {
-      await ctx.integrations.emit(
-        tx,
-        integration,
-        installationId,
-        {
-          type: "space_installation_setup",
+interface ContentRow {
+  installationId: string;
+  status: string;
+  configuration: Prisma.JsonValue;
+}
+
+/** How one kind of content (spaces, sites) stores its installations and checks access: all that differs between them. */
+interface ContentStore<Row extends ContentRow> {
+  kind: ContentKind;
+  /** The row's field naming the space or site, also the events' field. */
+  key: "spaceId" | "siteId";
+  authorize(ctx: CoreContext, installation: IntegrationInstallation, id: string, purpose: ContentPurpose): Promise<unknown>;
+  find(db: Transaction, installationId: string, id: string): Promise<Row | null>;
+  create(
+    db: Transaction,
+    installationId: string,
+    id: string,
+    data: { configuration: Prisma.InputJsonValue; createdAt: Date; updatedAt: Date },
+  ): Promise<Row>;
+  update(
+    db: Transaction,
+    installationId: string,
+    id: string,
+    data: { configuration?: Prisma.InputJsonValue; externalIds?: string[]; updatedAt: Date },
+  ): Promise<Row>;
+  remove(db: Transaction, installationId: string, id: string): Promise<unknown>;
+  rows(ctx: CoreContext): PageSource<Row, ContentWhere>;
+}
+
+/**
+ * Installing, reading, changing, removing and listing an installation on one kind of content:
+ * one set of rules for spaces and sites, each event named `<kind>_installation_setup|deleted`.
+ */
+function contentInstallations<Row extends ContentRow>(store: ContentStore<Row>) {
+  const { kind, key } = store;
+  const label = `${kind} installation`;
+  return {
+    /** Installs on a space or site of the installation's organization; `<kind>_installation_setup` is sent. */
+    async install(ctx: CoreContext, name: string, installationId: string, id: string, configuration?: unknown): Promise<Row> {
+      const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+      await store.authorize(ctx, installation, id, "install");
+      checkTarget(integration, kind);
+      const config = configurationFor(integration, kind, configuration);
+      const now = ctx.clock.now();
+      const row = await ctx.prisma.$transaction(async (tx) => {
+        if (await store.find(tx, installationId, id)) {
+          throw conflict(`The integration "${name}" is already installed on ${kind} ${id}`);
+        }
+        const created = await store.create(tx, installationId, id, {
+          configuration: config as Prisma.InputJsonValue,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await ctx.integrations.emit(tx, integration, installationId, {
+          type: `${kind}_installation_setup`,
           installationId,
-          spaceId,
-          status: updated.status,
-          previous: { status: existing.status, configuration: existing.configuration },
-        },
-        { spaceId },
-      );
-    }
-    return updated;
-  });
-  if (configuration) ctx.jobs.wake();
-  return row;
-}
+          [key]: id,
+          status: created.status,
+        });
+        return created;
+      });
+      ctx.integrations.forgetInstallation(installationId);
+      ctx.jobs.wake();
+      return row;
+    },
 
-export async function uninstallFromSpace(ctx: CoreContext, name: string, installationId: string, spaceId: string): Promise<boolean> {
-  const { integration } = await readInstallationForContent(ctx, name, installationId);
-  await requireSpace(ctx, spaceId, "integration.installOnSpace", { allowDeleted: true });
-  const removed = await ctx.prisma.$transaction(async (tx) => {
-    const existing = await tx.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } });
-    if (!existing) return false;
-    await tx.integrationSpaceInstallation.delete({ where: { installationId_spaceId: { installationId, spaceId } } });
-    await ctx.integrations.emit(tx, integration, installationId, {
-      type: "space_installation_deleted",
-      installationId,
-      spaceId,
-      previous: { configuration: existing.configuration },
-    });
-    return true;
-  });
-  ctx.integrations.forgetInstallation(installationId);
-  if (removed) ctx.jobs.wake();
-  return removed;
-}
+    /** The installation on a space or site, for members of its organization who read it. */
+    async read(ctx: CoreContext, name: string, installationId: string, id: string): Promise<Row> {
+      const { installation } = await readInstallationForContent(ctx, name, installationId);
+      await store.authorize(ctx, installation, id, "read");
+      const row = await store.find(ctx.prisma, installationId, id);
+      if (!row) throw notFound(label, id);
+      return row;
+    },
 
-export async function installOnSite(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  siteId: string,
-  configuration?: unknown,
-): Promise<IntegrationSiteInstallation> {
-  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
-  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
-  checkTarget(integration, "site");
-  const config = configurationFor(integration, "site", configuration);
-  const now = ctx.clock.now();
-  const row = await ctx.prisma.$transaction(async (tx) => {
-    if (await tx.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } })) {
-      throw conflict(`The integration "${name}" is already installed on site ${siteId}`);
-    }
-    const created = await tx.integrationSiteInstallation.create({
-      data: { installationId, siteId, configuration: config as Prisma.InputJsonValue, createdAt: now, updatedAt: now },
-    });
-    await ctx.integrations.emit(
-      tx,
-      integration,
-      installationId,
-      { type: "site_installation_setup", installationId, siteId, status: created.status },
-      { siteId },
-    );
-    return created;
-  });
-  ctx.integrations.forgetInstallation(installationId);
-  ctx.jobs.wake();
-  return row;
-}
+    /** Changes it; a new configuration is checked against the integration's and sent as `<kind>_installation_setup`. */
+    async update(
+      ctx: CoreContext,
+      name: string,
+      installationId: string,
+      id: string,
+      patch: { configuration?: unknown; externalIds?: string[] | null },
+    ): Promise<Row> {
+      const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+      await store.authorize(ctx, installation, id, "change");
+      const existing = await store.find(ctx.prisma, installationId, id);
+      if (!existing) throw notFound(label, id);
+      const configuration = patch.configuration != null ? configurationFor(integration, kind, patch.configuration) : undefined;
+      const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
+      const row = await ctx.prisma.$transaction(async (tx) => {
+        const updated = await store.update(tx, installationId, id, {
+          ...(configuration ? { configuration: configuration as Prisma.InputJsonValue } : {}),
+          ...(externalIds ? { externalIds } : {}),
+          updatedAt: ctx.clock.now(),
+        });
+        if (configuration) {
+          await ctx.integrations.emit(tx, integration, installationId, {
+            type: `${kind}_installation_setup`,
+            installationId,
+            [key]: id,
+            status: updated.status,
+            previous: { status: existing.status, configuration: existing.configuration },
+          });
+        }
+        return updated;
+      });
+      if (configuration) ctx.jobs.wake();
+      return row;
+    },
 
-export async function readSiteInstallation(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  siteId: string,
-): Promise<IntegrationSiteInstallation> {
-  const { installation } = await readInstallationForContent(ctx, name, installationId);
-  await requireSite(ctx, installation.organizationId, siteId, "site.read");
-  const row = await ctx.prisma.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } });
-  if (!row) throw notFound("site installation", siteId);
-  return row;
-}
-
-export async function updateSiteInstallation(
-  ctx: CoreContext,
-  name: string,
-  installationId: string,
-  siteId: string,
-  patch: { configuration?: unknown; externalIds?: string[] | null },
-) {
-  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
-  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
-  const existing = await ctx.prisma.integrationSiteInstallation.findUnique({
-    where: { installationId_siteId: { installationId, siteId } },
-  });
-  if (!existing) throw notFound("site installation", siteId);
-  const configuration = patch.configuration != null ? configurationFor(integration, "site", patch.configuration) : undefined;
-  const externalIds = patch.externalIds != null ? stringList("externalIds", patch.externalIds) : undefined;
-  const row = await ctx.prisma.$transaction(async (tx) => {
-    const updated = await tx.integrationSiteInstallation.update({
-      where: { installationId_siteId: { installationId, siteId } },
-      data: {
-        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue } : {}),
-        ...(externalIds ? { externalIds } : {}),
-        updatedAt: ctx.clock.now(),
-      },
-    });
-    if (configuration) {
-      await ctx.integrations.emit(
-        tx,
-        integration,
-        installationId,
-        {
-          type: "site_installation_setup",
+    /** Removes it (false when it was not there); `<kind>_installation_deleted` is sent. */
+    async uninstall(ctx: CoreContext, name: string, installationId: string, id: string): Promise<boolean> {
+      const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
+      await store.authorize(ctx, installation, id, "remove");
+      const removed = await ctx.prisma.$transaction(async (tx) => {
+        const existing = await store.find(tx, installationId, id);
+        if (!existing) return false;
+        await store.remove(tx, installationId, id);
+        await ctx.integrations.emit(tx, integration, installationId, {
+          type: `${kind}_installation_deleted`,
           installationId,
-          siteId,
-          status: updated.status,
-          previous: { status: existing.status, configuration: existing.configuration },
+          [key]: id,
+          previous: { configuration: existing.configuration },
+        });
+        return true;
+      });
+      ctx.integrations.forgetInstallation(installationId);
+      if (removed) ctx.jobs.wake();
+      return removed;
+    },
+
+    /** Where an installation is (or, without `installationId`, every installation of `name` the caller sees), in the caller's organizations. */
+    async list(ctx: CoreContext, name: string, installationId: string | null, filters: { externalId?: string | null }, page: PageArgs) {
+      const integration = await readIntegration(ctx, name);
+      if (installationId) await readInstallationForContent(ctx, name, installationId);
+      const organizations = (
+        await ctx.prisma.member.findMany({ where: { userId: ctx.viewer.userId, disabled: false }, select: { organizationId: true } })
+      ).map((row) => row.organizationId);
+      const where: ContentWhere = {
+        installation: {
+          integrationId: integration.id,
+          organizationId: { in: organizations },
+          ...(installationId ? { id: installationId } : {}),
         },
-        { siteId },
-      );
-    }
-    return updated;
-  });
-  if (configuration) ctx.jobs.wake();
-  return row;
-}
-
-export async function uninstallFromSite(ctx: CoreContext, name: string, installationId: string, siteId: string): Promise<boolean> {
-  const { integration, installation } = await readInstallationForContent(ctx, name, installationId);
-  await requireSite(ctx, installation.organizationId, siteId, "integration.installOnSite");
-  const removed = await ctx.prisma.$transaction(async (tx) => {
-    const existing = await tx.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } });
-    if (!existing) return false;
-    await tx.integrationSiteInstallation.delete({ where: { installationId_siteId: { installationId, siteId } } });
-    await ctx.integrations.emit(tx, integration, installationId, {
-      type: "site_installation_deleted",
-      installationId,
-      siteId,
-      previous: { configuration: existing.configuration },
-    });
-    return true;
-  });
-  ctx.integrations.forgetInstallation(installationId);
-  if (removed) ctx.jobs.wake();
-  return removed;
-}
-
-/** Spaces an installation is on (or, without `installationId`, every installation of `name` the caller sees), the caller's readable ones. */
-export async function listSpaceInstallations(
-  ctx: CoreContext,
-  name: string,
-  installationId: string | null,
-  filters: { externalId?: string | null },
-  page: PageArgs,
-) {
-  const integration = await readIntegration(ctx, name);
-  if (installationId) await readInstallationForContent(ctx, name, installationId);
-  const organizations = (
-    await ctx.prisma.member.findMany({ where: { userId: ctx.viewer.userId, disabled: false }, select: { organizationId: true } })
-  ).map((row) => row.organizationId);
-  const where = {
-    installation: {
-      integrationId: integration.id,
-      organizationId: { in: organizations },
-      ...(installationId ? { id: installationId } : {}),
+        ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
+      };
+      return paginate<Row, ContentWhere>(page, {
+        sortField: "createdAt" as keyof Row & string,
+        sortKind: "date",
+        idField: key as keyof Row & string,
+        where,
+        rows: store.rows(ctx),
+      });
     },
-    ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
-  } satisfies Prisma.IntegrationSpaceInstallationWhereInput;
-  const result = await paginate<IntegrationSpaceInstallation, typeof where>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
-    idField: "spaceId",
-    where,
-    rows: ctx.prisma.integrationSpaceInstallation,
-  });
-  return { ...result, cursorOf: result.cursorOf };
+  };
 }
 
-export async function listSiteInstallations(
-  ctx: CoreContext,
-  name: string,
-  installationId: string | null,
-  filters: { externalId?: string | null },
-  page: PageArgs,
-) {
-  const integration = await readIntegration(ctx, name);
-  if (installationId) await readInstallationForContent(ctx, name, installationId);
-  const organizations = (
-    await ctx.prisma.member.findMany({ where: { userId: ctx.viewer.userId, disabled: false }, select: { organizationId: true } })
-  ).map((row) => row.organizationId);
-  const where = {
-    installation: {
-      integrationId: integration.id,
-      organizationId: { in: organizations },
-      ...(installationId ? { id: installationId } : {}),
-    },
-    ...(filters.externalId ? { externalIds: { has: filters.externalId } } : {}),
-  } satisfies Prisma.IntegrationSiteInstallationWhereInput;
-  return paginate<IntegrationSiteInstallation, typeof where>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
-    idField: "siteId",
-    where,
-    rows: ctx.prisma.integrationSiteInstallation,
-  });
-}
+/** Installations on spaces: the space's admins install them; readers of the space read them. */
+export const spaceInstallations = contentInstallations<IntegrationSpaceInstallation>({
+  kind: "space",
+  key: "spaceId",
+  async authorize(ctx, installation, spaceId, purpose) {
+    if (purpose === "read") return requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
+    const space = await requireSpace(ctx, spaceId, "integration.installOnSpace", { allowDeleted: purpose === "remove" });
+    if (purpose === "install" && space.organizationId !== installation.organizationId) throw notFound("space", spaceId);
+    return space;
+  },
+  find: (db, installationId, spaceId) =>
+    db.integrationSpaceInstallation.findUnique({ where: { installationId_spaceId: { installationId, spaceId } } }),
+  create: (db, installationId, spaceId, data) => db.integrationSpaceInstallation.create({ data: { installationId, spaceId, ...data } }),
+  update: (db, installationId, spaceId, data) =>
+    db.integrationSpaceInstallation.update({ where: { installationId_spaceId: { installationId, spaceId } }, data }),
+  remove: (db, installationId, spaceId) =>
+    db.integrationSpaceInstallation.delete({ where: { installationId_spaceId: { installationId, spaceId } } }),
+  rows: (ctx) => ctx.prisma.integrationSpaceInstallation,
+});
+
+/** Installations on sites: the organization's admins install them; its members read them. */
+export const siteInstallations = contentInstallations<IntegrationSiteInstallation>({
+  kind: "site",
+  key: "siteId",
+  authorize: (ctx, installation, siteId, purpose) =>
+    requireSite(ctx, installation.organizationId, siteId, purpose === "read" ? "site.read" : "integration.installOnSite"),
+  find: (db, installationId, siteId) =>
+    db.integrationSiteInstallation.findUnique({ where: { installationId_siteId: { installationId, siteId } } }),
+  create: (db, installationId, siteId, data) => db.integrationSiteInstallation.create({ data: { installationId, siteId, ...data } }),
+  update: (db, installationId, siteId, data) =>
+    db.integrationSiteInstallation.update({ where: { installationId_siteId: { installationId, siteId } }, data }),
+  remove: (db, installationId, siteId) =>
+    db.integrationSiteInstallation.delete({ where: { installationId_siteId: { installationId, siteId } } }),
+  rows: (ctx) => ctx.prisma.integrationSiteInstallation,
+});
 
 // ---------------------------------------------------------------------------------------------
 // Events
