@@ -2,6 +2,7 @@
 // adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import type { RequestListener } from "node:http";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
 import { Registry } from "prom-client";
 import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_INTEGRATION_SETTINGS, type Config } from "./config.ts";
@@ -33,7 +34,9 @@ import { usePages } from "./graphql/plugins/use-pages.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./graphql/plugins/use-request-log.ts";
 import { schema } from "./graphql/schema.ts";
+import { createHttpServer } from "./http/client-error.ts";
 import { guardRequestHooks } from "./http/guard.ts";
+import type { ServerTimeouts } from "./http/server-options.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { openApiDocument, useNotImplemented } from "../rest-adapter/openapi.ts";
@@ -114,6 +117,7 @@ export function createApp({
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
+  const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -132,7 +136,7 @@ export function createApp({
     plugins: [
       useRequestLog({ logger, registry, restRoutes: routes }),
       useHealth({ database, registry, isDraining }),
-      useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" }),
+      rateLimit,
       useSecurityHeaders(),
       // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
       useSites(services),
@@ -171,7 +175,14 @@ export function createApp({
     await jobs.stop();
     await integrations.close();
   };
-  return { yoga, services, jobs, close, registry };
+  /**
+   * The HTTP server of this app: Node's own answers (request timeout, oversized headers, bytes
+   * that are not HTTP) as the error envelope (src/http/client-error.ts), `handler` or Yoga for
+   * the rest.
+   */
+  const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) =>
+    createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
+  return { yoga, services, jobs, close, registry, createServer, rateLimitHeaders: rateLimit.peekAddress };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -5,14 +5,13 @@
 //
 // Output: JSON log lines on stdout (pino); the human start-up banner (URLs, the demo token) on
 // stderr, so a log collector reading stdout gets JSON only and the token stays out of the logs.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { seedDemo } from "./core/bootstrap/index.ts";
 import { collectUnreferencedBlobs } from "./core/blobs.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
-import { serverOptions } from "./http/server-options.ts";
 import { createLogger } from "./logger.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -39,6 +38,7 @@ async function main() {
     yoga,
     services,
     close: stopJobs,
+    createServer,
   } = createApp({
     database,
     config,
@@ -47,7 +47,7 @@ async function main() {
     isDraining: () => draining,
   });
 
-  const server = createServer(serverOptions(config), (request: IncomingMessage, response: ServerResponse) => {
+  const server = createServer(config, (request: IncomingMessage, response: ServerResponse) => {
     if (draining) {
       // A request on a kept-alive connection after shutdown began: refuse it and close.
       response.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "5" });
@@ -138,7 +138,7 @@ async function main() {
 }
 
 /** Resolves once listening; a busy port becomes one line naming PORT. */
-function listen(server: ReturnType<typeof createServer>, config: Config): Promise<void> {
+function listen(server: Server, config: Config): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE") {

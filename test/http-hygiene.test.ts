@@ -212,19 +212,96 @@ describe("headers, HEAD, toggles", () => {
     expect((await server.graphql(admin.token, "{ viewer { __typename id } }")).status).toBe(200);
   });
 
-  it("closes a request whose body never arrives within the request timeout", async () => {
+  it("closes a request whose body never arrives within the request timeout: 408 in the envelope of its surface", async () => {
     const started = Date.now();
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
-      let received = "";
-      socket.on("data", (chunk) => (received += chunk.toString()));
-      socket.on("close", () => resolve(received));
-      socket.on("error", reject);
-      socket.write(
+    const [rest, graphql] = await Promise.all([
+      rawExchange(
+        server.url,
         `POST /v1/orgs/${admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
-      );
-    });
+      ),
+      rawExchange(
+        server.url,
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":`,
+      ),
+    ]);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expectNodeAnswer(rest, 408);
+    expect(JSON.parse(rest.body)).toEqual({ error: { code: 408, message: expect.stringMatching(/request timeout/) } });
+    expectNodeAnswer(graphql, 408);
+    expect(JSON.parse(graphql.body)).toEqual({
+      errors: [{ message: expect.stringMatching(/request timeout/), extensions: { code: "REQUEST_TIMEOUT", http: { status: 408 } } }],
+    });
+  });
+
+  it("answers headers over Node's limit with 431 and bytes that are not HTTP with 400, as envelopes", async () => {
+    const big = await rawExchange(server.url, `GET /v1/user HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expectNodeAnswer(big, 431);
+    expect(JSON.parse(big.body)).toEqual({ error: { code: 431, message: expect.stringMatching(/headers are larger/) } });
+    for (const malformed of [
+      "NOT HTTP AT ALL\r\n\r\n",
+      "GET /v1/user HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n",
+      "GET /v1/user HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "GET /v1/\0user HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]) {
+      const answer = await rawExchange(server.url, malformed);
+      expectNodeAnswer(answer, 400);
+      expect(JSON.parse(answer.body), malformed).toEqual({ error: { code: 400, message: "The request is not valid HTTP/1.1" } });
+    }
+  });
+
+  it("writes nothing to a client already gone, and keeps serving", async () => {
+    const errors: unknown[] = [];
+    const onError = (error: unknown) => errors.push(error);
+    process.on("uncaughtException", onError);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const socket = connect(Number(new URL(server.url).port), "127.0.0.1");
+        socket.on("error", () => {});
+        socket.write(i % 2 ? "NOT HTTP\r\n\r\n" : `GET / HTTP/1.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+        socket.destroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await fetch(`${server.url}/v1/user`, { headers: { authorization: `Bearer ${admin.token}` } });
+      expect(after.status).toBe(200);
+      expect(errors).toEqual([]);
+    } finally {
+      process.off("uncaughtException", onError);
+    }
   });
 });
+
+/** Sends `request` as raw bytes and reads the answer until the server closes the connection. */
+function rawExchange(url: string, request: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head, ...body] = text.split("\r\n\r\n");
+      const [statusLine, ...lines] = head.split("\r\n");
+      resolve({
+        status: Number(statusLine.split(" ")[1]),
+        headers: Object.fromEntries(
+          lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+        ),
+        body: body.join("\r\n\r\n"),
+      });
+    });
+    socket.on("error", reject);
+    socket.write(request);
+  });
+}
+
+/** An answer of Node's own (client-error.ts): the status, JSON, security and rate-limit headers, closed. */
+function expectNodeAnswer(answer: { status: number; headers: Record<string, string>; body: string }, status: number) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+  expect(Number(answer.headers["content-length"])).toBe(Buffer.byteLength(answer.body));
+  expect(answer.headers.connection).toBe("close");
+  expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+  expect(answer.headers["content-security-policy"]).toMatch(/default-src 'none'/);
+  expect(answer.headers["x-ratelimit-limit"]).toMatch(/^\d+$/);
+  expect(answer.headers["x-ratelimit-remaining"]).toMatch(/^\d+$/);
+  expect(answer.headers["x-ratelimit-reset"]).toMatch(/^\d+$/);
+}

@@ -1,10 +1,11 @@
 // A real HTTP server of the whole app on its own fresh database (in-memory PGlite, or a fresh
 // PostgreSQL database when DATABASE_URL is set), with helpers to call both surfaces.
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppConfig } from "../../src/app.ts";
 import { DEFAULT_GRAPHQL_LIMITS } from "../../src/config.ts";
-import { serverOptions, type ServerTimeouts } from "../../src/http/server-options.ts";
+import { createHttpServer } from "../../src/http/client-error.ts";
+import type { ServerTimeouts } from "../../src/http/server-options.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
 import type { Database } from "../../src/db/client.ts";
@@ -47,7 +48,9 @@ export async function startTestServer(
   });
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
-  const server: Server = createServer(serverOptions(timeouts), (req, res) => handler!(req, res));
+  const server: Server = createHttpServer(timeouts, (req, res) => handler!(req, res), {
+    rateLimitHeaders: (address) => app.rateLimitHeaders(address),
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Test files make thousands of requests with one token: rate limits are tested on their own.

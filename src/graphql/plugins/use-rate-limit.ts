@@ -42,7 +42,14 @@ function headersOf(result: RateLimiterRes, limit: number): Record<string, string
   };
 }
 
-export function useRateLimit(services: Services, limits: RateLimits, options: { shared: boolean; graphqlEndpoint?: string }): Plugin {
+/** The plugin, and the headers of a client address shown without counting (Node-level answers, src/http/client-error.ts). */
+export type RateLimitPlugin = Plugin & { peekAddress(address: string): Promise<Record<string, string>> };
+
+export function useRateLimit(
+  services: Services,
+  limits: RateLimits,
+  options: { shared: boolean; graphqlEndpoint?: string },
+): RateLimitPlugin {
   const byToken = limiter(limits.perToken, limits.windowSeconds, "rl:token", services, options.shared);
   const byAddress = limiter(limits.perAddress, limits.windowSeconds, "rl:address", services, options.shared);
   const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
@@ -55,7 +62,17 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
       : { rateLimiter: byAddress, key: address, limit: limits.perAddress, token };
   };
 
+  const untouched = (limit: number) => ({
+    "X-RateLimit-Limit": String(limit),
+    "X-RateLimit-Remaining": String(limit),
+    "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + limits.windowSeconds),
+  });
+
   return {
+    async peekAddress(address) {
+      const result = await byAddress.get(address);
+      return result ? headersOf(result, limits.perAddress) : untouched(limits.perAddress);
+    },
     async onRequest({ request, url, serverContext, endResponse }) {
       if (EXEMPT.test(url.pathname)) return;
       const { rateLimiter, key, limit, token } = keyOf(request, serverContext);
@@ -83,13 +100,7 @@ export function useRateLimit(services: Services, limits: RateLimits, options: { 
         const { rateLimiter, key, limit } = keyOf(request, serverContext);
         try {
           const result = EXEMPT.test(new URL(request.url).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
-          headers = result
-            ? headersOf(result, limit)
-            : {
-                "X-RateLimit-Limit": String(limit),
-                "X-RateLimit-Remaining": String(limit),
-                "X-RateLimit-Reset": String(Math.ceil(Date.now() / 1000) + limits.windowSeconds),
-              };
+          headers = result ? headersOf(result, limit) : untouched(limit);
         } catch (refusal) {
           if (!(refusal instanceof RateLimiterRes)) throw refusal;
           headers = headersOf(refusal, limit);

@@ -5,6 +5,14 @@
 import type { Plugin } from "graphql-yoga";
 
 const API_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The headers of an API answer (not a page): also written by Node-level answers (src/http/client-error.ts). */
+export const API_SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy": API_POLICY,
+} as const;
 const PAGE_POLICY = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'";
 
 export function useSecurityHeaders(): Plugin {

@@ -1,0 +1,117 @@
+// Node's own answers, given before a request reaches the app (a request that never completes
+// within the request timeout, headers over the size limit, bytes that are not HTTP), would be
+// bare `HTTP/1.1 408` / `431` / `400` lines without a body: here they are the error envelope like
+// every other answer, with the security headers and, when the counters answer in time, the
+// client address's X-RateLimit-* headers (shown, not counted: such a request did no work).
+//
+// A socket the client already closed, or on which an answer has already begun, gets nothing
+// written (that would corrupt what the client is reading): it is only destroyed.
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { Socket } from "node:net";
+import { API_SECURITY_HEADERS } from "../graphql/plugins/use-security-headers.ts";
+import { serverOptions, type ServerTimeouts } from "./server-options.ts";
+
+/** The X-RateLimit-* headers of a client address, without counting a request. */
+export type RateLimitPeek = (address: string) => Promise<Record<string, string>>;
+
+/** How long the rate-limit counters may take before the answer goes out without their headers. */
+const PEEK_TIMEOUT_MS = 250;
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  413: "Payload Too Large",
+  431: "Request Header Fields Too Large",
+};
+
+/** The status and message of a client error raised by Node's HTTP server or its parser. */
+export function clientErrorAnswer(error: NodeJS.ErrnoException): { status: number; message: string } {
+  switch (error.code) {
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, message: "The request was not received in full within the request timeout" };
+    case "HPE_HEADER_OVERFLOW":
+      return { status: 431, message: "The request's headers are larger than the server accepts" };
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return { status: 413, message: "The request's chunk extensions are larger than the server accepts" };
+    default:
+      return { status: 400, message: "The request is not valid HTTP/1.1" };
+  }
+}
+
+interface HttpSocket extends Socket {
+  /** The response under way on this connection, if any (Node's own field). */
+  _httpMessage?: { headersSent: boolean; req?: { url?: string } } | null;
+}
+
+/** True when nothing may be written to `socket`: gone, or an answer already begun on it. */
+function unwritable(socket: HttpSocket): boolean {
+  return socket.destroyed || !socket.writable || Boolean(socket._httpMessage?.headersSent);
+}
+
+/** A Node HTTP server with the timeouts of server-options.ts and the client errors answered as envelopes. */
+export function createHttpServer(
+  timeouts: Partial<ServerTimeouts>,
+  handler: RequestListener,
+  options: Parameters<typeof handleClientErrors>[1] = {},
+): Server {
+  const server = createServer(serverOptions(timeouts), handler);
+  handleClientErrors(server, options);
+  return server;
+}
+
+export function handleClientErrors(server: Server, options: { graphqlEndpoint?: string; rateLimitHeaders?: RateLimitPeek } = {}): void {
+  const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
+  server.on("clientError", (error: NodeJS.ErrnoException, duplex) => {
+    const socket = duplex as HttpSocket;
+    // The client reset or closed the connection: there is nobody to answer.
+    if (error.code === "ECONNRESET" || error.code === "EPIPE" || unwritable(socket)) {
+      socket.destroy();
+      return;
+    }
+    const { status, message } = clientErrorAnswer(error);
+    const address = socket.remoteAddress ?? "unknown";
+    void peek(options.rateLimitHeaders, address).then((rateLimit) => {
+      if (unwritable(socket)) {
+        socket.destroy();
+        return;
+      }
+      // The path is known only when the request's head was read (a request timeout after it).
+      const path = socket._httpMessage?.req?.url?.split("?")[0];
+      const body = JSON.stringify(
+        path === graphqlEndpoint
+          ? { errors: [{ message, extensions: { code: status === 408 ? "REQUEST_TIMEOUT" : "BAD_REQUEST", http: { status } } }] }
+          : { error: { code: status, message } },
+      );
+      const headers: Record<string, string> = {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": String(Buffer.byteLength(body)),
+        Connection: "close",
+        ...API_SECURITY_HEADERS,
+        ...rateLimit,
+      };
+      const head = Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
+      socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\n${head}\r\n${body}`);
+      // Whatever the client still sends is not read: the connection is closed once written.
+      socket.once("finish", () => socket.destroy());
+    });
+  });
+}
+
+async function peek(rateLimitHeaders: RateLimitPeek | undefined, address: string): Promise<Record<string, string>> {
+  if (!rateLimitHeaders) return {};
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      rateLimitHeaders(address),
+      new Promise<Record<string, string>>((resolve) => {
+        timer = setTimeout(() => resolve({}), PEEK_TIMEOUT_MS);
+      }),
+    ]);
+  } catch {
+    return {};
+  } finally {
+    clearTimeout(timer);
+  }
+}
