@@ -22,7 +22,7 @@ import { DomainError, badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { fetchBounded, FetchFailure } from "../import/index.ts";
 import type { ImportLimits } from "../import/limits.ts";
-import { requireOrganization } from "../organizations/index.ts";
+import { organizationAllows, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength, checkOneOf } from "../validate.ts";
 
@@ -151,22 +151,11 @@ export async function loadVisibleVersions(ctx: CoreContext, ids: readonly string
 }
 
 /** The caller's `permissions` on a spec. */
-export async function specPermissions(ctx: CoreContext, spec: OpenAPISpec) {
-  const membership = await ctx.access.membership(spec.organizationId);
-  const role = membership ? (membership.role ?? "member") : null;
-  return { view: allows(POLICY["openapi.read"].least, role), edit: allows(POLICY["openapi.manage"].least, role) };
-}
+export const specPermissions = (ctx: CoreContext, spec: OpenAPISpec) =>
+  organizationAllows(ctx, spec.organizationId, { view: "openapi.read", edit: "openapi.manage" });
 
-export async function listSpecs(ctx: CoreContext, organizationId: string, page: PageArgs) {
-  await requireOrganization(ctx, organizationId, "openapi.read");
-  const where = { organizationId } satisfies Prisma.OpenAPISpecWhereInput;
-  return paginate<OpenAPISpec, typeof where>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
-    where,
-    rows: ctx.prisma.openAPISpec,
-  });
-}
+export const listSpecs = (ctx: CoreContext, organizationId: string, page: PageArgs) =>
+  pageOfOrganization<OpenAPISpec>(ctx, organizationId, "openapi.read", page, ctx.prisma.openAPISpec);
 
 /** Versions of a spec, newest first. */
 export async function listVersions(ctx: CoreContext, spec: OpenAPISpec, page: PageArgs) {

@@ -1,11 +1,11 @@
 // Organizations: who may see and change one, and the rules of its fields.
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
+import { allows, authorize, POLICY, type Action } from "../../auth/policy.ts";
 import { isRole, ROLES } from "../../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
-import { paginate, type PageArgs } from "../pagination.ts";
+import { paginate, type PageArgs, type PageSource } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
 import { checkDefaultContentSite } from "../sites/index.ts";
 
@@ -28,6 +28,35 @@ export async function requireOrganization(ctx: CoreContext, organizationId: stri
   const organization = await getOrganization(ctx, organizationId);
   await authorize(ctx, action, { organizationId });
   return organization;
+}
+
+/** Which of `actions` the caller may do in the organization, by name: `{ view: "openapi.read" }` → `{ view: true }`. */
+export async function organizationAllows<Name extends string>(
+  ctx: CoreContext,
+  organizationId: string,
+  actions: Record<Name, Action>,
+): Promise<Record<Name, boolean>> {
+  const membership = await ctx.access.membership(organizationId);
+  const role = membership ? (membership.role ?? "member") : null;
+  const entries = Object.entries<Action>(actions).map(([name, action]) => [name, allows(POLICY[action].least, role)]);
+  return Object.fromEntries(entries) as Record<Name, boolean>;
+}
+
+/** A page of one kind of the organization's rows, oldest first, for a caller who may do `action` there. */
+export async function pageOfOrganization<T extends { createdAt: Date }>(
+  ctx: CoreContext,
+  organizationId: string,
+  action: Action,
+  page: PageArgs,
+  rows: PageSource<T, { organizationId: string }>,
+) {
+  await requireOrganization(ctx, organizationId, action);
+  return paginate<T, { organizationId: string }>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    where: { organizationId },
+    rows,
+  });
 }
 
 export function listViewerOrganizations(ctx: CoreContext, page: PageArgs) {

@@ -2,14 +2,14 @@
 // them included: they hold the identity provider's configuration) needs an organization admin
 // (`saml.manage`); the list of SSO logins (id, label, start URL) any member (`sso.list`).
 import { X509Certificate } from "node:crypto";
-import type { Prisma, SamlProvider } from "../../generated/prisma/client.ts";
+import type { SamlProvider } from "../../generated/prisma/client.ts";
 import { authorize } from "../../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { paginate, type PageArgs } from "../pagination.ts";
-import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { type PageArgs } from "../pagination.ts";
+import { getOrganization, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
 import { checkLength, checkUrl } from "../validate.ts";
 
 /** Limits of the published schemas SAMLProviderLabel, SAMLProviderEntityID and SAMLProviderCertificate. */
@@ -130,16 +130,8 @@ export async function loadVisibleSamlProviders(ctx: CoreContext, ids: readonly s
   );
 }
 
-export async function listSamlProviders(ctx: CoreContext, organizationId: string, page: PageArgs) {
-  await requireOrganization(ctx, organizationId, "saml.manage");
-  const where = { organizationId } satisfies Prisma.SamlProviderWhereInput;
-  return paginate<SamlProvider, typeof where>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
-    where,
-    rows: ctx.prisma.samlProvider,
-  });
-}
+export const listSamlProviders = (ctx: CoreContext, organizationId: string, page: PageArgs) =>
+  pageOfOrganization<SamlProvider>(ctx, organizationId, "saml.manage", page, ctx.prisma.samlProvider);
 
 /** The organization's SSO logins (every active provider), oldest first: any member may list them. */
 export async function listSsoLogins(ctx: CoreContext, organizationId: string) {

@@ -7,7 +7,7 @@
 //
 // A run is synchronous and checks every target (readable, editable, live) before it changes any;
 // each target's edits are one revision of that space (several when they exceed a batch).
-import type { Prisma, TranslationSettings, TranslationTarget } from "../../generated/prisma/client.ts";
+import type { TranslationSettings, TranslationTarget } from "../../generated/prisma/client.ts";
 import { allows, POLICY } from "../../auth/policy.ts";
 import { contentOf, editContent, sha256 } from "../content/index.ts";
 import { checkLiveEditing, requireEditableTarget, revisionAt } from "../content/target.ts";
@@ -15,8 +15,8 @@ import { EDITS_MAX, flatten } from "../content/tree.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { requireOrganization } from "../organizations/index.ts";
-import { paginate, type PageArgs } from "../pagination.ts";
+import { organizationAllows, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
+import { type PageArgs } from "../pagination.ts";
 import { semanticChanges } from "../reviews/changes.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { checkLength } from "../validate.ts";
@@ -79,22 +79,11 @@ export async function loadVisibleTranslations(ctx: CoreContext, ids: readonly st
   );
 }
 
-export async function translationPermissions(ctx: CoreContext, translation: TranslationSettings) {
-  const membership = await ctx.access.membership(translation.organizationId);
-  const role = membership ? (membership.role ?? "member") : null;
-  return { view: allows(POLICY["translation.read"].least, role), edit: allows(POLICY["translation.manage"].least, role) };
-}
+export const translationPermissions = (ctx: CoreContext, translation: TranslationSettings) =>
+  organizationAllows(ctx, translation.organizationId, { view: "translation.read", edit: "translation.manage" });
 
-export async function listTranslations(ctx: CoreContext, organizationId: string, page: PageArgs) {
-  await requireOrganization(ctx, organizationId, "translation.read");
-  const where = { organizationId } satisfies Prisma.TranslationSettingsWhereInput;
-  return paginate<TranslationSettings, typeof where>(page, {
-    sortField: "createdAt",
-    sortKind: "date",
-    where,
-    rows: ctx.prisma.translationSettings,
-  });
-}
+export const listTranslations = (ctx: CoreContext, organizationId: string, page: PageArgs) =>
+  pageOfOrganization<TranslationSettings>(ctx, organizationId, "translation.read", page, ctx.prisma.translationSettings);
 
 /** The targets of a translation, in the order of its languages. */
 export async function targetsOf(ctx: CoreContext, translation: TranslationSettings): Promise<TranslationTarget[]> {
