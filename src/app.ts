@@ -15,6 +15,7 @@ import { IntegrationRuntime } from "./core/integrations/runtime.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
+import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
@@ -167,6 +168,7 @@ export function createApp({
     ].map((plugin) => guardRequestHooks(plugin)),
   });
   registerOpenAPIReference();
+  registerIntegrationBlocks();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();
   if (startJobs) jobs.start();

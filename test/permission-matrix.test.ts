@@ -636,6 +636,7 @@ const FIXTURES: Record<string, Fixture> = {
 
   ...SITE_FIXTURES,
   ...integrationFixtures(),
+  "GET /v1/spaces/:spaceId/integration-blocks": async () => ({ path: `/v1/spaces/${await newSpace()}/integration-blocks` }),
   // Who can access a space or collection
   ...permissionFixtures(
     "/v1/spaces/:spaceId",

@@ -19,6 +19,7 @@ import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { integrationBlockRoutes } from "./integration-blocks.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -41,4 +42,5 @@ export const routes: RestRoute[] = [
   ...reviewRoutes,
   ...translationRoutes,
   ...integrationRoutes,
+  ...integrationBlockRoutes,
 ];

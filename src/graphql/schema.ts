@@ -22,5 +22,6 @@ import "./translations.ts";
 import "./sites.ts";
 import "./tokens.ts";
 import "./integrations.ts";
+import "./integration-blocks.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

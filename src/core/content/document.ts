@@ -4,6 +4,7 @@
 // Markdown is the source; the document is derived on read and never stored.
 import { fromMarkdown } from "mdast-util-from-markdown";
 import type { Definition, Nodes, PhrasingContent, Root, RootContent } from "mdast";
+import { INTEGRATION_EMBED_LANGUAGE, integrationDocumentBlock, parseIntegrationEmbed } from "../integrations/embed.ts";
 import { OPERATION_EMBED_LANGUAGE, parseOperationEmbed } from "../openapi/embed.ts";
 
 type Mark = { object: "mark"; type: "bold" | "italic" | "code" };
@@ -100,6 +101,9 @@ class Converter {
             },
           ];
         }
+        // An integration block embed (src/core/integrations/embed.ts) is the published `integration` block.
+        const block = node.lang === INTEGRATION_EMBED_LANGUAGE && place === "top" ? parseIntegrationEmbed(node.value) : null;
+        if (block) return [integrationDocumentBlock(block)];
         if (place === "quote") return [this.plainParagraph(node.value, [mark("code")])];
         const lines = node.value
           .split("\n")

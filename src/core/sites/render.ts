@@ -21,10 +21,14 @@ export interface LinkResolver {
  */
 export type BlockRenderer = (content: string, info: string, loaded?: unknown) => string;
 
-/** Where a page is rendered: what a block's loader may read (its site's organization). */
+/** Where a page is rendered: what a block's loader may read (its site's organization, site and space). */
 export interface BlockContext {
   services: Services;
   organizationId: string;
+  siteId?: string;
+  spaceId?: string;
+  /** Set by a loader whose failure may pass (a script that timed out): the page is then cached briefly. */
+  volatile?: boolean;
 }
 
 /** Loads, before the (synchronous) render, what a block needs from the database. */

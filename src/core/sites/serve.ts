@@ -16,7 +16,7 @@ import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
-import { escapeHtml, renderMarkdownIn } from "./render.ts";
+import { type BlockContext, escapeHtml, renderMarkdownIn } from "./render.ts";
 import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
@@ -24,6 +24,8 @@ const CACHE_MAX_ENTRIES = 2000;
 const CACHE_MAX_BYTES = 64 * 1024 * 1024;
 /** Cached responses are rebuilt after this, so signed file URLs inside them stay valid. */
 const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+/** A page with a block that failed for a reason that may pass (an integration's script) is rebuilt after this. */
+const VOLATILE_TTL_MS = 30 * 1000;
 
 export interface SiteResponse {
   status: number;
@@ -31,6 +33,8 @@ export interface SiteResponse {
   body: string;
   etag?: string;
   headers?: Record<string, string>;
+  /** How long the cache keeps it when not the default (a page whose integration block failed). */
+  ttlMs?: number;
 }
 
 interface CacheEntry {
@@ -48,7 +52,7 @@ export class SiteCache {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.entries.delete(key);
-    if (now - entry.at > CACHE_TTL_MS) {
+    if (now - entry.at > (entry.response.ttlMs ?? CACHE_TTL_MS)) {
       this.bytes -= entry.bytes;
       return undefined;
     }
@@ -86,6 +90,8 @@ interface Fingerprint {
   /** A digest of the site's row and of its structure rows: any change of the site changes it. */
   version: string;
   heads: string | null;
+  /** A digest of the organization's installations of integrations with blocks, and of those on the site and its spaces. */
+  integrations: string | null;
   authPrivateKey: string;
   authFallbackURL: string | null;
 }
@@ -100,7 +106,14 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSection" x WHERE x."siteId" = s.id), '')
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSectionGroup" x WHERE x."siteId" = s.id), '')) AS version,
       (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, '') || ':' || md5(sp.title), ',' ORDER BY sp.id)
-         FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads
+         FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads,
+      (SELECT md5(string_agg(i.id || ':' || i.version || ':' || md5(i::text) || ':' || md5(inst::text)
+           || coalesce((SELECT string_agg(x::text, ',' ORDER BY x."spaceId") FROM "IntegrationSpaceInstallation" x
+                JOIN "SiteSpace" ss ON ss."spaceId" = x."spaceId" AND ss."siteId" = s.id WHERE x."installationId" = inst.id), '')
+           || coalesce((SELECT x::text FROM "IntegrationSiteInstallation" x WHERE x."installationId" = inst.id AND x."siteId" = s.id), ''),
+           ',' ORDER BY inst.id))
+         FROM "IntegrationInstallation" inst JOIN "Integration" i ON i.id = inst."integrationId"
+         WHERE inst."organizationId" = s."organizationId" AND i."hasBlocks") AS integrations
     FROM "Site" s WHERE ${where}`);
   return rows[0] ?? null;
 }
@@ -132,6 +145,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     fingerprint.id,
     fingerprint.version,
     fingerprint.heads ?? "",
+    fingerprint.integrations ?? "",
     claimsKey,
     request.base,
     request.path,
@@ -142,7 +156,9 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   let response = cache.get(key, now);
   if (!response) {
     cache.renders++;
-    response = { ...(await render(services, fingerprint, request, access.claims)), etag };
+    const rendered = await render(services, fingerprint, request, access.claims);
+    // A page with a failed integration block has no ETag: its next render may differ under the same key.
+    response = rendered.ttlMs ? rendered : { ...rendered, etag };
     cache.set(key, response, now);
   }
   const headers: Record<string, string> = { ...response.headers, ...access.setCookies };
@@ -321,18 +337,21 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${markdown}` };
 
-  const html = await renderMarkdownIn(
-    { services, organizationId: fingerprint.organizationId },
-    markdown,
-    resolverFor(services, content, place.spaceBase, located),
-  );
+  const blocks: BlockContext = {
+    services,
+    organizationId: fingerprint.organizationId,
+    siteId: fingerprint.id,
+    spaceId: place.siteSpace.spaceId,
+  };
+  const html = await renderMarkdownIn(blocks, markdown, resolverFor(services, content, place.spaceBase, located));
   const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
-  return withChrome(loaded, place, indexed && !located.page.noIndex, {
+  const response = withChrome(loaded, place, indexed && !located.page.noIndex, {
     status: 200,
     title: located.page.title,
     current: located.page.id,
     main: `<article><h1>${escapeHtml(located.page.title)}</h1>${description}${html}</article>`,
   });
+  return blocks.volatile ? { ...response, ttlMs: VOLATILE_TTL_MS } : response;
 }
 
 async function bodyOf(services: Services, hash: string): Promise<string> {
