@@ -45,9 +45,18 @@ export interface RestRoute {
  * type, so the compiler checks every field it reads.
  */
 export function typedRoute<Result, Variables>(
-  route: Omit<RestRoute, "document" | "body"> & { document: TadaDocumentNode<Result, Variables>; body?: (data: Result) => unknown },
+  route: Omit<RestRoute, "document" | "body" | "statusOf"> & {
+    document: TadaDocumentNode<Result, Variables>;
+    body?: (data: Result) => unknown;
+    statusOf?: (data: Result) => 200 | 201 | 204 | 205;
+  },
 ): RestRoute {
-  return { ...route, document: print(route.document), body: route.body as RestRoute["body"] };
+  return {
+    ...route,
+    document: print(route.document),
+    body: route.body as RestRoute["body"],
+    statusOf: route.statusOf as RestRoute["statusOf"],
+  };
 }
 
 /** Connection args of a list route: REST `page` is the cursor, `limit` the page size. */

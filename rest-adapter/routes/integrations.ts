@@ -1,39 +1,55 @@
 // /v1/integrations routes (and the organization's and space's lists of installed integrations):
 // publishing, installations on organizations, spaces and sites, events, development mode,
 // installation tokens and rendering.
+import type { TadaDocumentNode } from "gql.tada";
 import LZString from "lz-string";
-import { compact, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute } from "../route.ts";
+import { graphql, type FragmentOf } from "../graphql.ts";
+import {
+  type Connection,
+  compact,
+  ListInfo,
+  listBody,
+  pageVariables,
+  RestInputError,
+  type RestRequest,
+  type RestRoute,
+  typedRoute,
+} from "../route.ts";
 
-const INTEGRATION_FIELDS = /* GraphQL */ `
+const IntegrationFields = graphql(`
   fragment IntegrationFields on Integration {
     name version title description summary previewImages target verified visibility scopes categories
     blocks contentSources configurations externalLinks contentSecurityPolicy
     ownerProfile { id title createdAt hostname type plan location app permissions }
     urls { location app assets icon publicEndpoint }
     permissions { admin }
-  }`;
+  }`);
 
-const INSTALLATION_FIELDS = /* GraphQL */ `
+const InstallationFields = graphql(`
   fragment InstallationFields on IntegrationInstallation {
     id status spaceSelection siteSelection spacesCount configuration externalIds createdAt updatedAt
     organization { id }
     urls { location app publicEndpoint }
-  }`;
+  }`);
 
-const SPACE_INSTALLATION_FIELDS = /* GraphQL */ `
+// The installations on a space and on a site, with the space or site id as \`target\`: one shape,
+// so one set of rows serves both (contentInstallationRoutes).
+const SpaceInstallationFields = graphql(`
   fragment SpaceInstallationFields on IntegrationSpaceInstallation {
-    integrationName installationId status configuration externalIds spaceId urls { location publicEndpoint }
-  }`;
+    integrationName installationId status configuration externalIds target: spaceId urls { location publicEndpoint }
+  }`);
 
-const SITE_INSTALLATION_FIELDS = /* GraphQL */ `
+const SiteInstallationFields = graphql(`
   fragment SiteInstallationFields on IntegrationSiteInstallation {
-    integrationName installationId status configuration externalIds siteId urls { location publicEndpoint }
-  }`;
+    integrationName installationId status configuration externalIds target: siteId urls { location publicEndpoint }
+  }`);
 
-const EVENT_FIELDS = /* GraphQL */ `
-  fragment EventFields on IntegrationEvent { id integrationId installationId createdAt payload status logs { level message timestamp } }`;
+const EventFields = graphql(`
+  fragment EventFields on IntegrationEvent { id integrationId installationId createdAt payload status logs { level message timestamp } }`);
 
-function restOwner(owner: any) {
+type Owner = FragmentOf<typeof IntegrationFields>["ownerProfile"];
+
+function restOwner(owner: Owner) {
   return {
     object: "organization",
     id: owner.id,
@@ -51,7 +67,7 @@ function restOwner(owner: any) {
   };
 }
 
-export function restIntegration(integration: any) {
+export function restIntegration(integration: FragmentOf<typeof IntegrationFields>) {
   return {
     object: "integration",
     name: integration.name,
@@ -76,7 +92,7 @@ export function restIntegration(integration: any) {
   };
 }
 
-export function restInstallation(installation: any) {
+export function restInstallation(installation: FragmentOf<typeof InstallationFields>) {
   return {
     id: installation.id,
     status: installation.status,
@@ -92,18 +108,20 @@ export function restInstallation(installation: any) {
   };
 }
 
-const restContentInstallation = (row: any) => ({
+type ContentInstallation = FragmentOf<typeof SpaceInstallationFields> | FragmentOf<typeof SiteInstallationFields>;
+
+/** An installation on a space (`{ space }`) or a site (`{ site }`). */
+const restContentInstallation = (kind: "space" | "site") => (row: ContentInstallation) => ({
   integration: row.integrationName,
   installation: row.installationId,
   status: row.status,
   configuration: row.configuration,
   externalIds: row.externalIds,
   urls: { ...row.urls, publicContentEndpoint: row.urls.publicEndpoint },
+  [kind]: row.target,
 });
-const restSpaceInstallation = (row: any) => ({ ...restContentInstallation(row), space: row.spaceId });
-const restSiteInstallation = (row: any) => ({ ...restContentInstallation(row), site: row.siteId });
 
-const restEvent = (event: any) => ({
+const restEvent = (event: FragmentOf<typeof EventFields>) => ({
   id: event.id,
   integrationId: event.integrationId,
   ...(event.installationId ? { installationId: event.installationId } : {}),
@@ -124,10 +142,6 @@ const FILTER_QUERY = {
   scope: "string",
   target: "string",
 } as const;
-const FILTER_ARGS =
-  "$search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID, $scope: String, $target: String, $first: Int, $after: String";
-const FILTER_PASS =
-  "search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner, scope: $scope, target: $target, first: $first, after: $after";
 const filterVariables = ({ query }: RestRequest) => ({
   search: query.search,
   category: query.category,
@@ -139,7 +153,6 @@ const filterVariables = ({ query }: RestRequest) => ({
   target: query.target,
   ...pageVariables(query),
 });
-const CONNECTION = "totalCount pageInfo { hasNextPage endCursor }";
 
 const name = ({ params }: RestRequest) => params.integrationName;
 const installationKey = ({ params }: RestRequest) => ({ integration: params.integrationName, installation: params.installationId });
@@ -209,76 +222,185 @@ function renderInput(request: RestRequest) {
   };
 }
 
-const RENDER_DOCUMENT = /* GraphQL */ `
-  mutation RenderIntegrationUI($input: RenderIntegrationUIInput!) { renderIntegrationUI(input: $input) { output cacheControl } }`;
+const RenderDocument = graphql(`
+  mutation RenderIntegrationUI($input: RenderIntegrationUIInput!) { renderIntegrationUI(input: $input) { output cacheControl } }`);
 
+/** The documents of the rows on spaces or on sites; their fields are aliased to one shape (`result`, `row`, `list`). */
+interface ContentDocuments {
+  listOfInstallation: TadaDocumentNode<{ integration: { list: Connection<ContentInstallation> } }, never>;
+  install: TadaDocumentNode<{ result: { row: ContentInstallation } }, never>;
+  read: TadaDocumentNode<{ row: ContentInstallation }, never>;
+  update: TadaDocumentNode<{ result: { row: ContentInstallation } }, never>;
+  uninstall: TadaDocumentNode<{ result: { removed: boolean } }, never>;
+  listEverywhere: TadaDocumentNode<{ integration: { list: Connection<ContentInstallation> } }, never>;
+}
+
+/**
+ * The rows of an installation's spaces or sites (list, install, read, change, remove) and of all
+ * the integration's: one set for both kinds, as the published API mirrors them. Installing on a
+ * site names it \`siteId\` in the body; on a space, \`space\`.
+ */
+function contentInstallationRoutes(
+  kind: "space" | "site",
+  { bodyField, actions }: { bodyField: string; actions: { read: RestRoute["action"]; install: RestRoute["action"] } },
+  documents: ContentDocuments,
+): RestRoute[] {
+  const rows = `/v1/integrations/:integrationName/installations/:installationId/${kind}s`;
+  const row = `${rows}/:${kind}Id`;
+  const rowKey = (request: RestRequest) => ({ ...installationKey(request), [kind]: request.params[`${kind}Id`] });
+  const rest = restContentInstallation(kind);
+  return [
+    typedRoute({
+      method: "GET",
+      path: rows,
+      action: "organization.read",
+      query: { page: "string", limit: "limit" },
+      document: documents.listOfInstallation,
+      variables: (request) => ({ name: name(request), id: request.params.installationId, ...pageVariables(request.query) }),
+      status: 200,
+      body: (data) => listBody(data.integration.list, rest),
+    }),
+    typedRoute({
+      method: "POST",
+      path: rows,
+      action: actions.install,
+      document: documents.install,
+      variables: (request) => ({
+        input: {
+          ...installationKey(request),
+          [kind]: stringField(request.body, bodyField, true),
+          configuration: objectField(request.body, "configuration"),
+        },
+      }),
+      status: 201,
+      body: (data) => rest(data.result.row),
+    }),
+    typedRoute({
+      method: "GET",
+      path: row,
+      action: actions.read,
+      document: documents.read,
+      variables: rowKey,
+      status: 200,
+      body: (data) => rest(data.row),
+    }),
+    typedRoute({
+      method: "PATCH",
+      path: row,
+      action: actions.install,
+      document: documents.update,
+      variables: (request) => ({
+        input: {
+          ...rowKey(request),
+          configuration: objectField(request.body, "configuration"),
+          externalIds: stringListField(request.body, "externalIds"),
+        },
+      }),
+      status: 200,
+      body: (data) => rest(data.result.row),
+    }),
+    typedRoute({
+      method: "DELETE",
+      path: row,
+      action: actions.install,
+      document: documents.uninstall,
+      variables: (request) => ({ input: rowKey(request) }),
+      status: 205,
+      statusOf: (data) => (data.result.removed ? 205 : 204),
+    }),
+    typedRoute({
+      method: "GET",
+      path: `/v1/integrations/:integrationName/${kind}s`,
+      action: "integration.read",
+      query: { page: "string", limit: "limit", externalId: "string" },
+      document: documents.listEverywhere,
+      variables: (request) => ({ name: name(request), externalId: request.query.externalId, ...pageVariables(request.query) }),
+      status: 200,
+      body: (data) => listBody(data.integration.list, rest),
+    }),
+  ];
+}
 export const integrationRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/integrations",
     action: "viewer",
     query: FILTER_QUERY,
-    document: /* GraphQL */ `
-      query ListIntegrations(${FILTER_ARGS}) { integrations(${FILTER_PASS}) { ${CONNECTION} nodes { ...IntegrationFields } } }
-      ${INTEGRATION_FIELDS}`,
+    document: graphql(
+      `query ListIntegrations(
+        $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID, $scope: String,
+        $target: String, $first: Int, $after: String
+      ) {
+        integrations(
+          search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
+          scope: $scope, target: $target, first: $first, after: $after
+        ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
+      }`,
+      [IntegrationFields, ListInfo],
+    ),
     variables: filterVariables,
     status: 200,
     body: (data) => listBody(data.integrations, restIntegration),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName",
     action: "integration.read",
-    document: /* GraphQL */ `
-      query GetIntegration($name: String!) { integration(name: $name) { ...IntegrationFields } }
-      ${INTEGRATION_FIELDS}`,
+    document: graphql(`query GetIntegration($name: String!) { integration(name: $name) { ...IntegrationFields } }`, [IntegrationFields]),
     variables: (request) => ({ name: name(request) }),
     status: 200,
     body: (data) => restIntegration(data.integration),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/integrations/:integrationName",
     action: "integration.manage",
     maxBodyBytes: 12 * 1024 * 1024,
-    document: /* GraphQL */ `
-      mutation PublishIntegration($name: String!, $input: PublishIntegrationInput!) {
+    document: graphql(
+      `mutation PublishIntegration($name: String!, $input: PublishIntegrationInput!) {
         publishIntegration(name: $name, input: $input) { created integration { ...IntegrationFields } }
-      }
-      ${INTEGRATION_FIELDS}`,
+      }`,
+      [IntegrationFields],
+    ),
     variables: (request) => ({ name: name(request), input: publishInput(request.body) }),
     status: 200,
     body: (data) => restIntegration(data.publishIntegration.integration),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/integrations/:integrationName",
     action: "integration.manage",
-    document: /* GraphQL */ `mutation DeleteIntegration($name: String!) { deleteIntegration(name: $name) { deletedName } }`,
+    document: graphql(`mutation DeleteIntegration($name: String!) { deleteIntegration(name: $name) { deletedName } }`),
     variables: (request) => ({ name: name(request) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName/installations",
     action: "integration.install",
     query: { page: "string", limit: "limit", externalId: "string" },
-    document: /* GraphQL */ `
-      query ListIntegrationInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
-        integration(name: $name) { installations(externalId: $externalId, first: $first, after: $after) { ${CONNECTION} nodes { ...InstallationFields } } }
-      }
-      ${INSTALLATION_FIELDS}`,
+    document: graphql(
+      `query ListIntegrationInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
+        integration(name: $name) {
+          installations(externalId: $externalId, first: $first, after: $after) {
+            totalCount pageInfo { ...ListInfo } nodes { ...InstallationFields }
+          }
+        }
+      }`,
+      [InstallationFields, ListInfo],
+    ),
     variables: (request) => ({ name: name(request), externalId: request.query.externalId, ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.integration.installations, restInstallation),
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/integrations/:integrationName/installations",
     action: "integration.install",
-    document: /* GraphQL */ `
-      mutation InstallIntegration($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { ...InstallationFields } } }
-      ${INSTALLATION_FIELDS}`,
+    document: graphql(
+      `mutation InstallIntegration($input: InstallIntegrationInput!) { installIntegration(input: $input) { installation { ...InstallationFields } } }`,
+      [InstallationFields],
+    ),
     variables: (request) => ({
       input: {
         integration: name(request),
@@ -288,27 +410,29 @@ export const integrationRoutes: RestRoute[] = [
     }),
     status: 201,
     body: (data) => restInstallation(data.installIntegration.installation),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName/installations/:installationId",
     action: "integration.install",
-    document: /* GraphQL */ `
-      query GetIntegrationInstallation($name: String!, $id: ID!) { integration(name: $name) { installation(id: $id) { ...InstallationFields } } }
-      ${INSTALLATION_FIELDS}`,
+    document: graphql(
+      `query GetIntegrationInstallation($name: String!, $id: ID!) { integration(name: $name) { installation(id: $id) { ...InstallationFields } } }`,
+      [InstallationFields],
+    ),
     variables: (request) => ({ name: name(request), id: request.params.installationId }),
     status: 200,
     body: (data) => restInstallation(data.integration.installation),
-  },
-  {
+  }),
+  typedRoute({
     method: "PATCH",
     path: "/v1/integrations/:integrationName/installations/:installationId",
     action: "integration.install",
-    document: /* GraphQL */ `
-      mutation UpdateIntegrationInstallation($input: UpdateIntegrationInstallationInput!) {
+    document: graphql(
+      `mutation UpdateIntegrationInstallation($input: UpdateIntegrationInstallationInput!) {
         updateIntegrationInstallation(input: $input) { installation { ...InstallationFields } }
-      }
-      ${INSTALLATION_FIELDS}`,
+      }`,
+      [InstallationFields],
+    ),
     variables: (request) => ({
       input: {
         ...installationKey(request),
@@ -320,260 +444,190 @@ export const integrationRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => restInstallation(data.updateIntegrationInstallation.installation),
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/integrations/:integrationName/installations/:installationId",
     action: "integration.install",
-    document: /* GraphQL */ `mutation UninstallIntegration($input: UninstallIntegrationInput!) { uninstallIntegration(input: $input) { deletedInstallationId } }`,
+    document: graphql(
+      `mutation UninstallIntegration($input: UninstallIntegrationInput!) { uninstallIntegration(input: $input) { deletedInstallationId } }`,
+    ),
     variables: (request) => ({ input: installationKey(request) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/integrations/:integrationName/installations/:installationId/tokens",
     action: "integration.install",
-    document: /* GraphQL */ `
-      mutation CreateIntegrationInstallationToken($input: CreateIntegrationInstallationTokenInput!) {
+    document: graphql(
+      `mutation CreateIntegrationInstallationToken($input: CreateIntegrationInstallationTokenInput!) {
         createIntegrationInstallationToken(input: $input) { token expiresAt }
       }`,
+    ),
     variables: (request) => ({ input: installationKey(request) }),
     status: 200,
     body: (data) => ({
       token: data.createIntegrationInstallationToken.token,
       expiresAt: data.createIntegrationInstallationToken.expiresAt,
     }),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/installations/:installationId/spaces",
-    action: "organization.read",
-    query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListIntegrationInstallationSpaces($name: String!, $id: ID!, $first: Int, $after: String) {
-        integration(name: $name) { installationSpaces(installation: $id, first: $first, after: $after) { ${CONNECTION} nodes { ...SpaceInstallationFields } } }
-      }
-      ${SPACE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ name: name(request), id: request.params.installationId, ...pageVariables(request.query) }),
-    status: 200,
-    body: (data) => listBody(data.integration.installationSpaces, restSpaceInstallation),
-  },
-  {
-    method: "POST",
-    path: "/v1/integrations/:integrationName/installations/:installationId/spaces",
-    action: "integration.installOnSpace",
-    document: /* GraphQL */ `
-      mutation InstallIntegrationOnSpace($input: InstallIntegrationOnSpaceInput!) { installIntegrationOnSpace(input: $input) { spaceInstallation { ...SpaceInstallationFields } } }
-      ${SPACE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({
-      input: {
-        ...installationKey(request),
-        space: stringField(request.body, "space", true),
-        configuration: objectField(request.body, "configuration"),
-      },
-    }),
-    status: 201,
-    body: (data) => restSpaceInstallation(data.installIntegrationOnSpace.spaceInstallation),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId",
-    action: "space.read",
-    document: /* GraphQL */ `
-      query GetIntegrationSpaceInstallation($integration: String!, $installation: ID!, $space: ID!) {
-        integrationSpaceInstallation(integration: $integration, installation: $installation, space: $space) { ...SpaceInstallationFields }
-      }
-      ${SPACE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ ...installationKey(request), space: request.params.spaceId }),
-    status: 200,
-    body: (data) => restSpaceInstallation(data.integrationSpaceInstallation),
-  },
-  {
-    method: "PATCH",
-    path: "/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId",
-    action: "integration.installOnSpace",
-    document: /* GraphQL */ `
-      mutation UpdateIntegrationSpaceInstallation($input: UpdateIntegrationSpaceInstallationInput!) {
-        updateIntegrationSpaceInstallation(input: $input) { spaceInstallation { ...SpaceInstallationFields } }
-      }
-      ${SPACE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({
-      input: {
-        ...installationKey(request),
-        space: request.params.spaceId,
-        configuration: objectField(request.body, "configuration"),
-        externalIds: stringListField(request.body, "externalIds"),
-      },
-    }),
-    status: 200,
-    body: (data) => restSpaceInstallation(data.updateIntegrationSpaceInstallation.spaceInstallation),
-  },
-  {
-    method: "DELETE",
-    path: "/v1/integrations/:integrationName/installations/:installationId/spaces/:spaceId",
-    action: "integration.installOnSpace",
-    document: /* GraphQL */ `
-      mutation UninstallIntegrationFromSpace($input: UninstallIntegrationFromSpaceInput!) { uninstallIntegrationFromSpace(input: $input) { removed } }`,
-    variables: (request) => ({ input: { ...installationKey(request), space: request.params.spaceId } }),
-    status: 205,
-    statusOf: (data) => (data.uninstallIntegrationFromSpace.removed ? 205 : 204),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/installations/:installationId/sites",
-    action: "organization.read",
-    query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListIntegrationInstallationSites($name: String!, $id: ID!, $first: Int, $after: String) {
-        integration(name: $name) { installationSites(installation: $id, first: $first, after: $after) { ${CONNECTION} nodes { ...SiteInstallationFields } } }
-      }
-      ${SITE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ name: name(request), id: request.params.installationId, ...pageVariables(request.query) }),
-    status: 200,
-    body: (data) => listBody(data.integration.installationSites, restSiteInstallation),
-  },
-  {
-    method: "POST",
-    path: "/v1/integrations/:integrationName/installations/:installationId/sites",
-    action: "integration.installOnSite",
-    document: /* GraphQL */ `
-      mutation InstallIntegrationOnSite($input: InstallIntegrationOnSiteInput!) { installIntegrationOnSite(input: $input) { siteInstallation { ...SiteInstallationFields } } }
-      ${SITE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({
-      input: {
-        ...installationKey(request),
-        site: stringField(request.body, "siteId", true),
-        configuration: objectField(request.body, "configuration"),
-      },
-    }),
-    status: 201,
-    body: (data) => restSiteInstallation(data.installIntegrationOnSite.siteInstallation),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId",
-    action: "site.read",
-    document: /* GraphQL */ `
-      query GetIntegrationSiteInstallation($integration: String!, $installation: ID!, $site: ID!) {
-        integrationSiteInstallation(integration: $integration, installation: $installation, site: $site) { ...SiteInstallationFields }
-      }
-      ${SITE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ ...installationKey(request), site: request.params.siteId }),
-    status: 200,
-    body: (data) => restSiteInstallation(data.integrationSiteInstallation),
-  },
-  {
-    method: "PATCH",
-    path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId",
-    action: "integration.installOnSite",
-    document: /* GraphQL */ `
-      mutation UpdateIntegrationSiteInstallation($input: UpdateIntegrationSiteInstallationInput!) {
-        updateIntegrationSiteInstallation(input: $input) { siteInstallation { ...SiteInstallationFields } }
-      }
-      ${SITE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({
-      input: {
-        ...installationKey(request),
-        site: request.params.siteId,
-        configuration: objectField(request.body, "configuration"),
-        externalIds: stringListField(request.body, "externalIds"),
-      },
-    }),
-    status: 200,
-    body: (data) => restSiteInstallation(data.updateIntegrationSiteInstallation.siteInstallation),
-  },
-  {
-    method: "DELETE",
-    path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId",
-    action: "integration.installOnSite",
-    document: /* GraphQL */ `
-      mutation UninstallIntegrationFromSite($input: UninstallIntegrationFromSiteInput!) { uninstallIntegrationFromSite(input: $input) { removed } }`,
-    variables: (request) => ({ input: { ...installationKey(request), site: request.params.siteId } }),
-    status: 205,
-    statusOf: (data) => (data.uninstallIntegrationFromSite.removed ? 205 : 204),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/spaces",
-    action: "integration.read",
-    query: { page: "string", limit: "limit", externalId: "string" },
-    document: /* GraphQL */ `
-      query ListIntegrationSpaceInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
-        integration(name: $name) { spaceInstallations(externalId: $externalId, first: $first, after: $after) { ${CONNECTION} nodes { ...SpaceInstallationFields } } }
-      }
-      ${SPACE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ name: name(request), externalId: request.query.externalId, ...pageVariables(request.query) }),
-    status: 200,
-    body: (data) => listBody(data.integration.spaceInstallations, restSpaceInstallation),
-  },
-  {
-    method: "GET",
-    path: "/v1/integrations/:integrationName/sites",
-    action: "integration.read",
-    query: { page: "string", limit: "limit", externalId: "string" },
-    document: /* GraphQL */ `
-      query ListIntegrationSiteInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
-        integration(name: $name) { siteInstallations(externalId: $externalId, first: $first, after: $after) { ${CONNECTION} nodes { ...SiteInstallationFields } } }
-      }
-      ${SITE_INSTALLATION_FIELDS}`,
-    variables: (request) => ({ name: name(request), externalId: request.query.externalId, ...pageVariables(request.query) }),
-    status: 200,
-    body: (data) => listBody(data.integration.siteInstallations, restSiteInstallation),
-  },
-  {
+  }),
+  ...contentInstallationRoutes(
+    "space",
+    { bodyField: "space", actions: { read: "space.read", install: "integration.installOnSpace" } },
+    {
+      listOfInstallation: graphql(
+        `query ListIntegrationInstallationSpaces($name: String!, $id: ID!, $first: Int, $after: String) {
+          integration(name: $name) {
+            list: installationSpaces(installation: $id, first: $first, after: $after) {
+              totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
+            }
+          }
+        }`,
+        [SpaceInstallationFields, ListInfo],
+      ),
+      install: graphql(
+        `mutation InstallIntegrationOnSpace($input: InstallIntegrationOnSpaceInput!) {
+          result: installIntegrationOnSpace(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
+        }`,
+        [SpaceInstallationFields],
+      ),
+      read: graphql(
+        `query GetIntegrationSpaceInstallation($integration: String!, $installation: ID!, $space: ID!) {
+          row: integrationSpaceInstallation(integration: $integration, installation: $installation, space: $space) { ...SpaceInstallationFields }
+        }`,
+        [SpaceInstallationFields],
+      ),
+      update: graphql(
+        `mutation UpdateIntegrationSpaceInstallation($input: UpdateIntegrationSpaceInstallationInput!) {
+          result: updateIntegrationSpaceInstallation(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
+        }`,
+        [SpaceInstallationFields],
+      ),
+      uninstall: graphql(
+        `mutation UninstallIntegrationFromSpace($input: UninstallIntegrationFromSpaceInput!) {
+          result: uninstallIntegrationFromSpace(input: $input) { removed }
+        }`,
+      ),
+      listEverywhere: graphql(
+        `query ListIntegrationSpaceInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
+          integration(name: $name) {
+            list: spaceInstallations(externalId: $externalId, first: $first, after: $after) {
+              totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
+            }
+          }
+        }`,
+        [SpaceInstallationFields, ListInfo],
+      ),
+    },
+  ),
+  ...contentInstallationRoutes(
+    "site",
+    { bodyField: "siteId", actions: { read: "site.read", install: "integration.installOnSite" } },
+    {
+      listOfInstallation: graphql(
+        `query ListIntegrationInstallationSites($name: String!, $id: ID!, $first: Int, $after: String) {
+          integration(name: $name) {
+            list: installationSites(installation: $id, first: $first, after: $after) {
+              totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }
+            }
+          }
+        }`,
+        [SiteInstallationFields, ListInfo],
+      ),
+      install: graphql(
+        `mutation InstallIntegrationOnSite($input: InstallIntegrationOnSiteInput!) {
+          result: installIntegrationOnSite(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
+        }`,
+        [SiteInstallationFields],
+      ),
+      read: graphql(
+        `query GetIntegrationSiteInstallation($integration: String!, $installation: ID!, $site: ID!) {
+          row: integrationSiteInstallation(integration: $integration, installation: $installation, site: $site) { ...SiteInstallationFields }
+        }`,
+        [SiteInstallationFields],
+      ),
+      update: graphql(
+        `mutation UpdateIntegrationSiteInstallation($input: UpdateIntegrationSiteInstallationInput!) {
+          result: updateIntegrationSiteInstallation(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
+        }`,
+        [SiteInstallationFields],
+      ),
+      uninstall: graphql(
+        `mutation UninstallIntegrationFromSite($input: UninstallIntegrationFromSiteInput!) {
+          result: uninstallIntegrationFromSite(input: $input) { removed }
+        }`,
+      ),
+      listEverywhere: graphql(
+        `query ListIntegrationSiteInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
+          integration(name: $name) {
+            list: siteInstallations(externalId: $externalId, first: $first, after: $after) {
+              totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }
+            }
+          }
+        }`,
+        [SiteInstallationFields, ListInfo],
+      ),
+    },
+  ),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName/events",
     action: "integration.manage",
     query: { page: "string", limit: "limit" },
-    document: /* GraphQL */ `
-      query ListIntegrationEvents($name: String!, $first: Int, $after: String) {
-        integration(name: $name) { events(first: $first, after: $after) { ${CONNECTION} nodes { ...EventFields } } }
-      }
-      ${EVENT_FIELDS}`,
+    document: graphql(
+      `query ListIntegrationEvents($name: String!, $first: Int, $after: String) {
+        integration(name: $name) { events(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...EventFields } } }
+      }`,
+      [EventFields, ListInfo],
+    ),
     variables: (request) => ({ name: name(request), ...pageVariables(request.query) }),
     status: 200,
     body: (data) => listBody(data.integration.events, restEvent),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName/events/:eventId",
     action: "integration.manage",
-    document: /* GraphQL */ `
-      query GetIntegrationEvent($name: String!, $id: ID!) { integration(name: $name) { event(id: $id) { ...EventFields } } }
-      ${EVENT_FIELDS}`,
+    document: graphql(
+      `query GetIntegrationEvent($name: String!, $id: ID!) { integration(name: $name) { event(id: $id) { ...EventFields } } }`,
+      [EventFields],
+    ),
     variables: (request) => ({ name: name(request), id: request.params.eventId }),
     status: 200,
     body: (data) => ({ event: restEvent(data.integration.event), trace: { logs: data.integration.event.logs } }),
-  },
-  {
+  }),
+  typedRoute({
     method: "PUT",
     path: "/v1/integrations/:integrationName/dev",
     action: "integration.manage",
-    document: /* GraphQL */ `
-      mutation SetIntegrationDevelopmentMode($name: String!, $tunnelUrl: String!, $all: Boolean) {
+    document: graphql(
+      `mutation SetIntegrationDevelopmentMode($name: String!, $tunnelUrl: String!, $all: Boolean) {
         setIntegrationDevelopmentMode(name: $name, tunnelUrl: $tunnelUrl, all: $all) { integration { name } }
       }`,
+    ),
     variables: (request) => {
       const all = request.body.all;
       if (all != null && typeof all !== "boolean") throw new RestInputError("all must be a boolean");
       return { name: name(request), tunnelUrl: stringField(request.body, "tunnelUrl", true), all };
     },
     status: 204,
-  },
-  {
+  }),
+  typedRoute({
     method: "DELETE",
     path: "/v1/integrations/:integrationName/dev",
     action: "integration.manage",
-    document: /* GraphQL */ `mutation DisableIntegrationDevelopmentMode($name: String!) { disableIntegrationDevelopmentMode(name: $name) { integration { name } } }`,
+    document: graphql(
+      `mutation DisableIntegrationDevelopmentMode($name: String!) { disableIntegrationDevelopmentMode(name: $name) { integration { name } } }`,
+    ),
     variables: (request) => ({ name: name(request) }),
     status: 205,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/integrations/:integrationName/render",
     action: "integration.render",
     query: { request: "string" },
-    document: RENDER_DOCUMENT,
+    document: RenderDocument,
     variables: (request) => {
       if (request.query.request === undefined)
         throw new RestInputError("request is required: the render request compressed with lz-string");
@@ -581,42 +635,60 @@ export const integrationRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => data.renderIntegrationUI.output,
-  },
-  {
+  }),
+  typedRoute({
     method: "POST",
     path: "/v1/integrations/:integrationName/render",
     action: "integration.render",
-    document: RENDER_DOCUMENT,
+    document: RenderDocument,
     variables: renderInput,
     status: 200,
     body: (data) => data.renderIntegrationUI.output,
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/integrations",
     action: "integration.list",
     query: FILTER_QUERY,
-    document: /* GraphQL */ `
-      query ListOrganizationIntegrations($id: ID!, ${FILTER_ARGS}) {
-        organization(id: $id) { integrations(${FILTER_PASS}) { ${CONNECTION} nodes { ...IntegrationFields } } }
-      }
-      ${INTEGRATION_FIELDS}`,
+    document: graphql(
+      `query ListOrganizationIntegrations(
+        $id: ID!, $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID,
+        $scope: String, $target: String, $first: Int, $after: String
+      ) {
+        organization(id: $id) {
+          integrations(
+            search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
+            scope: $scope, target: $target, first: $first, after: $after
+          ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
+        }
+      }`,
+      [IntegrationFields, ListInfo],
+    ),
     variables: (request) => ({ id: request.params.organizationId, ...filterVariables(request) }),
     status: 200,
     body: (data) => listBody(data.organization.integrations, restIntegration),
-  },
-  {
+  }),
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/integrations",
     action: "space.read",
     query: FILTER_QUERY,
-    document: /* GraphQL */ `
-      query ListSpaceIntegrations($id: ID!, ${FILTER_ARGS}) {
-        space(id: $id) { integrations(${FILTER_PASS}) { ${CONNECTION} nodes { ...IntegrationFields } } }
-      }
-      ${INTEGRATION_FIELDS}`,
+    document: graphql(
+      `query ListSpaceIntegrations(
+        $id: ID!, $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID,
+        $scope: String, $target: String, $first: Int, $after: String
+      ) {
+        space(id: $id) {
+          integrations(
+            search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
+            scope: $scope, target: $target, first: $first, after: $after
+          ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
+        }
+      }`,
+      [IntegrationFields, ListInfo],
+    ),
     variables: (request) => ({ id: request.params.spaceId, ...filterVariables(request) }),
     status: 200,
     body: (data) => listBody(data.space.integrations, restIntegration),
-  },
+  }),
 ];

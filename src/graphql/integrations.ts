@@ -16,7 +16,6 @@ import {
   deleteIntegration,
   disableDevelopmentMode,
   installIntegration,
-  type IntegrationFilters,
   integrationPermissions,
   listEvents,
   listInstallations,
@@ -491,16 +490,16 @@ builder.objectFields(IntegrationInstallationRef, (t) => ({
   ...contentLists.site.onInstallation(t),
 }));
 
-const FilterArgs = (t: any) => ({
-  search: t.arg.string(),
-  category: t.arg.string(),
-  blockDomain: t.arg.string(),
-  blocks: t.arg.boolean(),
-  contentSources: t.arg.boolean(),
-  owner: t.arg.id(),
-  scope: t.arg.string(),
-  target: t.arg.string(),
-});
+const filterArgs = builder.args((t) => ({
+  search: t.string(),
+  category: t.string(),
+  blockDomain: t.string(),
+  blocks: t.boolean(),
+  contentSources: t.boolean(),
+  owner: t.id(),
+  scope: t.string(),
+  target: t.string(),
+}));
 
 const IntegrationConnection = builder.connectionObject(
   { type: IntegrationRef, name: "IntegrationConnection" },
@@ -518,8 +517,8 @@ builder.queryFields((t) => ({
     {
       type: IntegrationRef,
       description: "Public integrations and those of the caller's organizations, oldest first",
-      args: FilterArgs(t),
-      resolve: async (_root, args, { core }) => toConnection(await listIntegrations(core, args as IntegrationFilters, args)),
+      args: filterArgs,
+      resolve: async (_root, args, { core }) => toConnection(await listIntegrations(core, args, args)),
     },
     IntegrationConnection,
   ),
@@ -530,8 +529,8 @@ builder.objectFields(OrganizationRef, (t) => ({
     {
       type: IntegrationRef,
       description: "Integrations installed in the organization",
-      args: FilterArgs(t),
-      resolve: async (o, args, { core }) => toConnection(await listOrganizationIntegrations(core, o.id, args as IntegrationFilters, args)),
+      args: filterArgs,
+      resolve: async (o, args, { core }) => toConnection(await listOrganizationIntegrations(core, o.id, args, args)),
     },
     { name: "OrganizationIntegrationConnection" },
     { name: "OrganizationIntegrationEdge" },
@@ -543,8 +542,8 @@ builder.objectFields(SpaceRef, (t) => ({
     {
       type: IntegrationRef,
       description: "Integrations installed on the space",
-      args: FilterArgs(t),
-      resolve: async (space, args, { core }) => toConnection(await listSpaceIntegrations(core, space.id, args as IntegrationFilters, args)),
+      args: filterArgs,
+      resolve: async (space, args, { core }) => toConnection(await listSpaceIntegrations(core, space.id, args, args)),
     },
     { name: "SpaceIntegrationConnection" },
     { name: "SpaceIntegrationEdge" },
