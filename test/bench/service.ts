@@ -3,7 +3,9 @@
 // measures its CPU time and RSS alone and `--cpu-prof` profiles only the service.
 // It can record the SQL statements a request sends (through pg, so on PostgreSQL only), grouped
 // in the stages the service awaits them in: the bare handler (bare.ts) replays exactly those.
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { Session } from "node:inspector/promises";
 import type { AddressInfo } from "node:net";
 import { generateKeyBetween } from "fractional-indexing";
 import pg from "pg";
@@ -126,6 +128,7 @@ async function main() {
   server.on("request", (req, res) => void yoga(req, res));
   const content = await seedContent(url, seeded.token, seeded.organizationId);
 
+  let profiler: Session | undefined;
   process.on("message", async (message: { type: string }) => {
     switch (message.type) {
       case "record":
@@ -141,6 +144,23 @@ async function main() {
         globalThis.gc?.();
         process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
         break;
+      case "profile":
+        // A V8 CPU profile of what follows, until "profile-stop" (test/bench/profile.ts).
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post("Profiler.enable");
+        await profiler.post("Profiler.start");
+        process.send!({ type: "profiling" });
+        break;
+      case "profile-stop": {
+        const { profile } = await profiler!.post("Profiler.stop");
+        const file = (message as { type: string; file: string }).file;
+        writeFileSync(file, JSON.stringify(profile));
+        profiler!.disconnect();
+        profiler = undefined;
+        process.send!({ type: "profiled", file });
+        break;
+      }
       case "sandboxes":
         // Resident memory of each warm integration sandbox (a workerd process), bytes.
         process.send!({ type: "sandboxes", rss: app.services.integrations.sandboxes.memory() });

@@ -68,7 +68,10 @@ export function maskError(error: unknown): Error {
       extensions: { ...error.extensions, code: "BAD_REQUEST" },
     });
   }
-  console.error("Unexpected error:", original);
+  // A raw query's error on PGlite prints no cause ("Message: `undefined`"): the driver's is logged beside it.
+  const cause = (original as { meta?: { driverAdapterError?: { cause?: { message?: string; originalMessage?: string } } } }).meta
+    ?.driverAdapterError?.cause;
+  console.error("Unexpected error:", original, ...(cause ? [`(database: ${cause.originalMessage ?? cause.message})`] : []));
   return new GraphQLError("Unexpected error", {
     path: error instanceof GraphQLError ? error.path : undefined,
     extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } },

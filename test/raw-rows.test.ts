@@ -1,0 +1,106 @@
+// The raw-SQL reads of the hottest loaders (src/core/loaders.ts `rawRows`) give the very row
+// objects Prisma's model queries give: same keys, same types (dates, JSON, arrays, nulls), on the
+// database under test.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRows } from "../src/core/loaders.ts";
+import type { Database } from "../src/db/client.ts";
+import { openTestDatabase } from "./support/database.ts";
+
+let db: Database;
+beforeAll(async () => {
+  db = await openTestDatabase();
+  const prisma = db.prisma;
+  await prisma.user.createMany({ data: [{ id: "usr_a", email: "a@example.com", displayName: "A" }] });
+  await prisma.organization.createMany({
+    data: [
+      { id: "org_a", title: "Plain" },
+      {
+        id: "org_b",
+        title: "Full",
+        hostname: "docs.example.com",
+        useCase: "docs",
+        communityType: "oss",
+        defaultRole: "read",
+        sso: true,
+        emailDomains: ["example.com", "example.org"],
+        logo: "https://example.com/logo.png",
+        mergeRules: { type: "rules", rules: { requireApproval: true, nested: [1, "two", null] } },
+        createdAt: new Date("2026-01-02T03:04:05.678Z"),
+      },
+    ],
+  });
+  await prisma.member.createMany({
+    data: [
+      { organizationId: "org_a", userId: "usr_a", role: "admin" },
+      { organizationId: "org_b", userId: "usr_a", role: null, disabled: true, lastSeenAt: new Date("2026-02-03T00:00:00.001Z") },
+    ],
+  });
+  await prisma.collection.createMany({
+    data: [
+      { id: "col_a", organizationId: "org_a", title: "Top", sortKey: "a0" },
+      { id: "col_b", organizationId: "org_a", parentId: "col_a", title: "Inner", description: "d", defaultLevel: "edit", sortKey: "a1" },
+    ],
+  });
+  await prisma.$transaction([
+    prisma.space.createMany({
+      data: [
+        { id: "spc_a", organizationId: "org_a", title: "A", sortKey: "a0", revisionId: "rev_a" },
+        {
+          id: "spc_b",
+          organizationId: "org_a",
+          parentId: "col_b",
+          title: "B",
+          emoji: "1f600",
+          visibility: "public",
+          defaultLevel: "comment",
+          sortKey: "a1",
+          revisionId: "rev_b",
+          deletedAt: new Date("2026-03-04T05:06:07.089Z"),
+          changeRequestNumber: 7,
+          mergeRules: { type: "none" },
+        },
+      ],
+    }),
+    prisma.revision.createMany({
+      data: [
+        { id: "rev_a", spaceId: "spc_a" },
+        { id: "rev_b", spaceId: "spc_b" },
+      ],
+    }),
+  ]);
+});
+afterAll(() => db?.close());
+
+const byKey = <T>(rows: T[], key: (row: T) => string) => [...rows].sort((a, b) => key(a).localeCompare(key(b)));
+
+describe("raw rows of the hottest loaders", () => {
+  it("organizations equal findMany's", async () => {
+    const ids = ["org_a", "org_b", "org_missing"];
+    const raw = await rawRows.organizations(db.prisma, ids);
+    expect(raw).toHaveLength(2);
+    expect(byKey(raw, (r) => r.id)).toStrictEqual(
+      await db.prisma.organization.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } }),
+    );
+  });
+
+  it("collections equal findMany's", async () => {
+    const ids = ["col_a", "col_b"];
+    expect(byKey(await rawRows.collections(db.prisma, ids), (r) => r.id)).toStrictEqual(
+      await db.prisma.collection.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } }),
+    );
+  });
+
+  it("spaces equal findMany's", async () => {
+    const ids = ["spc_a", "spc_b"];
+    expect(byKey(await rawRows.spaces(db.prisma, ids), (r) => r.id)).toStrictEqual(
+      await db.prisma.space.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } }),
+    );
+  });
+
+  it("a user's memberships equal findMany's", async () => {
+    expect(byKey(await rawRows.membershipsOfUser(db.prisma, "usr_a"), (r) => r.organizationId)).toStrictEqual(
+      await db.prisma.member.findMany({ where: { userId: "usr_a" }, orderBy: { organizationId: "asc" } }),
+    );
+    expect(await rawRows.membershipsOfUser(db.prisma, "usr_none")).toStrictEqual([]);
+  });
+});
