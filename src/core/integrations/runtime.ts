@@ -241,26 +241,16 @@ export class IntegrationRuntime {
           : null,
       ]);
       environment.installation = this.installationJson(integration, installation, spaces);
-      if (spaceRow) {
-        environment.spaceInstallation = {
-          space: spaceRow.spaceId,
-          status: spaceRow.status,
-          configuration: spaceRow.configuration,
-          externalIds: spaceRow.externalIds,
-          integration: integration.name,
-          installation: installation.id,
-        };
-      }
-      if (siteRow) {
-        environment.siteInstallation = {
-          site: siteRow.siteId,
-          status: siteRow.status,
-          configuration: siteRow.configuration,
-          externalIds: siteRow.externalIds,
-          integration: integration.name,
-          installation: installation.id,
-        };
-      }
+      // The published IntegrationSpaceInstallation / IntegrationSiteInstallation of the event's scope.
+      const contentInstallation = (row: { status: string; configuration: unknown; externalIds: unknown }) => ({
+        status: row.status,
+        configuration: row.configuration,
+        externalIds: row.externalIds,
+        integration: integration.name,
+        installation: installation.id,
+      });
+      if (spaceRow) environment.spaceInstallation = { space: spaceRow.spaceId, ...contentInstallation(spaceRow) };
+      if (siteRow) environment.siteInstallation = { site: siteRow.siteId, ...contentInstallation(siteRow) };
     }
     return environment;
   }

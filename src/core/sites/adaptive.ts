@@ -5,8 +5,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import type { Site } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput } from "../errors.ts";
-import { siteLoaders } from "./loaders.ts";
-import { requireSite } from "./index.ts";
+import { requireSite, writeSite } from "./index.ts";
 
 /** The schema of a site that has not set one: no signed claims, no unsigned ones. */
 export const EMPTY_ADAPTIVE_SCHEMA = {
@@ -64,13 +63,7 @@ export async function updateAdaptiveSchema(
 ) {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const schema = checkAdaptiveSchema(jsonSchema);
-  const now = ctx.clock.now();
-  const site = await ctx.prisma.site.update({
-    where: { id: siteId },
-    data: { adaptiveSchema: schema as never, adaptiveSchemaUpdatedAt: now, updatedAt: now },
-  });
-  siteLoaders(ctx).forget(siteId);
-  return site;
+  return writeSite(ctx, siteId, (now) => ({ adaptiveSchema: schema as never, adaptiveSchemaUpdatedAt: now }));
 }
 
 interface TemplateCondition {

@@ -9,7 +9,7 @@ import type { ValidateFunction } from "ajv";
 import { Prisma, type Site, type SiteSpace } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
-import { requireSite } from "./index.ts";
+import { requireSite, writeSite } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
 
 const color = (light: string, dark = light) => ({ light, dark });
@@ -127,13 +127,7 @@ export async function updateSiteCustomization(
 ) {
   await requireSite(ctx, organizationId, siteId, "site.configure");
   const { updatedAt: _ignored, ...checked } = checkAgainst("site", settings);
-  const now = ctx.clock.now();
-  const site = await ctx.prisma.site.update({
-    where: { id: siteId },
-    data: { customization: checked as never, customizationUpdatedAt: now, updatedAt: now },
-  });
-  siteLoaders(ctx).forget(siteId);
-  return site;
+  return writeSite(ctx, siteId, (now) => ({ customization: checked as never, customizationUpdatedAt: now }));
 }
 
 /** `patch` over a stored override: null removes a key, objects merge key by key. */

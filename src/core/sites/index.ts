@@ -410,7 +410,13 @@ export async function setSitePublished(
   published: boolean,
 ): Promise<Site> {
   await requireSite(ctx, organizationId, siteId, "site.publish");
-  const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { published, updatedAt: ctx.clock.now() } });
+  return writeSite(ctx, siteId, () => ({ published }));
+}
+
+/** Writes fields of a site's row (given the time, for their own timestamps); its `updatedAt` moves with them. */
+export async function writeSite(ctx: CoreContext, siteId: string, fields: (now: Date) => Prisma.SiteUpdateInput): Promise<Site> {
+  const now = ctx.clock.now();
+  const site = await ctx.prisma.site.update({ where: { id: siteId }, data: { ...fields(now), updatedAt: now } });
   siteLoaders(ctx).forget(siteId);
   return site;
 }
