@@ -1,17 +1,18 @@
 // /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf: a temporary URL (one hour) of the
 // change request's content as a PDF, all of it or one page (with its subpages unless `only`).
-import type { RestRoute } from "../route.ts";
+import { graphql } from "../graphql.ts";
+import { type RestRoute, typedRoute } from "../route.ts";
 
 export const pdfRoutes: RestRoute[] = [
-  {
+  typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/change-requests/:changeRequestId/pdf",
     action: "changeRequest.read",
     query: { only: "boolean", page: "string" },
-    document: /* GraphQL */ `
+    document: graphql(`
       query GetChangeRequestPDF($space: ID!, $changeRequest: ID!, $page: ID, $only: Boolean) {
         space(id: $space) { changeRequest(id: $changeRequest) { pdf(page: $page, only: $only) { url } } }
-      }`,
+      }`),
     variables: ({ params, query }) => ({
       space: params.spaceId,
       changeRequest: params.changeRequestId,
@@ -20,5 +21,5 @@ export const pdfRoutes: RestRoute[] = [
     }),
     status: 200,
     body: (data) => ({ url: data.space.changeRequest.pdf.url }),
-  },
+  }),
 ];
