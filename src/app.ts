@@ -16,6 +16,7 @@ import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
 import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
+import { useIntegrationScripts } from "./graphql/plugins/use-integration-scripts.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
@@ -163,6 +164,7 @@ export function createApp({
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),
+      useIntegrationScripts(services),
       useNotImplemented(routes),
       useRestAdapter(routes),
     ].map((plugin) => guardRequestHooks(plugin)),

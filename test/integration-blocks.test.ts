@@ -7,6 +7,7 @@
 // small notice within the page's bound while the rest of the page renders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/core/ids.ts";
+import { launchBrowser } from "./support/browser.ts";
 import { graphqlData } from "./support/expect.ts";
 import { validateResponse } from "./support/openapi.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
@@ -246,6 +247,24 @@ describe("on a published page", () => {
     // The text input is not rendered (nothing for it, a log line instead).
     expect(html).not.toContain("textinput");
     expect(response.headers.get("etag")).toBeTruthy();
+
+    // In a real browser: the block is shown, and nothing the script sent runs.
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const dialogs: string[] = [];
+      page.on("dialog", (dialog) => {
+        dialogs.push(dialog.message());
+        void dialog.dismiss();
+      });
+      await page.goto(`${server.url}/sites/${site}/`);
+      await expect.poll(() => page.locator(".integration-block a.ck-button").textContent()).toBe("Open docs");
+      expect(await page.locator(".integration-block .ck-card-title").isVisible()).toBe(true);
+      expect(await page.locator(".integration-block .ck-text").first().innerText()).toBe("Hello <b>docs</b> <script>alert(1)</script>");
+      expect(dialogs).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("renders only where the integration is installed (the page's space or the site), and again after a new version or a content change", async () => {
@@ -315,5 +334,89 @@ describe("on a published page", () => {
     const cached = await statementsOf(view);
     server.clock.advance(31_000);
     expect(await statementsOf(view)).toBeGreaterThan(cached);
+  });
+});
+
+describe("scripts injected into a site", () => {
+  const SCRIPTED = `${NAME}-script`;
+  const SCRIPTED_SOURCE = `export default { async fetch(request) {
+    const event = JSON.parse((await request.formData()).get("event"));
+    if (event.type !== "fetch_published_script") return new Response("OK");
+    return new Response("window.injected = " + JSON.stringify(event.siteId) + ";", { headers: { "content-type": "application/javascript" } });
+  } };`;
+
+  it("lists them (published schema), serves each script from the integration's answer with its Content-Security-Policy", async () => {
+    const published = await server.rest(A.token, "POST", `/v1/integrations/${SCRIPTED}`, {
+      organization: A.organizationId,
+      title: "Site script",
+      script: SCRIPTED_SOURCE,
+      visibility: "private",
+      scopes: ["site:script:inject", "site:script:cookies"],
+      contentSecurityPolicy: { "script-src": "https://cdn.example.com", "connect-src": "https://api.example.com\r\nX-Evil: 1" },
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const scripted = await installation(SCRIPTED);
+    const space = (await server.client(A.token).orgs.createSpace(A.organizationId, { title: "Scripted" })).data.id;
+    const site = await publishedSite([space]);
+    const path = `/v1/orgs/${A.organizationId}/sites/${site}/integration-scripts`;
+    expect((await server.client(A.token).orgs.listSiteIntegrationScripts(A.organizationId, site)).data).toEqual([]);
+
+    await server.client(A.token).integrations.installIntegrationOnSite(SCRIPTED, scripted, { siteId: site });
+    // The block integration installed on the site too has no site:script:inject scope: not listed.
+    await server.client(A.token).integrations.installIntegrationOnSite(NAME, installationId, { siteId: site });
+    const listed = await server.rest(A.token, "GET", path);
+    expect(listed.status).toBe(200);
+    expect(validateResponse("GET", path, 200, listed.body)).toEqual([]);
+    const csp = "script-src https://cdn.example.com; connect-src https://api.example.com X-Evil: 1";
+    expect(listed.body).toEqual([
+      {
+        script: `${server.url}/v1/integrations/${SCRIPTED}/installations/${scripted}/sites/${site}/script.js?v=1`,
+        contentSecurityPolicy: csp,
+        cookies: true,
+      },
+    ]);
+    const viaGraphQL = await gql(`query($site: ID!) { site(id: $site) { integrationScripts { script contentSecurityPolicy cookies } } }`, {
+      site,
+    });
+    expect(viaGraphQL.site.integrationScripts).toEqual(listed.body);
+
+    // The script itself, without a token, as a published page loads it.
+    await eventsDelivered();
+    const script = await fetch(listed.body[0].script);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toBe("application/javascript; charset=utf-8");
+    expect(script.headers.get("content-security-policy")).toBe(csp);
+    expect(await script.text()).toBe(`window.injected = ${JSON.stringify(site)};`);
+
+    // Elsewhere it is 404; a reader of another organization does not see the list.
+    const other = await fetch(`${server.url}/v1/integrations/${SCRIPTED}/installations/${scripted}/sites/site_nowhere/script.js`);
+    expect(other.status).toBe(404);
+    expect((await other.json()).error.code).toBe(404);
+    const blocks = await fetch(`${server.url}/v1/integrations/${NAME}/installations/${installationId}/sites/${site}/script.js`);
+    expect(blocks.status).toBe(404);
+    const stranger = await server.bootstrap("Script stranger");
+    expect((await server.rest(stranger.token, "GET", path)).status).toBe(404);
+
+    // A script that throws: 502 naming the problem, not a 500.
+    const broken = `${SCRIPTED}-broken`;
+    const brokenPublished = await server.rest(A.token, "POST", `/v1/integrations/${broken}`, {
+      organization: A.organizationId,
+      title: "Broken script",
+      script: `export default { async fetch(request) {
+        const event = JSON.parse((await request.formData()).get("event"));
+        if (event.type === "fetch_published_script") throw new Error("no script today");
+        return new Response("OK");
+      } };`,
+      visibility: "private",
+      scopes: ["site:script:inject"],
+    });
+    expect(brokenPublished.status).toBe(200);
+    const brokenInstallation = await installation(broken);
+    await server.client(A.token).integrations.installIntegrationOnSite(broken, brokenInstallation, { siteId: site });
+    const scripts = (await server.rest(A.token, "GET", path)).body;
+    expect(scripts.map((entry: any) => entry.cookies).sort()).toEqual([false, true]);
+    const failing = await fetch(scripts.find((entry: any) => entry.script.includes(broken)).script);
+    expect(failing.status).toBe(502);
+    expect((await failing.json()).error.message).toContain(`The integration "${broken}" could not answer its site script`);
   });
 });

@@ -637,6 +637,7 @@ const FIXTURES: Record<string, Fixture> = {
   ...SITE_FIXTURES,
   ...integrationFixtures(),
   "GET /v1/spaces/:spaceId/integration-blocks": async () => ({ path: `/v1/spaces/${await newSpace()}/integration-blocks` }),
+  "GET /v1/orgs/:organizationId/sites/:siteId/integration-scripts": async () => ({ path: `${(await newSite()).path}/integration-scripts` }),
   // Who can access a space or collection
   ...permissionFixtures(
     "/v1/spaces/:spaceId",

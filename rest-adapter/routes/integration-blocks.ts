@@ -1,5 +1,7 @@
 // GET /v1/spaces/{spaceId}/integration-blocks: the blocks of the integrations installed on the
-// space (the published `SpaceIntegrationBlocks`: `[{ name, blocks: [IntegrationBlock] }]`).
+// space (the published `SpaceIntegrationBlocks`: `[{ name, blocks: [IntegrationBlock] }]`); and
+// GET /v1/orgs/{organizationId}/sites/{siteId}/integration-scripts: the scripts integrations
+// inject into the site (`[SiteIntegrationScript]`).
 import { graphql } from "../graphql.ts";
 import { compact, typedRoute, type RestRoute } from "../route.ts";
 
@@ -21,5 +23,17 @@ export const integrationBlockRoutes: RestRoute[] = [
         name: entry.name,
         blocks: entry.blocks.map((block) => compact({ ...block })),
       })),
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/orgs/:organizationId/sites/:siteId/integration-scripts",
+    action: "site.read",
+    document: graphql(`
+      query ListSiteIntegrationScripts($site: ID!, $organization: ID) {
+        site(id: $site, organization: $organization) { integrationScripts { script contentSecurityPolicy cookies } }
+      }`),
+    variables: ({ params }) => ({ site: params.siteId, organization: params.organizationId }),
+    status: 200,
+    body: (data) => data.site.integrationScripts.map((entry) => compact({ ...entry })),
   }),
 ];

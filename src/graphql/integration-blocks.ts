@@ -1,8 +1,11 @@
 // Blocks of the integrations installed on a space (`Space.integrationBlocks`; REST
-// `GET /v1/spaces/{spaceId}/integration-blocks`). Rules in src/core/integrations/blocks.ts.
+// `GET /v1/spaces/{spaceId}/integration-blocks`), and the scripts integrations inject into a
+// site (`Site.integrationScripts`). Rules in src/core/integrations/blocks.ts and site-scripts.ts.
 import { type IntegrationBlockJson, spaceIntegrationBlocks } from "../core/integrations/blocks.ts";
+import { siteIntegrationScripts } from "../core/integrations/site-scripts.ts";
 import { builder } from "./builder.ts";
 import { IntegrationRef } from "./integrations.ts";
+import { SiteRef } from "./sites.ts";
 import { SpaceRef } from "./spaces.ts";
 
 const BlockMarkdown = builder.objectRef<{ codeblock: string; body: string }>("IntegrationBlockMarkdown").implement({
@@ -51,5 +54,32 @@ builder.objectFields(SpaceRef, (t) => ({
     description:
       "Blocks of the integrations installed on the space (active installations on it, or on all spaces of the organization), by integration name",
     resolve: (space, _args, { core }) => spaceIntegrationBlocks(core, space.id),
+  }),
+}));
+
+// Scripts of integrations injected into a site's published pages (`Site.integrationScripts`;
+// REST `GET /v1/orgs/{organizationId}/sites/{siteId}/integration-scripts`). Rules in
+// src/core/integrations/site-scripts.ts.
+const SiteIntegrationScript = builder
+  .objectRef<Awaited<ReturnType<typeof siteIntegrationScripts>>[number]>("SiteIntegrationScript")
+  .implement({
+    description: "A script an integration injects into the site's published pages (the published SiteIntegrationScript)",
+    fields: (t) => ({
+      script: t.exposeString("script", { description: "URL of the script (served by this service from the integration's answer)" }),
+      contentSecurityPolicy: t.string({
+        description: "The integration's Content-Security-Policy for it, also sent as a header with the script",
+        nullable: true,
+        resolve: (entry) => entry.contentSecurityPolicy ?? null,
+      }),
+      cookies: t.exposeBoolean("cookies", { description: "Whether the script may use cookies (the site:script:cookies scope)" }),
+    }),
+  });
+
+builder.objectFields(SiteRef, (t) => ({
+  integrationScripts: t.field({
+    type: [SiteIntegrationScript],
+    description:
+      "Scripts of the integrations installed on the site with the site:script:inject scope (active installations on it, or on all sites of the organization)",
+    resolve: (site, _args, { core }) => siteIntegrationScripts(core, site),
   }),
 }));

@@ -3,7 +3,7 @@
 //
 // Rendered: block, box, hstack, vstack, divider, text (bold, italic, code, strikethrough),
 // markdown (through the page's markdown renderer: raw HTML escaped), codeblock, button, image,
-// card, hint, link, webframe (a sandboxed iframe). `{ $state: key }` bindings read the render's
+// card, hint, link, webframe (as a link: published pages allow no frames). `{ $state: key }` bindings read the render's
 // state. Everything from the script is escaped; URLs are kept only when they are http(s). A
 // published page has no client runtime, so actions cannot run: a button whose action opens a
 // URL (`@ui.url.open`) is a link, any other is shown disabled. Other elements (inputs, selects,
@@ -140,10 +140,9 @@ class Renderer {
         return href ? `<a class="ck-link" href="${e(href)}" rel="noopener noreferrer nofollow">${text}</a>` : text;
       }
       case "webframe": {
+        // Published pages allow no frames (their Content-Security-Policy): a link to the frame's page instead.
         const src = isObject(el.source) ? safeUrl(el.source.url) : null;
-        if (!src) return "";
-        const ratio = typeof el.aspectRatio === "number" && el.aspectRatio > 0 ? el.aspectRatio : 16 / 9;
-        return `<iframe class="ck-webframe" src="${e(src)}" sandbox="allow-scripts allow-popups" referrerpolicy="no-referrer" loading="lazy" style="width:100%;border:0;aspect-ratio:${ratio}"></iframe>`;
+        return src ? `<p class="ck-webframe"><a href="${e(src)}" rel="noopener noreferrer nofollow">${e(src)}</a></p>` : "";
       }
       default: {
         const type = typeof el.type === "string" ? el.type : JSON.stringify(el.type ?? null);
