@@ -51,6 +51,8 @@ export function startChild(file: string, env: Record<string, string | undefined>
       console.error(`${file} exited with ${code}`);
       process.exit(1);
     }
+    // Asked to exit, the child answers by exiting: whoever waits for its answer goes on.
+    for (const resolve of waiting.splice(0)) resolve({ type: "exited" });
   });
   const next = <T>() => (queued.length ? Promise.resolve(queued.shift() as T) : new Promise<T>((resolve) => waiting.push(resolve)));
   return {

@@ -16,11 +16,11 @@ import type { JsonDocument } from "./document.ts";
 import { checkLiveEditing, checkRevisionMessage, findFile, headLockKey, requireEditableTarget, type ContentTarget } from "./target.ts";
 import {
   applyEdits,
-  findPage,
-  findPageByPath,
+  flatten,
   type Content,
   type ContentEdit,
   type FileEntry,
+  type LocatedPage,
   type PageNode,
   type ReusableContentEntry,
 } from "./tree.ts";
@@ -58,14 +58,34 @@ export async function readRevision(ctx: CoreContext, spaceId: string, revisionId
   return revision;
 }
 
+/**
+ * A revision's pages by id and its documents by path, as `findPage` and `findPageByPath` find them
+ * (the first in tree order), built once per revision object: a revision never changes, and the
+ * loaders hand the same cached object to every request (cache.ts), so a page read does not walk
+ * and copy the whole tree again.
+ */
+const pageIndexes = new WeakMap<Revision, { byId: Map<string, LocatedPage>; byPath: Map<string, LocatedPage> }>();
+function pageIndex(revision: Revision) {
+  let index = pageIndexes.get(revision);
+  if (!index) {
+    index = { byId: new Map(), byPath: new Map() };
+    for (const located of flatten(contentOf(revision).pages)) {
+      if (!index.byId.has(located.page.id)) index.byId.set(located.page.id, located);
+      if (located.page.kind === "document" && !index.byPath.has(located.path)) index.byPath.set(located.path, located);
+    }
+    pageIndexes.set(revision, index);
+  }
+  return index;
+}
+
 export function pageOf(revision: Revision, pageId: string) {
-  const located = findPage(contentOf(revision).pages, pageId);
+  const located = pageIndex(revision).byId.get(pageId);
   if (!located) throw notFound("page", pageId);
   return located;
 }
 
 export function pageAtPath(revision: Revision, path: string) {
-  const located = findPageByPath(contentOf(revision).pages, path);
+  const located = pageIndex(revision).byPath.get(path.replace(/^\/+|\/+$/g, ""));
   if (!located) throw notFound("page at path", path);
   return located;
 }
