@@ -93,6 +93,19 @@ async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Re
   return body as Record<string, unknown>;
 }
 
+/**
+ * The `Location` of a 201 (the published API lists it on its create routes): the created
+ * resource's `urls.location`, else the API URL the route builds from the request and body.
+ */
+function locationOf(route: RestRoute, body: any, request: RestRequest, contextValue: Record<string, unknown>): string | undefined {
+  const own = body?.urls?.location;
+  if (typeof own === "string") return own;
+  if (!route.location) return undefined;
+  // The GraphQL context's core carries the URLs built from PUBLIC_URL, as `urls.location` has them.
+  const { core } = contextValue as { core: { urls: { api(path: string): string } } };
+  return core.urls.api(route.location(body, request));
+}
+
 export function useRestAdapter(routes: RestRoute[]): Plugin {
   let yoga: YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
   const router = FindMyWay({ ignoreTrailingSlash: true });
@@ -118,8 +131,9 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       params: { query: route.document, variables: variableValues },
     });
     let result;
+    let contextValue: Record<string, unknown>;
     try {
-      const contextValue = await contextFactory();
+      contextValue = await contextFactory();
       result = await execute({ schema, document: route.parsed, variableValues, contextValue });
     } catch (error) {
       if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);
@@ -132,7 +146,9 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
     const status = route.statusOf?.(result.data) ?? route.status;
     if (!route.body) return new Response(null, { status });
-    return Response.json(route.body(result.data), { status });
+    const responseBody = route.body(result.data);
+    const location = status === 201 ? locationOf(route, responseBody, { params, query, body }, contextValue) : undefined;
+    return Response.json(responseBody, { status, ...(location ? { headers: { Location: location } } : {}) });
   }
 
   // The routes' documents are fixed and parsed once: graphql-jit compiles each into a function on

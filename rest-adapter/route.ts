@@ -38,6 +38,11 @@ export interface RestRoute {
   statusOf?: (data: any) => 200 | 201 | 204 | 205;
   /** The response body from `data`; routes answering 204/205 have none. */
   body?: (data: any) => unknown;
+  /**
+   * The API path (below `/v1`) of what a 201 created, for its `Location` header, when its body
+   * has no `urls.location` (which is used otherwise): `/orgs/…/share-links/…`.
+   */
+  location?: (body: any, request: RestRequest) => string;
 }
 
 /**

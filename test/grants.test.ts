@@ -361,3 +361,141 @@ describe("grant uniqueness", () => {
     await prisma().permissionGrant.create({ data: { id: `grt_col_${++counter}`, collectionId: second.id, ...row } });
   });
 });
+
+describe("sites", () => {
+  async function newSite() {
+    const space = await newSpace();
+    const { data } = await api(admin.token).orgs.createSite(admin.organizationId, { title: `Site ${++counter}`, spaces: [space.id] });
+    return data;
+  }
+
+  it("a guest granted read on a site sees it (and only it, in the list too); a team's admin grant lets a reader publish it; removal counts at once", async () => {
+    const [site, otherSite] = [await newSite(), await newSite()];
+    const guest = await server.addMember(admin.organizationId, null);
+    const reader = await server.addMember(admin.organizationId, "read");
+    const team = await newTeam([reader.userId]);
+    const org = admin.organizationId;
+    await expectRestError(api(guest.token).orgs.getSiteById(org, site.id), 404);
+    await expectRestError(api(reader.token).orgs.publishSite(org, site.id), 403);
+
+    expect((await api(admin.token).orgs.inviteToSite(org, site.id, { role: role("read"), users: [guest.userId] })).status).toBe(204);
+    expect((await api(admin.token).orgs.inviteToSite(org, site.id, { role: role("admin"), teams: [team.id] })).status).toBe(204);
+
+    expect((await api(guest.token).orgs.getSiteById(org, site.id)).data.id).toBe(site.id);
+    expect((await api(guest.token).orgs.listSites(org)).data.items.map((item) => item.id)).toEqual([site.id]);
+    await expectRestError(api(guest.token).orgs.getSiteById(org, otherSite.id), 404);
+    await expectRestError(api(guest.token).orgs.updateSiteById(org, site.id, { title: "Guest's" }), 403);
+    const members = (await api(admin.token).orgs.listMembersInOrganizationById(org)).data.items;
+    expect(members.find((member) => member.id === guest.userId)?.sites).toBe(1);
+
+    // The reader's team holds admin on this site only.
+    expect((await api(reader.token).orgs.publishSite(org, site.id)).status).toBe(200);
+    await expectRestError(api(reader.token).orgs.publishSite(org, otherSite.id), 403);
+
+    const { data: users } = await api(admin.token).orgs.listUserPermissionsInSite(org, site.id);
+    expect(users.items.map((item) => [item.user.id, item.permission])).toEqual([[guest.userId, "read"]]);
+    const { data: teams } = await api(admin.token).orgs.listTeamPermissionsInSite(org, site.id);
+    expect(teams.items.map((item) => [item.team.id, item.permission])).toEqual([[team.id, "admin"]]);
+    const { data: everyone } = await api(admin.token).orgs.listPermissionsAggregateInSite(org, site.id);
+    const byUser = Object.fromEntries(everyone.items.map((item) => [item.user.id, item]));
+    expect(byUser[admin.userId]).toMatchObject({
+      permission: "admin",
+      origin: { type: "organization", organization: org },
+      disabled: false,
+    });
+    expect(byUser[guest.userId]).toMatchObject({ permission: "read", origin: { type: "site", site: site.id, reason: "member" } });
+    expect(byUser[reader.userId]).toMatchObject({
+      permission: "admin",
+      origin: { type: "site", site: site.id, reason: "team", team: team.id },
+    });
+    const { data: readers } = await api(admin.token).orgs.listPermissionsAggregateInSite(org, site.id, { role: role("read") });
+    expect(readers.items.map((item) => item.user.id)).toContain(guest.userId);
+    expect(readers.items.every((item) => item.permission === "read")).toBe(true);
+
+    const sources = await graphqlData(
+      server,
+      admin.token,
+      `query($id: ID!, $org: ID) { site(id: $id, organization: $org) { userPermissions { nodes { user { id } role sources { kind site { id } } } } } }`,
+      { id: site.id, org },
+    );
+    expect(sources.site.userPermissions.nodes).toEqual([
+      { user: { id: guest.userId }, role: "READ", sources: [{ kind: "USER", site: { id: site.id } }] },
+    ]);
+
+    expect((await api(admin.token).orgs.updateUserPermissionInSite(org, site.id, guest.userId, { role: role("admin") })).status).toBe(204);
+    expect((await api(guest.token).orgs.updateSiteById(org, site.id, { title: "Guest's site" })).data.title).toBe("Guest's site");
+    expect((await api(admin.token).orgs.removeUserFromSite(org, site.id, guest.userId)).status).toBe(205);
+    expect((await api(admin.token).orgs.removeUserFromSite(org, site.id, guest.userId)).status).toBe(204);
+    await expectRestError(api(guest.token).orgs.getSiteById(org, site.id), 404);
+    expect((await api(guest.token).orgs.listSites(org)).data.items).toEqual([]);
+    expect((await api(admin.token).orgs.removeTeamFromSite(org, site.id, team.id)).status).toBe(205);
+    await expectRestError(api(reader.token).orgs.unpublishSite(org, site.id), 403);
+    expect(await prisma().permissionGrant.count({ where: { siteId: site.id } })).toBe(0);
+  });
+
+  it("bad input: a 4xx naming the field, nothing changed; another organization's site is 404; a reader may not grant", async () => {
+    const site = await newSite();
+    const org = admin.organizationId;
+    const member = await server.addMember(org, "read");
+    const team = await newTeam([]);
+    const foreignTeam = await newTeam([], other);
+    const { data: foreignSite } = await api(other.token).orgs.createSite(other.organizationId, { title: "Foreign site" });
+    await expectNothingChanged(async () => {
+      await expectRestError(api(admin.token).orgs.inviteToSite(org, site.id, { role: role("owner"), users: [member.userId] }), 400, "role");
+      await expectRawRestError(
+        server,
+        admin.token,
+        "POST",
+        `/v1/orgs/${org}/sites/${site.id}/permissions`,
+        { users: [member.userId] },
+        400,
+        "role",
+      );
+      await expectRawRestError(
+        server,
+        admin.token,
+        "POST",
+        `/v1/orgs/${org}/sites/${site.id}/permissions`,
+        { role: "read", teams: "x" },
+        400,
+        "teams",
+      );
+      await expectRestError(
+        api(admin.token).orgs.inviteToSite(org, site.id, { role: role("read"), users: [member.userId, "usr_unknown"] }),
+        404,
+        "usr_unknown",
+      );
+      await expectRestError(
+        api(admin.token).orgs.inviteToSite(org, site.id, { role: role("read"), teams: [foreignTeam.id] }),
+        404,
+        foreignTeam.id,
+      );
+      await expectRestError(api(admin.token).orgs.updateTeamPermissionInSite(org, site.id, team.id, {}), 400, "role");
+      await expectRestError(
+        api(admin.token).orgs.updateUserPermissionInSite(org, site.id, "usr_unknown", { role: role("read") }),
+        404,
+        "usr_unknown",
+      );
+      await expectRestError(api(admin.token).orgs.listPermissionsAggregateInSite(org, site.id, { role: role("owner") }), 400, "role");
+      // The site under another organization's path, another organization's site, another organization's admin: 404.
+      await expectRestError(
+        api(admin.token).orgs.inviteToSite(other.organizationId, site.id, { role: role("read"), users: [member.userId] }),
+        404,
+      );
+      await expectRestError(api(admin.token).orgs.listUserPermissionsInSite(org, foreignSite.id), 404);
+      await expectRestError(
+        api(admin.token).orgs.updateUserPermissionInSite(org, foreignSite.id, member.userId, { role: role("read") }),
+        404,
+      );
+      await expectRestError(api(other.token).orgs.listTeamPermissionsInSite(org, site.id), 404);
+      await expectRestError(api(other.token).orgs.removeTeamFromSite(org, site.id, team.id), 404);
+      await expectRestError(api(member.token).orgs.inviteToSite(org, site.id, { role: role("admin"), users: [member.userId] }), 403);
+      expectGraphQLError(
+        await server.graphql(admin.token, `mutation($input: SetSiteGrantInput!) { setSiteGrant(input: $input) { previousRole } }`, {
+          input: { site: foreignSite.id, organization: org, user: member.userId, role: "READ" },
+        }),
+        "NOT_FOUND",
+      );
+    });
+  });
+});

@@ -336,7 +336,7 @@ const SITE_FIXTURES: Record<string, Fixture> = {
 
 /** The fixtures of the permission routes of one kind of content; `newItem` makes a fresh one (its id). */
 function permissionFixtures(routePrefix: string, pathOf: (id: string) => string, newItem: () => Promise<string>): Record<string, Fixture> {
-  const column = routePrefix.includes("spaces") ? "spaceId" : "collectionId";
+  const column = routePrefix.includes("spaces") ? "spaceId" : routePrefix.includes("sites") ? "siteId" : "collectionId";
   /** A fresh item with a read grant to a new member and to a new team. */
   const granted = async () => {
     const itemId = await newItem();
@@ -638,13 +638,18 @@ const FIXTURES: Record<string, Fixture> = {
   ...integrationFixtures(),
   "GET /v1/spaces/:spaceId/integration-blocks": async () => ({ path: `/v1/spaces/${await newSpace()}/integration-blocks` }),
   "GET /v1/orgs/:organizationId/sites/:siteId/integration-scripts": async () => ({ path: `${(await newSite()).path}/integration-scripts` }),
-  // Who can access a space or collection
+  // Who can access a space, collection or site
   ...permissionFixtures(
     "/v1/spaces/:spaceId",
     (id) => `/v1/spaces/${id}`,
     () => newSpace(),
   ),
   ...permissionFixtures("/v1/collections/:collectionId", (id) => `/v1/collections/${id}`, newCollection),
+  ...permissionFixtures(
+    SITE,
+    (id) => org(`/sites/${id}`),
+    async () => (await newSite()).path.split("/").pop()!,
+  ),
 };
 
 // A self-signed certificate (CN=matrix, made with openssl for this test), for SAML provider bodies.
@@ -903,9 +908,9 @@ type Outcome = "allowed" | 401 | 403 | 404;
 function expectedFor(route: RestRoute, role: Role | null): Outcome {
   if (route.action === "viewer") return "allowed";
   const rule: Rule = POLICY[route.action];
-  if (rule.scope === "collection" || rule.scope === "space") {
+  if (rule.scope === "collection" || rule.scope === "space" || rule.scope === "site") {
     // No grants and no default levels here: the effective role is the organization role, and a
-    // guest cannot see the content at all.
+    // guest cannot see the content (or the site) at all.
     if (role === null) return 404;
     return allows(rule.least, role) ? "allowed" : 403;
   }

@@ -58,6 +58,7 @@ describe("the whole flow through the official client", () => {
     const site = created.data;
     expect(site).toMatchObject({ object: "site", title: "Docs", type: "basic", visibility: "public", published: false, siteSpaces: 0 });
     expect(site.urls.location).toBe(`${server.url}/v1/orgs/${A.organizationId}/sites/${site.id}`);
+    expect(created.headers.get("location")).toBe(site.urls.location);
     expect(site.urls.published).toBeUndefined();
 
     const added = await api().orgs.addSpaceToSite(A.organizationId, site.id, { spaceId: guide.id });
@@ -376,12 +377,16 @@ describe("the organization's default content and a member's sites", () => {
 
 describe("share links", () => {
   it("creates, lists, searches, renames, revokes and deletes share links (204 when already gone); the key resolves published URLs", async () => {
-    const site = await newSite([(await newSpace("Shared")).id]);
+    const shared = await newSpace("Shared");
+    const site = await newSite([shared.id]);
     await api().orgs.updateSiteById(A.organizationId, site.id, { visibility: "share-link" as never });
     await api().orgs.publishSite(A.organizationId, site.id);
     const created = await api().orgs.createSiteShareLink(A.organizationId, site.id, { name: "Partners" });
     expect(created.status).toBe(201);
     expect(created.data).toMatchObject({ object: "share-link", name: "Partners", active: true });
+    expect(created.headers.get("location")).toBe(
+      `${server.url}/v1/orgs/${A.organizationId}/sites/${site.id}/share-links/${created.data.id}`,
+    );
     const key = new URL(created.data.urls.published!).searchParams.get("shareKey")!;
     expect(key.length).toBeGreaterThanOrEqual(32);
     expect(created.data.urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
@@ -402,11 +407,20 @@ describe("share links", () => {
     expect((withKey.structure.structure[0] as any).urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
     await expectRestError(api().orgs.getPublishedContentSite(A.organizationId, site.id, { shareKey: "nope" }), 400, "shareKey");
 
+    // GET /v1/spaces/{spaceId} takes it too: the space's published URL is then the site's, with the key.
+    const space = (await api().spaces.getSpaceById(shared.id, { shareKey: key })).data;
+    expect(space.urls.published).toBe(`${server.url}/sites/${site.id}/?shareKey=${key}`);
+    expect((await api().spaces.getSpaceById(shared.id)).data.urls.published).toBeUndefined(); // a private space, read without the key
+    await expectRestError(api().spaces.getSpaceById(shared.id, { shareKey: "nope" }), 400, "shareKey");
+    const elsewhere = await newSpace("Not on the site");
+    await expectRestError(api().spaces.getSpaceById(elsewhere.id, { shareKey: key }), 400, "shareKey");
+
     const renamed = await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, other.id, { name: "Press" });
     expect(renamed.data).toMatchObject({ name: "Press", active: true });
     const revoked = await api().orgs.updateSiteShareLinkById(A.organizationId, site.id, created.data.id, { active: false });
     expect(revoked.data.active).toBe(false);
     await expectRestError(api().orgs.getSiteStructure(A.organizationId, site.id, { shareKey: key }), 400, "shareKey");
+    await expectRestError(api().spaces.getSpaceById(shared.id, { shareKey: key }), 400, "shareKey");
 
     expect((await api().orgs.deleteSiteShareLinkById(A.organizationId, site.id, other.id)).status).toBe(205);
     expect((await api().orgs.deleteSiteShareLinkById(A.organizationId, site.id, other.id)).status).toBe(204);

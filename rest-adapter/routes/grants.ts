@@ -3,6 +3,10 @@
 // comments.ts does for its two bases. Invite answers 204; update 204; remove 205, or 204 when
 // the user or team had no grant there (the published statuses). `permission` is the effective
 // role on the item (users) or the highest grant (teams); GraphQL also says where it comes from.
+// Sites live under their organization's path (`/v1/orgs/{organizationId}/sites/{siteId}`): their
+// rows pass the organization along (another organization's site is 404), and their aggregate
+// says where each user's role comes from (`origin`, `disabled`), as the published
+// `UserSitePermission` has it.
 import { print } from "graphql";
 import { ROLES } from "../../src/auth/roles.ts";
 import type { FragmentOf } from "../graphql.ts";
@@ -25,10 +29,14 @@ export interface PermissionRoutesOf {
   prefix: string;
   /** The path parameter holding the item's id. */
   param: string;
+  /** The path parameter naming the item's organization, when the path has one (sites). */
+  organizationParam?: string;
+  /** The aggregate's items carry `origin` and `disabled` (sites). */
+  origins?: boolean;
   /** The GraphQL root field and input field naming the item: `space`. */
   field: string;
   /** The GraphQL type name: `Space` (mutations `setSpaceGrant`, `inviteToSpace`). */
-  typeName: string;
+  typeName: "Space" | "Collection" | "Site";
   /** The operations of the permission matrix: `space.grant`, `space.listPermissions`. */
   grant: RestRoute["action"];
   listPermissions: RestRoute["action"];
@@ -56,18 +64,40 @@ function requiredRole(body: RestRequest["body"]) {
 const USER_FIELDS = `${print(UserFields)}\n${print(ListInfo)}`;
 const TEAM_FIELDS = `${print(TeamFields)}\n${print(ListInfo)}`;
 const USER_PERMISSIONS = "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } }";
+const USER_PERMISSIONS_WITH_SOURCES =
+  "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } sources { kind team { id } } }";
 type UserPermission = { role: string | null; user: FragmentOf<typeof UserFields> };
+type Source = { kind: "ORGANIZATION" | "DEFAULT_LEVEL" | "USER" | "TEAM"; team: { id: string } | null };
 type TeamPermission = { role: string | null; team: FragmentOf<typeof TeamFields> };
 /** `data` of an operation on the item: its root field (`space`, `collection`…) holds `Selection`. */
 type OnItem<Selection> = Record<string, Selection>;
 
 const restUserPermission = (node: UserPermission) => ({ permission: restEnum(node.role), user: restUser(node.user) });
 
+/**
+ * The published `UserSitePermissionOrigin` of a user's role on a site, from its highest source:
+ * the organization role, or a grant on the site to the user (`member`) or to a team (`team`).
+ * Only enabled members are listed, so `disabled` is false.
+ */
+function restSitePermission(node: UserPermission & { sources: Source[] }, organizationId: string, siteId: string) {
+  const [source] = node.sources;
+  const origin =
+    source?.kind === "USER" || source?.kind === "TEAM"
+      ? { type: "site", site: siteId, reason: source.kind === "USER" ? "member" : "team", ...(source.team ? { team: source.team.id } : {}) }
+      : source?.kind === "DEFAULT_LEVEL"
+        ? { type: "site", site: siteId, reason: "default" }
+        : { type: "organization", organization: organizationId };
+  return { ...restUserPermission(node), origin, disabled: false };
+}
+
 export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
-  const { prefix, param, field, typeName } = of;
+  const { prefix, param, field, typeName, organizationParam } = of;
   const PERMISSIONS = `${prefix}/permissions`;
   const id = ({ params }: RestRequest) => params[param];
-  const onItem = (selection: string) => `${field}(id: $id) { ${selection} }`;
+  /** The organization the path names (sites), as GraphQL takes it: variables and input fields. */
+  const organization = ({ params }: RestRequest) => (organizationParam ? { organization: params[organizationParam] } : {});
+  const organizationArg = organizationParam ? ", $organization: ID" : "";
+  const onItem = (selection: string) => `${field}(id: $id${organizationParam ? ", organization: $organization" : ""}) { ${selection} }`;
   /** PATCH and DELETE of one user's or team's grant: `setXGrant` with the subject named by the path. */
   const setGrant = (subject: "user" | "team", method: "PATCH" | "DELETE"): RestRoute => {
     const name = subject === "user" ? "User" : "Team";
@@ -81,7 +111,12 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
           set${typeName}Grant(input: $input) { previousRole }
         }`,
       variables: (request) => ({
-        input: { [field]: id(request), [subject]: request.params[idParam], role: method === "PATCH" ? requiredRole(request.body) : null },
+        input: {
+          [field]: id(request),
+          ...organization(request),
+          [subject]: request.params[idParam],
+          role: method === "PATCH" ? requiredRole(request.body) : null,
+        },
       }),
       status: 204,
       ...(method === "DELETE"
@@ -100,6 +135,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       variables: (request) => ({
         input: {
           [field]: id(request),
+          ...organization(request),
           role: requiredRole(request.body),
           users: idList("users", request.body.users),
           teams: idList("teams", request.body.teams),
@@ -113,11 +149,11 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       action: of.listPermissions,
       query: LIST_QUERY,
       document: /* GraphQL */ `
-        query ListUserPermissionsIn${typeName}($id: ID!, $first: Int, $after: String) {
+        query ListUserPermissionsIn${typeName}($id: ID!${organizationArg}, $first: Int, $after: String) {
           ${onItem(`userPermissions(first: $first, after: $after) { ${USER_PERMISSIONS} }`)}
         }
         ${USER_FIELDS}`,
-      variables: (request) => ({ id: id(request), ...pageVariables(request.query) }),
+      variables: (request) => ({ id: id(request), ...organization(request), ...pageVariables(request.query) }),
       status: 200,
       body: (data: OnItem<{ userPermissions: Connection<UserPermission> }>) => listBody(data[field].userPermissions, restUserPermission),
     },
@@ -129,13 +165,13 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       action: of.listPermissions,
       query: LIST_QUERY,
       document: /* GraphQL */ `
-        query ListTeamPermissionsIn${typeName}($id: ID!, $first: Int, $after: String) {
+        query ListTeamPermissionsIn${typeName}($id: ID!${organizationArg}, $first: Int, $after: String) {
           ${onItem(`teamPermissions(first: $first, after: $after) {
             totalCount pageInfo { ...ListInfo } nodes { role team { ...TeamFields } }
           }`)}
         }
         ${TEAM_FIELDS}`,
-      variables: (request) => ({ id: id(request), ...pageVariables(request.query) }),
+      variables: (request) => ({ id: id(request), ...organization(request), ...pageVariables(request.query) }),
       status: 200,
       body: (data: OnItem<{ teamPermissions: Connection<TeamPermission> }>) =>
         listBody(data[field].teamPermissions, (node) => ({ permission: restEnum(node.role), team: restTeam(node.team) })),
@@ -148,17 +184,29 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       action: of.listPermissions,
       query: { ...LIST_QUERY, role: "string" },
       document: /* GraphQL */ `
-        query ListPermissionsAggregateIn${typeName}($id: ID!, $first: Int, $after: String, $role: MemberRole) {
-          ${onItem(`usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS} }`)}
+        query ListPermissionsAggregateIn${typeName}($id: ID!${organizationArg}, $first: Int, $after: String, $role: MemberRole) {
+          ${onItem(
+            of.origins
+              ? `id organization { id } usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS_WITH_SOURCES} }`
+              : `usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS} }`,
+          )}
         }
         ${USER_FIELDS}`,
       variables: (request) => ({
         id: id(request),
+        ...organization(request),
         ...pageVariables(request.query),
         role: request.query.role === undefined ? undefined : roleIn("role", request.query.role),
       }),
       status: 200,
-      body: (data: OnItem<{ usersWithAccess: Connection<UserPermission> }>) => listBody(data[field].usersWithAccess, restUserPermission),
+      body: (
+        data: OnItem<{ id: string; organization: { id: string }; usersWithAccess: Connection<UserPermission & { sources: Source[] }> }>,
+      ) => {
+        const item = data[field];
+        return listBody(item.usersWithAccess, (node) =>
+          of.origins ? restSitePermission(node, item.organization.id, item.id) : restUserPermission(node),
+        );
+      },
     },
   ];
 }
@@ -179,5 +227,15 @@ export const grantRoutes: RestRoute[] = [
     typeName: "Collection",
     grant: "collection.grant",
     listPermissions: "collection.listPermissions",
+  }),
+  ...permissionRoutes({
+    prefix: "/v1/orgs/:organizationId/sites/:siteId",
+    param: "siteId",
+    organizationParam: "organizationId",
+    origins: true,
+    field: "site",
+    typeName: "Site",
+    grant: "site.grant",
+    listPermissions: "site.listPermissions",
   }),
 ];

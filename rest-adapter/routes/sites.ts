@@ -204,7 +204,7 @@ export const siteRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
     path: "/v1/orgs/:organizationId/sites",
-    action: "site.read",
+    action: "site.list",
     query: { page: "string", limit: "limit", space: "string", title: "string", published: "boolean" },
     document: graphql(
       `query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean) {
@@ -587,6 +587,7 @@ export const siteRoutes: RestRoute[] = [
     },
     status: 201,
     body: (data) => restShareLink(data.createSiteShareLink.shareLink),
+    location: (link, { params }) => `/orgs/${params.organizationId}/sites/${params.siteId}/share-links/${link.id}`,
   }),
   typedRoute({
     method: "PATCH",

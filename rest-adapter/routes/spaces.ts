@@ -34,10 +34,13 @@ export const spaceRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/spaces/:spaceId",
     action: "space.read",
-    // shareKey only matters for share-link sites, which do not exist yet; it is accepted.
+    // shareKey: an active share link of a site showing the space; urls.published is then that
+    // site's URL of the space, carrying the key (400 for any other key).
     query: { shareKey: "string" },
-    document: graphql(`query GetSpace($id: ID!) { space(id: $id) { ...SpaceFields } }`, [SpaceFields]),
-    variables: ({ params }) => ({ id: params.spaceId }),
+    document: graphql(`query GetSpace($id: ID!, $shareKey: String) { space(id: $id, shareKey: $shareKey) { ...SpaceFields } }`, [
+      SpaceFields,
+    ]),
+    variables: ({ params, query }) => ({ id: params.spaceId, shareKey: query.shareKey as string | undefined }),
     status: 200,
     body: (data) => restSpace(data.space),
   }),

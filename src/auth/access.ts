@@ -1,7 +1,7 @@
-// The caller's effective role on organizations, collections and spaces, for one request.
+// The caller's effective role on organizations, collections, spaces and sites, for one request.
 // Walks the collection chain through the loaders, so checking 50 spaces costs one batched
 // statement per tree level, not one per space.
-import type { Collection, Space } from "../generated/prisma/client.ts";
+import type { Collection, Site, Space } from "../generated/prisma/client.ts";
 import type { Loaders } from "../core/loaders.ts";
 import { effectiveRole, type AccessLevel, type Membership } from "./permissions.ts";
 import { isRole, type Role } from "./roles.ts";
@@ -88,6 +88,16 @@ export class Access {
       });
     }
     return this.memo(space.id, () => this.roleOnItem(space, space.parentId));
+  }
+
+  /**
+   * A site has no default level and no parent: the organization role, raised by grants on the site
+   * (to the caller or a team of theirs). A guest reaches a site only through a grant. An
+   * installation's token holds no role on sites (what it may do there is its installation's).
+   */
+  roleOnSite(site: Site): Promise<Role | null> {
+    if (this.installationId) return Promise.resolve(null);
+    return this.memo(site.id, () => this.roleOnItem({ id: site.id, organizationId: site.organizationId, defaultLevel: null }, null));
   }
 
   private memo(id: string, compute: () => Promise<Role | null>): Promise<Role | null> {

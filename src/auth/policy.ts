@@ -2,7 +2,7 @@
 // least role it needs. `authorize` is the one place that enforces it, for GraphQL and REST alike
 // (REST routes run GraphQL operations, whose resolvers call src/core, which calls `authorize`).
 // The README's permission table is printed from this one (`npm run schema`; a test checks it).
-import type { Collection, Space } from "../generated/prisma/client.ts";
+import type { Collection, Site, Space } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { forbidden } from "../core/errors.ts";
 import { atLeast, type Role } from "./roles.ts";
@@ -11,9 +11,10 @@ import { atLeast, type Role } from "./roles.ts";
  * - organization: the caller's organization role; `member` admits every member, guests included.
  * - collection / space: the caller's effective role on it (organization role, default levels
  *   and grants; see permissions.ts).
+ * - site: the caller's role on the site: the organization role, raised by grants on the site.
  * - team: organization admins, and the team's owners (`owner`).
  */
-export type Scope = "organization" | "collection" | "space" | "team";
+export type Scope = "organization" | "collection" | "space" | "site" | "team";
 export type Least = Role | "member" | "owner";
 
 export interface Rule {
@@ -66,7 +67,7 @@ export const POLICY = {
     least: "admin",
     does: "install integrations in the organization, configure them, issue their tokens, uninstall them",
   },
-  "integration.installOnSite": { scope: "organization", least: "admin", does: "install an integration on a site of the organization" },
+  "integration.installOnSite": { scope: "site", least: "admin", does: "install an integration on the site" },
   "integration.installOnSpace": { scope: "space", least: "admin", does: "install an integration on the space" },
   "integration.render": { scope: "space", least: "read", does: "render an integration's blocks in the space" },
 
@@ -107,13 +108,16 @@ export const POLICY = {
   "comment.editOwn": { scope: "space", least: "comment", does: "edit a comment or reply (your own; admins: any)" },
   "comment.deleteOwn": { scope: "space", least: "comment", does: "delete a comment or reply (your own; admins: any)" },
 
-  "site.read": { scope: "organization", least: "read", does: "read the organization's sites" },
+  "site.list": { scope: "organization", least: "member", does: "list the organization's sites (a guest: those granted to them)" },
+  "site.read": { scope: "site", least: "read", does: "read the site" },
   "site.create": { scope: "organization", least: "create", does: "create a site" },
-  "site.editStructure": { scope: "organization", least: "create", does: "change a site's spaces, sections and section groups" },
-  "site.configure": { scope: "organization", least: "admin", does: "change a site's settings, customization and adaptive schema" },
-  "site.publish": { scope: "organization", least: "admin", does: "publish or unpublish a site" },
-  "site.manageAccess": { scope: "organization", least: "admin", does: "manage a site's share links and publishing auth" },
-  "site.delete": { scope: "organization", least: "admin", does: "delete a site" },
+  "site.editStructure": { scope: "site", least: "create", does: "change the site's spaces, sections and section groups" },
+  "site.configure": { scope: "site", least: "admin", does: "change the site's settings, customization and adaptive schema" },
+  "site.publish": { scope: "site", least: "admin", does: "publish or unpublish the site" },
+  "site.manageAccess": { scope: "site", least: "admin", does: "manage the site's share links and publishing auth" },
+  "site.grant": { scope: "site", least: "admin", does: "change who can access the site" },
+  "site.listPermissions": { scope: "site", least: "read", does: "see who can access the site and why" },
+  "site.delete": { scope: "site", least: "admin", does: "delete the site" },
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;
@@ -122,6 +126,7 @@ export type Target =
   | { organizationId: string }
   | { collection: Collection }
   | { space: Space }
+  | { site: Site }
   | { team: { id: string; organizationId: string } };
 
 /** Does a caller holding `held` (null: nothing) pass `least`? */
@@ -135,6 +140,7 @@ export function allows(least: Least, held: Role | "member" | "owner" | null): bo
 async function heldOn(ctx: CoreContext, scope: Scope, target: Target): Promise<Role | "member" | "owner" | null> {
   if ("space" in target) return ctx.access.roleOnSpace(target.space);
   if ("collection" in target) return ctx.access.roleOnCollection(target.collection);
+  if ("site" in target) return ctx.access.roleOnSite(target.site);
   const organizationId = "team" in target ? target.team.organizationId : target.organizationId;
   const membership = await ctx.access.membership(organizationId);
   if (!membership) return null;

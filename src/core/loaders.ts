@@ -340,15 +340,15 @@ export function createLoaders(prisma: PrismaClient, viewerUserId: string | null)
       const found = new Map(rows.map((row) => [row.teamId, row]));
       return teamIds.map((id) => found.get(id) ?? null);
     }),
-    /** Grants on a space or collection that reach the viewer, directly or through a team. */
+    /** Grants on a space, collection or site that reach the viewer, directly or through a team. */
     viewerGrants: groupedBy<PermissionGrant>(
-      (grant) => [grant.spaceId, grant.collectionId].filter((id): id is string => id !== null),
+      (grant) => [grant.spaceId, grant.collectionId, grant.siteId].filter((id): id is string => id !== null),
       async (resourceIds) => {
         if (!viewerUserId) return [];
         const teamIds = await teamIdsOfViewer();
         return prisma.permissionGrant.findMany({
           where: {
-            OR: [{ spaceId: { in: resourceIds } }, { collectionId: { in: resourceIds } }],
+            OR: [{ spaceId: { in: resourceIds } }, { collectionId: { in: resourceIds } }, { siteId: { in: resourceIds } }],
             AND: [{ OR: [{ userId: viewerUserId }, { teamId: { in: teamIds } }] }],
           },
         });

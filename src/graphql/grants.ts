@@ -1,8 +1,8 @@
-// Permission grants on spaces and collections: who holds access (users, teams, everyone) and
-// where it comes from, and the mutations that give or remove a role. A grant gives a role on one
-// item (and, for a collection, everything beneath it) to one member or one team of its
+// Permission grants on spaces, collections and sites: who holds access (users, teams, everyone)
+// and where it comes from, and the mutations that give or remove a role. A grant gives a role on
+// one item (and, for a collection, everything beneath it) to one member or one team of its
 // organization. `grantFieldsOf` adds the same fields and mutations to any kind of content.
-import type { Collection, Space } from "../generated/prisma/client.ts";
+import type { Collection, Site, Space } from "../generated/prisma/client.ts";
 import { badInput } from "../core/errors.ts";
 import {
   ACCESS_SOURCE_KINDS,
@@ -20,6 +20,7 @@ import { builder } from "./builder.ts";
 import { CollectionRef } from "./collections.ts";
 import { enumName, MemberRole, toConnection, payloadDescription } from "./common.ts";
 import { UserRef } from "./organizations.ts";
+import { SiteRef } from "./sites.ts";
 import { SpaceRef } from "./spaces.ts";
 import { TeamRef } from "./teams.ts";
 
@@ -34,7 +35,7 @@ const AccessSourceKind = builder.enumType("AccessSourceKind", {
 });
 
 const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implement({
-  description: "One source of a role on a space or collection",
+  description: "One source of a role on a space, collection or site",
   fields: (t) => ({
     kind: t.field({
       description: "Where the role comes from: the organization role, a default level, or a grant (to the user or one of their teams)",
@@ -54,6 +55,12 @@ const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implemen
       description: "The collection the default level or grant is on (the item's or one above it)",
       resolve: (s) => (s.on?.kind === "collection" ? s.on.id : null),
     }),
+    site: t.field({
+      type: SiteRef,
+      nullable: true,
+      description: "The site the grant is on",
+      resolve: (s) => (s.on?.kind === "site" ? s.on.id : null),
+    }),
     // The team is shown to whoever may list the item's permissions, as the grant is on the item.
     team: t.field({
       description: "The team whose grant gives the role; null for other sources",
@@ -65,7 +72,7 @@ const AccessSourceRef = builder.objectRef<AccessSource>("AccessSource").implemen
 });
 
 const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implement({
-  description: "A user's effective role on a space or collection, and where it comes from",
+  description: "A user's effective role on a space, collection or site, and where it comes from",
   fields: (t) => ({
     user: t.field({ description: "The user", type: UserRef, resolve: (a) => a.userId }),
     role: t.field({ type: MemberRole, description: "The effective role: the highest of the sources", resolve: (a) => a.role }),
@@ -74,7 +81,7 @@ const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implem
 });
 
 const TeamPermissionRef = builder.objectRef<TeamAccess>("TeamPermission").implement({
-  description: "A team's role on a space or collection: the highest of its grants on it or on a collection above it",
+  description: "A team's role on a space, collection or site: the highest of its grants on it or on a collection above it",
   fields: (t) => ({
     team: t.field({
       description: "The team",
@@ -101,14 +108,17 @@ function grantInput(input: { user?: string | null; team?: string | null; role?: 
   return { user: input.user, team: input.team, role: input.role };
 }
 
-type ItemRef = typeof SpaceRef | typeof CollectionRef;
+type ItemRef = typeof SpaceRef | typeof CollectionRef | typeof SiteRef;
 
 /**
  * The permission fields of one kind of content (`kind`, its node type and the name of its id
- * field in inputs) and its mutations: `set<Type>Grant`, `inviteTo<Type>`.
+ * field in inputs) and its mutations: `set<Type>Grant`, `inviteTo<Type>`. The inputs of a site's
+ * take its `organization` too (REST paths of sites name it): another organization's site is not found.
  */
-function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: ItemRef, typeName: "Space" | "Collection") {
+function grantFieldsOf<Item extends Space | Collection | Site>(kind: ContentKind, ref: ItemRef, typeName: "Space" | "Collection" | "Site") {
   const field = kind;
+  const organizationField = (f: any): Record<string, any> =>
+    kind === "site" ? { organization: f.id({ description: "When given, the site must be one of this organization's" }) } : {};
   builder.objectFields(ref as never, (t: any) => ({
     userPermissions: t.connection(
       {
@@ -142,6 +152,7 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
     description: "Exactly one of user and team",
     fields: (f) => ({
       [field]: f.id({ required: true, description: `Id of the ${kind}` }),
+      ...organizationField(f),
       user: f.id({ description: "A member's user id" }),
       team: f.id({ description: `A team of the ${kind}'s organization` }),
       role: f.field({
@@ -154,6 +165,7 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
     description: "At least one user or team, at most 100 in all",
     fields: (f) => ({
       [field]: f.id({ required: true, description: `Id of the ${kind}` }),
+      ...organizationField(f),
       role: f.field({ type: MemberRole, description: "The role to give (required)" }),
       users: f.stringList({
         description: "Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest",
@@ -175,7 +187,10 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
       description: `Gives a member or a team a role on the ${kind} (replacing their grant there), or removes it (role null)`,
       args: { input: t.arg({ type: SetGrantInput, required: true }) },
       resolve: async (_root, { input }: any, { core }) => {
-        const { item, role, previousRole } = await setContentGrant(core, kind, input[field], grantInput(input));
+        const { item, role, previousRole } = await setContentGrant(core, kind, input[field], {
+          ...grantInput(input),
+          organization: input.organization,
+        });
         return { [field]: item.row, role, previousRole } as never;
       },
     }),
@@ -187,7 +202,12 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
       description: `Gives a role on the ${kind} to every user, e-mail and team listed, all or nothing`,
       args: { input: t.arg({ type: InviteInput, required: true }) },
       resolve: async (_root, { input }: any, { core }) => {
-        const item = await inviteToContent(core, kind, input[field], { role: input.role ?? null, users: input.users, teams: input.teams });
+        const item = await inviteToContent(core, kind, input[field], {
+          organization: input.organization,
+          role: input.role ?? null,
+          users: input.users,
+          teams: input.teams,
+        });
         return { [field]: item.row } as never;
       },
     }),
@@ -196,3 +216,4 @@ function grantFieldsOf<Item extends Space | Collection>(kind: ContentKind, ref: 
 
 grantFieldsOf<Space>("space", SpaceRef, "Space");
 grantFieldsOf<Collection>("collection", CollectionRef, "Collection");
+grantFieldsOf<Site>("site", SiteRef, "Site");

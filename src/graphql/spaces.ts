@@ -17,6 +17,8 @@ import {
   updateSpace,
 } from "../core/spaces/index.ts";
 import { publishedUrls } from "../core/content/target.ts";
+import type { CoreContext } from "../core/context.ts";
+import { presentedSpaceUrl, presentSpaceShareKey } from "../core/sites/share-links.ts";
 import { builder } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";
 import {
@@ -45,6 +47,12 @@ const SpacePermissions = builder.simpleObject("SpacePermissions", {
     installIntegration: t.boolean({ description: "Whether the caller may install integrations on the space" }),
   }),
 });
+
+/** `urls.published` through the share key the request presented for the space (`space(shareKey:)`), if any. */
+function sharedPublishedUrl(core: CoreContext, spaceId: string) {
+  const published = presentedSpaceUrl(core, spaceId);
+  return published ? { published } : {};
+}
 
 const SpaceUrls = builder.simpleObject("SpaceUrls", {
   description: "Addresses of a space",
@@ -131,6 +139,7 @@ export const SpaceRef = builder.loadableNode("Space", {
         location: core.urls.api(`/spaces/${s.id}`),
         app: core.urls.app(`/s/${s.id}`),
         ...publishedUrls(core.urls, s),
+        ...sharedPublishedUrl(core, s.id),
         icon: null,
       }),
     }),
@@ -170,8 +179,17 @@ builder.queryField("space", (t) =>
   t.field({
     description: "A space by id; not found when the caller cannot read it",
     type: SpaceRef,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, { core }) => (await readSpace(core, id)).space,
+    args: {
+      id: t.arg.id({ required: true }),
+      shareKey: t.arg.string({
+        description: "The key of an active share link of a site showing the space: its published URL is then that site's, with the key",
+      }),
+    },
+    resolve: async (_root, { id, shareKey }, { core }) => {
+      const { space } = await readSpace(core, id);
+      if (shareKey != null) await presentSpaceShareKey(core, space, shareKey);
+      return space;
+    },
   }),
 );
 

@@ -1,4 +1,4 @@
-// Who holds access to a space or collection, and where it comes from: the users granted a role
+// Who holds access to a space, collection or site, and where it comes from: the users granted a role
 // on it (or on a collection above it), the teams granted one, and everyone who can access it.
 // Each user's role is `effectiveRole` (src/auth/permissions.ts), the same function that decides
 // the caller's own access, fed with the item's chain of default levels and the grants on it.
@@ -55,7 +55,7 @@ const byRoleDesc = (a: AccessSource, b: AccessSource) => ROLES.indexOf(a.role) -
 /** The item and the collections above it, nearest first, each with its default level and the grants on it. */
 async function chainOf(ctx: CoreContext, item: GrantItem): Promise<Level[]> {
   const nodes: { kind: ContentKind; id: string; defaultLevel: string | null }[] = [
-    { kind: item.kind, id: item.id, defaultLevel: item.row.defaultLevel },
+    { kind: item.kind, id: item.id, defaultLevel: item.defaultLevel },
   ];
   const seen = new Set([item.id]);
   let parentId = item.parentId;
@@ -68,13 +68,13 @@ async function chainOf(ctx: CoreContext, item: GrantItem): Promise<Level[]> {
   }
   const ids = nodes.map((node) => node.id);
   const grants = await ctx.prisma.permissionGrant.findMany({
-    where: { OR: [{ spaceId: { in: ids } }, { collectionId: { in: ids } }] },
+    where: { OR: [{ spaceId: { in: ids } }, { collectionId: { in: ids } }, { siteId: { in: ids } }] },
     orderBy: { id: "asc" },
   });
   return nodes.map((node) => ({
     on: { kind: node.kind, id: node.id },
     defaultLevel: asRole(node.defaultLevel),
-    grants: grants.filter((grant) => grant.spaceId === node.id || grant.collectionId === node.id),
+    grants: grants.filter((grant) => grant.spaceId === node.id || grant.collectionId === node.id || grant.siteId === node.id),
   }));
 }
 
@@ -126,8 +126,14 @@ function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAcc
 }
 
 /** Users with a grant of their own on the item or a collection above it, with their effective role there; by user id. */
-export async function listUserPermissions(ctx: CoreContext, kind: ContentKind, id: string, page: PageArgs): Promise<Page<UserAccess>> {
-  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+export async function listUserPermissions(
+  ctx: CoreContext,
+  kind: ContentKind,
+  id: string,
+  page: PageArgs,
+  organizationId?: string | null,
+): Promise<Page<UserAccess>> {
+  const item = await requireGrantItem(ctx, kind, id, "listGrants", organizationId);
   const chain = await chainOf(ctx, item);
   const userIds = [
     ...new Set(chain.flatMap((level) => level.grants.map((grant) => grant.userId)).filter((userId): userId is string => userId !== null)),
@@ -146,8 +152,14 @@ export async function listUserPermissions(ctx: CoreContext, kind: ContentKind, i
 }
 
 /** Teams with a grant on the item or a collection above it: the highest of those grants, and each of them; by team id. */
-export async function listTeamPermissions(ctx: CoreContext, kind: ContentKind, id: string, page: PageArgs): Promise<Page<TeamAccess>> {
-  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+export async function listTeamPermissions(
+  ctx: CoreContext,
+  kind: ContentKind,
+  id: string,
+  page: PageArgs,
+  organizationId?: string | null,
+): Promise<Page<TeamAccess>> {
+  const item = await requireGrantItem(ctx, kind, id, "listGrants", organizationId);
   const chain = await chainOf(ctx, item);
   const byTeam = new Map<string, AccessSource[]>();
   for (const level of chain) {
@@ -175,9 +187,10 @@ export async function listAccessAggregate(
   id: string,
   filter: { role?: string | null },
   page: PageArgs,
+  organizationId?: string | null,
 ): Promise<Page<UserAccess>> {
   if (filter.role != null && !isRole(filter.role)) throw badInput(`role must be one of ${ROLES.join(", ")} (got "${filter.role}")`);
-  const item = await requireGrantItem(ctx, kind, id, "listGrants");
+  const item = await requireGrantItem(ctx, kind, id, "listGrants", organizationId);
   const chain = await chainOf(ctx, item);
   const [members, teams] = await Promise.all([
     ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, disabled: false }, orderBy: { userId: "asc" } }),

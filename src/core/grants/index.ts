@@ -1,11 +1,12 @@
-// Permission grants: a role given on one space or collection to one member or one team of its
-// organization. Changing them needs `space.grant` / `collection.grant` (admin on the item). The
+// Permission grants: a role given on one space, collection or site to one member or one team of
+// its organization. Changing them needs `space.grant` / `collection.grant` / `site.grant` (admin
+// on the item). The
 // effective role reads them through the loaders (src/auth/access.ts), so a change counts from the
 // next request on; a team grant reaches whoever is in the team at that moment.
 //
 // Everything here takes a content kind and an id, so that another kind of item (sites) adds a
 // row to CONTENT_KINDS rather than a copy of these functions.
-import type { Collection, Space } from "../../generated/prisma/client.ts";
+import type { Collection, Site, Space } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
@@ -14,31 +15,47 @@ import { newId } from "../ids.ts";
 import { memberKey } from "../loaders.ts";
 import { readCollection } from "../collections/index.ts";
 import { addMembersByEmailIn, checkEmails, INVITE_EMAILS_MAX, isEmail } from "../members/index.ts";
+import { getSite } from "../sites/index.ts";
 import { readSpace } from "../spaces/index.ts";
 
 export * from "./holders.ts";
 
-export type ContentKind = "space" | "collection";
+export type ContentKind = "space" | "collection" | "site";
 
-/** An item grants can be on: its kind, row and where it sits (its parent collection). */
-export type GrantItem =
-  | { kind: "space"; row: Space; id: string; organizationId: string; parentId: string | null }
-  | { kind: "collection"; row: Collection; id: string; organizationId: string; parentId: string | null };
+/**
+ * An item grants can be on: its kind, row, where it sits (its parent collection; sites have
+ * none) and its default level (sites have none: their members start from the organization role).
+ */
+export type GrantItem = { id: string; organizationId: string; parentId: string | null; defaultLevel: string | null } & (
+  | { kind: "space"; row: Space }
+  | { kind: "collection"; row: Collection }
+  | { kind: "site"; row: Site }
+);
 
 interface KindRules {
-  /** The item, when the caller can read it (404 otherwise). */
-  read(ctx: CoreContext, id: string): Promise<GrantItem>;
+  /**
+   * The item, when the caller can see it (404 otherwise); `organizationId`, when given (REST
+   * paths of sites name it), must be the item's organization (404 otherwise).
+   */
+  read(ctx: CoreContext, id: string, organizationId?: string | null): Promise<GrantItem>;
   grant: Action;
   listGrants: Action;
   /** The grant row's column naming the item. */
-  column: "spaceId" | "collectionId";
+  column: "spaceId" | "collectionId" | "siteId";
 }
 
 export const CONTENT_KINDS: Record<ContentKind, KindRules> = {
   space: {
     read: async (ctx, id) => {
       const { space } = await readSpace(ctx, id);
-      return { kind: "space", row: space, id: space.id, organizationId: space.organizationId, parentId: space.parentId };
+      return {
+        kind: "space",
+        row: space,
+        id: space.id,
+        organizationId: space.organizationId,
+        parentId: space.parentId,
+        defaultLevel: space.defaultLevel,
+      };
     },
     grant: "space.grant",
     listGrants: "space.listPermissions",
@@ -53,15 +70,26 @@ export const CONTENT_KINDS: Record<ContentKind, KindRules> = {
         id: collection.id,
         organizationId: collection.organizationId,
         parentId: collection.parentId,
+        defaultLevel: collection.defaultLevel,
       };
     },
     grant: "collection.grant",
     listGrants: "collection.listPermissions",
     column: "collectionId",
   },
+  site: {
+    read: async (ctx, id, organizationId) => {
+      const site = await getSite(ctx, organizationId, id);
+      return { kind: "site", row: site, id: site.id, organizationId: site.organizationId, parentId: null, defaultLevel: null };
+    },
+    grant: "site.grant",
+    listGrants: "site.listPermissions",
+    column: "siteId",
+  },
 };
 
-const targetOf = (item: GrantItem) => (item.kind === "space" ? { space: item.row } : { collection: item.row });
+const targetOf = (item: GrantItem) =>
+  item.kind === "space" ? { space: item.row } : item.kind === "collection" ? { collection: item.row } : { site: item.row };
 
 /** The item, if the caller may do `action` on it: 404 unless readable, 403 without the role. */
 export async function requireGrantItem(
@@ -69,9 +97,10 @@ export async function requireGrantItem(
   kind: ContentKind,
   id: string,
   action: "grant" | "listGrants",
+  organizationId?: string | null,
 ): Promise<GrantItem> {
   const rules = CONTENT_KINDS[kind];
-  const item = await rules.read(ctx, id);
+  const item = await rules.read(ctx, id, organizationId);
   if (action === "grant" && item.kind === "space" && item.row.deletedAt) {
     throw conflict(`Space "${id}" is deleted: restore it before you change who can access it`);
   }
@@ -80,6 +109,8 @@ export async function requireGrantItem(
 }
 
 export interface GrantInput {
+  /** When given, the item's organization must be this one (404 otherwise). */
+  organization?: string | null;
   /** Exactly one of user and team. */
   user?: string | null;
   team?: string | null;
@@ -147,7 +178,7 @@ function forgetGrants(ctx: CoreContext, item: GrantItem) {
  */
 export async function setContentGrant(ctx: CoreContext, kind: ContentKind, id: string, input: GrantInput) {
   const role = checkGrantRole(input.role);
-  const item = await requireGrantItem(ctx, kind, id, "grant");
+  const item = await requireGrantItem(ctx, kind, id, "grant", input.organization);
   const subject = await grantee(ctx, item.organizationId, input);
   const previousRole = await ctx.prisma.$transaction((tx) => writeGrant(tx, item, subject, role));
   forgetGrants(ctx, item);
@@ -167,6 +198,8 @@ export async function setCollectionGrant(ctx: CoreContext, collectionId: string,
 }
 
 export interface InviteInput {
+  /** When given, the item's organization must be this one (404 otherwise). */
+  organization?: string | null;
   role: string | null;
   /** Member ids, or e-mails: an e-mail of no member adds that person to the organization as a guest. */
   users?: string[] | null;
@@ -187,7 +220,7 @@ export async function inviteToContent(ctx: CoreContext, kind: ContentKind, id: s
   if (users.length + teams.length > INVITE_EMAILS_MAX) {
     throw badInput(`users and teams must list at most ${INVITE_EMAILS_MAX} entries together (got ${users.length + teams.length})`);
   }
-  const item = await requireGrantItem(ctx, kind, id, "grant");
+  const item = await requireGrantItem(ctx, kind, id, "grant", input.organization);
   const emails = users.filter(isEmail);
   if (emails.length) checkEmails("users", emails);
   const subjects: Subject[] = [];

@@ -1,12 +1,13 @@
 // Sites: how spaces reach readers. A site shows spaces through site spaces, either at its root or
 // in sections (which section groups gather). Every site belongs to one organization; its members
 // see it (404 for anyone else), reading needs `read`, changing the structure `create`, settings,
-// publishing, access and deletion `admin` (src/auth/policy.ts). Structural writes of one site are
+// publishing, access and deletion `admin` (src/auth/policy.ts), on the site: the organization
+// role, raised by grants on the site (a guest sees only the sites granted to them). Structural writes of one site are
 // serialized by an advisory lock, so defaults, paths and orders stay consistent under concurrency.
 import { randomBytes } from "node:crypto";
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma, type Site, type SiteSection, type SiteSectionGroup, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
+import { authorize, POLICY, type Action } from "../../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -37,13 +38,17 @@ const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 // Finding a site
 
 /**
- * The site, if the caller is a member of its organization and it is one of `organizationId`'s
- * (when given: REST paths name the organization); 404 otherwise.
+ * The site, if the caller is a member of its organization (a guest: one granted a role on the
+ * site) and it is one of `organizationId`'s (when given: REST paths name the organization); 404
+ * otherwise. An installation's token sees its organization's sites as before (what it may do there
+ * is its installation's).
  */
 export async function getSite(ctx: CoreContext, organizationId: string | null | undefined, siteId: string): Promise<Site> {
   const site = await siteLoaders(ctx).site.load(siteId);
   if (!site || (organizationId != null && site.organizationId !== organizationId)) throw notFound("site", siteId);
-  if (!(await ctx.access.membership(site.organizationId))) throw notFound("site", siteId);
+  const membership = await ctx.access.membership(site.organizationId);
+  if (!membership) throw notFound("site", siteId);
+  if (membership.role === null && !ctx.viewer.installationId && !(await ctx.access.roleOnSite(site))) throw notFound("site", siteId);
   return site;
 }
 
@@ -55,7 +60,7 @@ export async function requireSite(
   action: Action,
 ): Promise<Site> {
   const site = await getSite(ctx, organizationId, siteId);
-  await authorize(ctx, action, { organizationId: site.organizationId });
+  await authorize(ctx, action, POLICY[action].scope === "site" ? { site } : { organizationId: site.organizationId });
   return site;
 }
 
@@ -195,11 +200,15 @@ export interface SiteFilters {
   published?: boolean | null;
 }
 
+/** The organization's sites; a guest's list holds the sites granted to them (or to a team of theirs). */
 export async function listSites(ctx: CoreContext, organizationId: string, args: PageArgs, filters: SiteFilters = {}) {
   await getOrganization(ctx, organizationId);
-  await authorize(ctx, "site.read", { organizationId });
+  await authorize(ctx, "site.list", { organizationId });
+  const guest = (await ctx.access.organizationRole(organizationId)) === null;
+  const userId = ctx.viewer.userId;
   const where: Prisma.SiteWhereInput = {
     organizationId,
+    ...(guest ? { grants: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } } } : {}),
     ...(filters.title ? { title: { contains: filters.title, mode: "insensitive" } } : {}),
     ...(filters.published != null ? { published: filters.published } : {}),
     ...(filters.space ? { siteSpaces: { some: { spaceId: filters.space } } } : {}),
@@ -908,22 +917,28 @@ export async function readSectionGroups(ctx: CoreContext, organizationId: string
   return (await structureOf(ctx, site)).groups;
 }
 
-/** Sites showing `space`, for callers who may read the organization's sites (else none). */
+/** Sites showing `space` that the caller may read (a guest: those granted to them). */
 export async function sitesOfSpace(ctx: CoreContext, space: Space): Promise<Site[]> {
   const membership = await ctx.access.membership(space.organizationId);
-  if (!membership?.role) return [];
-  return siteLoaders(ctx).sitesOfSpace.load(space.id);
+  if (!membership) return [];
+  const sites = await siteLoaders(ctx).sitesOfSpace.load(space.id);
+  if (membership.role) return sites;
+  const roles = await Promise.all(sites.map((site) => ctx.access.roleOnSite(site)));
+  return sites.filter((_site, index) => roles[index] !== null);
 }
 
 /**
- * How many sites a member reads: sites take their access from organization roles, so every
- * enabled member with a role reads all of the organization's sites; guests and disabled members none.
+ * How many sites a member reads: every enabled member with an organization role reads all of the
+ * organization's sites; a guest those granted to them (or a team of theirs); disabled members none.
  */
 export async function memberSiteCount(
   ctx: CoreContext,
-  member: { organizationId: string; role: string | null; disabled: boolean },
+  member: { organizationId: string; userId: string; role: string | null; disabled: boolean },
 ): Promise<number> {
-  if (member.disabled || member.role === null) return 0;
+  if (member.disabled) return 0;
+  if (member.role === null) {
+    return siteLoaders(ctx).grantedSiteCount.load(`${member.organizationId}:${member.userId}`);
+  }
   return siteLoaders(ctx).organizationSiteCount.load(member.organizationId);
 }
 

@@ -47,6 +47,32 @@ function createSiteLoaders(prisma: PrismaClient) {
     const found = new Map(rows.map((row) => [row.organizationId, row._count._all]));
     return organizationIds.map((id) => found.get(id) ?? 0);
   });
+  /**
+   * For guests: how many of the organization's sites are granted to each member (keyed
+   * `organizationId:userId`), directly or through a team they are in; one statement for all.
+   */
+  const grantedSiteCount = new DataLoader<string, number>(async (keys) => {
+    const pairs = keys.map((key) => key.split(":") as [string, string]);
+    const userIds = [...new Set(pairs.map(([, userId]) => userId))];
+    const grants = await prisma.permissionGrant.findMany({
+      where: {
+        siteId: { not: null },
+        organizationId: { in: [...new Set(pairs.map(([organizationId]) => organizationId))] },
+        OR: [{ userId: { in: userIds } }, { team: { members: { some: { userId: { in: userIds } } } } }],
+      },
+      select: { organizationId: true, siteId: true, userId: true, team: { select: { members: { select: { userId: true } } } } },
+    });
+    const sites = new Map<string, Set<string>>();
+    for (const grant of grants) {
+      const holders = grant.userId ? [grant.userId] : (grant.team?.members.map((member) => member.userId) ?? []);
+      for (const userId of holders) {
+        const key = `${grant.organizationId}:${userId}`;
+        if (!sites.has(key)) sites.set(key, new Set());
+        sites.get(key)!.add(grant.siteId!);
+      }
+    }
+    return keys.map((key) => sites.get(key)?.size ?? 0);
+  });
   /** Structure rows by their own id, to find the site they belong to (node(id:)). */
   const siteSpace = byId<SiteSpace>((ids) => prisma.siteSpace.findMany({ where: { id: { in: ids } } }));
   const section = byId<SiteSection>((ids) => prisma.siteSection.findMany({ where: { id: { in: ids } } }));
@@ -55,6 +81,7 @@ function createSiteLoaders(prisma: PrismaClient) {
   /** Drops what the loaders hold of a site that just changed. */
   function forget(siteId: string): void {
     organizationSiteCount.clearAll();
+    grantedSiteCount.clearAll();
     for (const loader of [site, siteSpaces, sections, sectionGroups, shareLinks]) loader.clear(siteId);
     siteSpace.clearAll();
     section.clearAll();
@@ -65,6 +92,7 @@ function createSiteLoaders(prisma: PrismaClient) {
     site,
     sitesOfSpace,
     organizationSiteCount,
+    grantedSiteCount,
     siteSpaces,
     sections,
     sectionGroups,

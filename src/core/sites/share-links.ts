@@ -3,13 +3,13 @@
 // `shareKey` on the API's read routes). A revoked link (`active: false`) or a deleted one opens
 // nothing. Managing links needs `site.manageAccess` (admins): a link's URL carries its key.
 import { randomBytes } from "node:crypto";
-import type { Prisma, Site, SiteShareLink } from "../../generated/prisma/client.ts";
+import type { Prisma, Site, SiteShareLink, Space } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength } from "../validate.ts";
-import { joinUrl, requireSite, siteBaseUrl } from "./index.ts";
+import { joinUrl, requireSite, siteBaseUrl, siteSpacePathOf, structureOf } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
 
 export const SHARE_LINK_NAME_MAX = 50;
@@ -125,6 +125,33 @@ export async function presentShareKey(ctx: CoreContext, site: Site, key: string)
   if (!keys) presentedShareKeys.set(ctx.loaders, (keys = new Map()));
   keys.set(site.id, key);
 }
+
+/** Published URLs of spaces read with a share key (`GET /v1/spaces/{spaceId}?shareKey=`), per request. */
+const presentedSpaceUrls = new WeakMap<object, Map<string, string>>();
+
+/**
+ * `shareKey` on a space's read: the key of an active share link of a site of the space's
+ * organization that shows the space (400 naming shareKey otherwise). The space's published URL is
+ * then where that site shows it, carrying the key. Two statements (the link with its site, the
+ * site's structure through the loaders), only when a key is given.
+ */
+export async function presentSpaceShareKey(ctx: CoreContext, space: Space, key: string): Promise<void> {
+  const link = key && key.length <= 200 ? await ctx.prisma.siteShareLink.findUnique({ where: { key }, include: { site: true } }) : null;
+  const site = link?.active && link.site.organizationId === space.organizationId ? link.site : null;
+  const structure = site ? await structureOf(ctx, site) : null;
+  const siteSpace = structure?.siteSpaces.find((row) => row.spaceId === space.id);
+  if (!site || !structure || !siteSpace) throw badInput("shareKey is not an active share link of a site showing this space");
+  let keys = presentedShareKeys.get(ctx.loaders);
+  if (!keys) presentedShareKeys.set(ctx.loaders, (keys = new Map()));
+  keys.set(site.id, key);
+  let urls = presentedSpaceUrls.get(ctx.loaders);
+  if (!urls) presentedSpaceUrls.set(ctx.loaders, (urls = new Map()));
+  urls.set(space.id, publishedUrlOf(ctx, site, siteSpacePathOf(structure, siteSpace)));
+}
+
+/** The space's published URL through the share key this request presented for it, if any. */
+export const presentedSpaceUrl = (ctx: CoreContext, spaceId: string): string | undefined =>
+  presentedSpaceUrls.get(ctx.loaders)?.get(spaceId);
 
 /** The published URL of `path` in the site (with the share key the request presented, if any). */
 export function publishedUrlOf(ctx: CoreContext, site: Pick<Site, "id">, path: string): string {
