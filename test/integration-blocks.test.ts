@@ -29,6 +29,11 @@ export default {
     const event = JSON.parse(form.get("event"));
     if (event.type !== "ui_render") return new Response("OK");
     if (event.componentId === "throws") throw new Error("block broke");
+    if (event.componentId === "deep") {
+      let nested = { type: "text", children: "deep" };
+      for (let i = 0; i < 20000; i++) nested = { type: "box", children: [nested] };
+      return new Response(JSON.stringify({ type: "element", element: { type: "block", children: [nested] }, state: {}, props: {} }));
+    }
     const props = event.props;
     const element = {
       type: "block",
@@ -328,6 +333,14 @@ describe("on a published page", () => {
     expect(html).toContain("Hello <strong>fine</strong>");
     // Bounded by the page's block deadline (3 s), not by the sandbox's 8 s timeout.
     expect(elapsed).toBeLessThan(6000);
+    // An answer nested without bound is refused by the ContentKit check (the render route: 502, not 500).
+    const deep = await server.rest(A.token, "POST", `/v1/integrations/${NAME}/render`, {
+      componentId: "deep",
+      props: {},
+      context: { type: "document", spaceId: space, editable: false, theme: "light" },
+    });
+    expect(deep.status).toBe(502);
+    expect(deep.body.error.message).toContain("nested deeper than 100 levels");
     // Not kept as long as a page without failures: no ETag; cached for 30 s, then rendered again.
     expect(response.headers.get("etag")).toBeNull();
     const view = () => fetch(`${server.url}/sites/${site}/`).then((r) => r.text());
