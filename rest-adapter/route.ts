@@ -125,7 +125,10 @@ export const stringOf = (value: unknown) => (typeof value === "string" || value 
 
 /** Drops the keys whose value is null or undefined: optional REST fields are absent, not null. */
 export function compact<T extends Record<string, unknown>>(object: T): Partial<T> {
-  return Object.fromEntries(Object.entries(object).filter(([, value]) => value != null)) as Partial<T>;
+  // A loop rather than entries/filter/fromEntries: it runs several times per item of every list.
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(object)) if (object[key] != null) kept[key] = object[key];
+  return kept as Partial<T>;
 }
 
 /** Picks the keys present in a REST body, so absent stays absent (unchanged) and null stays null. */

@@ -26,7 +26,16 @@ export function effectiveRole(membership: Membership | null, chain: AccessLevel[
   return maxRole([base, ...chain.flatMap((level) => level.grants)]);
 }
 
+/** The permissions object of each role, made once: a list asks for it on every item. Not to be changed. */
+const spacePermissionsByRole = new Map<Role | null, ReturnType<typeof spacePermissionsOf>>();
+
 export function spacePermissions(role: Role | null) {
+  let permissions = spacePermissionsByRole.get(role);
+  if (!permissions) spacePermissionsByRole.set(role, (permissions = Object.freeze(spacePermissionsOf(role))));
+  return permissions;
+}
+
+function spacePermissionsOf(role: Role | null) {
   return {
     view: atLeast(role, "read"),
     access: atLeast(role, "read"),
