@@ -6,13 +6,19 @@
 // (rate-limiter-flexible's Prisma store), so instances sharing the database share the limits;
 // on the embedded database (one process) they are in memory. If the store fails, counting falls
 // back to memory rather than refusing or failing requests.
+// Readers of published sites (no token) have their own per-address limit, counted in this
+// process and synced with the shared rows once a second (src/http/batched-rate-limit.ts): a
+// repeated view costs one statement, not three, and the limit still holds across instances, up
+// to one second late.
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
+import { BatchedRateLimiter } from "../../http/batched-rate-limit.ts";
 import { errorResponse } from "../../http/errors.ts";
+import { isSiteRequest } from "./use-sites.ts";
 
 export type RateLimits = Config["rateLimits"];
 
@@ -52,14 +58,17 @@ export function useRateLimit(
 ): RateLimitPlugin {
   const byToken = limiter(limits.perToken, limits.windowSeconds, "rl:token", services, options.shared);
   const byAddress = limiter(limits.perAddress, limits.windowSeconds, "rl:address", services, options.shared);
+  const readerStore = limiter(limits.perAddress, limits.windowSeconds, "rl:reader", services, options.shared);
+  const byReader = options.shared ? new BatchedRateLimiter(readerStore, limits.perAddress, limits.windowSeconds) : readerStore;
   const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
+  const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   const counted = new WeakMap<Request, Record<string, string>>();
   const keyOf = (request: Request, serverContext: unknown) => {
     const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
-    return token
-      ? { rateLimiter: byToken, key: createHash("sha256").update(token).digest("base64url"), limit: limits.perToken, token }
-      : { rateLimiter: byAddress, key: address, limit: limits.perAddress, token };
+    if (token) return { rateLimiter: byToken, key: createHash("sha256").update(token).digest("base64url"), limit: limits.perToken, token };
+    const reader = isSiteRequest(request, new URL(request.url), publicHost);
+    return { rateLimiter: reader ? byReader : byAddress, key: address, limit: limits.perAddress, token };
   };
 
   const untouched = (limit: number) => ({

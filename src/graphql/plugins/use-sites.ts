@@ -24,6 +24,14 @@ function parseCookies(header: string | null): Record<string, string> {
   return cookies;
 }
 
+/** Whether a request is a reader's view of a published site (what `useSites` answers), from its method, path and Host alone. */
+export function isSiteRequest(request: Request, url: URL, publicHost: string): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (url.pathname.startsWith(SITES_PREFIX)) return true;
+  const host = (request.headers.get("host") ?? url.host).toLowerCase();
+  return host !== publicHost && !SERVICE_PATHS.test(url.pathname);
+}
+
 export function useSites(services: Services, cache = new SiteCache()): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   return {
