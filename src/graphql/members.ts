@@ -3,7 +3,7 @@
 import { roleOf } from "../core/storage-types.ts";
 import type { LinkInvite, Member, Space } from "../generated/prisma/client.ts";
 import { ROLES } from "../auth/roles.ts";
-import { memberKey } from "../core/loaders.ts";
+import { memberKey } from "../core/members/loaders.ts";
 import {
   createLinkInvite,
   deleteLinkInvite,

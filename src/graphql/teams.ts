@@ -2,7 +2,7 @@
 import { teamRoleOf } from "../core/storage-types.ts";
 import type { Team, TeamMember } from "../generated/prisma/client.ts";
 import { notFound } from "../core/errors.ts";
-import { memberKey } from "../core/loaders.ts";
+import { memberKey } from "../core/members/loaders.ts";
 import {
   createTeam,
   deleteTeam,

@@ -16,7 +16,7 @@ import type { CoreContext } from "../context.ts";
 import { headRevision } from "../content/target.ts";
 import { badInput, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { memberKey } from "../loaders.ts";
+import { memberKey } from "../members/loaders.ts";
 import { paginate, type Page, type PageArgs } from "../pagination.ts";
 import { sectionsOf } from "../search/index.ts";
 import { isEmoji, readSpace, requireSpace } from "../spaces/index.ts";

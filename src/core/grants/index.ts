@@ -12,7 +12,7 @@ import { isRole, ROLES, type Role } from "../../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { memberKey } from "../loaders.ts";
+import { memberKey } from "../members/loaders.ts";
 import { readCollection } from "../collections/index.ts";
 import { addMembersByEmailIn, checkEmails, INVITE_EMAILS_MAX, isEmail } from "../members/index.ts";
 import { getSite } from "../sites/index.ts";

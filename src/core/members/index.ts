@@ -8,7 +8,8 @@ import { isRole, ROLES, type Role } from "../../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { createLoaders, grantedSpaceRows, memberKey } from "../loaders.ts";
+import { createLoaders } from "../loaders.ts";
+import { grantedSpaceRows, memberKey } from "./loaders.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 

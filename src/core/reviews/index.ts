@@ -8,7 +8,7 @@ import { atLeast } from "../../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { memberKey } from "../loaders.ts";
+import { memberKey } from "../members/loaders.ts";
 import { memberRoleOnSpace } from "../members/index.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import { checkChangeRequestActive, readChangeRequest, requireChangeRequest, updateChangeRequest } from "../change-requests/index.ts";

@@ -6,7 +6,7 @@ import { authorize, type Action } from "../../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { memberKey } from "../loaders.ts";
+import { memberKey } from "../members/loaders.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { checkLength, checkOneOf } from "../validate.ts";

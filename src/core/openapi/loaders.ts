@@ -1,0 +1,9 @@
+import type { PrismaClient, OpenAPISpec } from "../../generated/prisma/client.ts";
+import { byId } from "../loaders.ts";
+
+/** OpenAPI specs. */
+export function openAPILoaders(prisma: PrismaClient) {
+  return {
+    openAPISpec: byId<OpenAPISpec>((ids) => prisma.openAPISpec.findMany({ where: { id: { in: ids } } })),
+  };
+}
