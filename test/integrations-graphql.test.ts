@@ -162,6 +162,97 @@ describe("GraphQL", () => {
     expect((await server.client(token).integrations.uninstallIntegrationFromSite(name, installation, site)).status).toBe(205);
   });
 
+  it("installation statuses: one integration's in an organization, and every installation by target (organization, space, site)", async () => {
+    const status = await server.bootstrap();
+    const client = server.client(status.token);
+    const name = unique("status");
+    const pending = unique("pending");
+    await publish(name, { visibility: "public" });
+    await publish(pending, {
+      visibility: "public",
+      configurations: { account: { properties: { key: { type: "string" } }, required: ["key"] } },
+    });
+    const installation = (await client.integrations.installIntegration(name, { organization: status.organizationId })).data.id;
+    await client.integrations.installIntegration(pending, { organization: status.organizationId });
+    const space = (await server.rest(status.token, "POST", `/v1/orgs/${status.organizationId}/spaces`, { title: "Status space" })).body.id;
+    const site = (await server.rest(status.token, "POST", `/v1/orgs/${status.organizationId}/sites`, { title: "Status site" })).body.id;
+    await client.integrations.installIntegrationOnSpace(name, installation, { space });
+    await client.integrations.installIntegrationOnSite(name, installation, { siteId: site });
+
+    expect((await client.orgs.getOrganizationIntegrationStatus(status.organizationId, name)).data).toEqual({ status: "active" });
+    expect((await client.orgs.getOrganizationIntegrationStatus(status.organizationId, pending)).data).toEqual({ status: "pending" });
+    const notInstalled = unique("absent");
+    await publish(notInstalled, { visibility: "public" });
+    expect(
+      (await server.rest(status.token, "GET", `/v1/orgs/${status.organizationId}/integrations/${notInstalled}/installation_status`)).status,
+    ).toBe(404);
+
+    const statuses = async (query: Record<string, string> = {}) =>
+      (await client.orgs.listOrganizationIntegrationsStatus(status.organizationId, query as never)).data;
+    const organizationLevel = await statuses();
+    expect(organizationLevel.count).toBe(2);
+    // Oldest first; installed at the same instant (the test clock stands still), by id.
+    expect(
+      organizationLevel.items
+        .map((item) => [item.integration.name, item.status, item.target])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    ).toEqual(
+      [
+        [name, "active", { type: "organization", organizationId: status.organizationId }],
+        [pending, "pending", { type: "organization", organizationId: status.organizationId }],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    expect((await statuses({ target: "space" })).items.map((item) => [item.integration.name, item.target])).toEqual([
+      [name, { type: "space", spaceId: space }],
+    ]);
+    expect((await statuses({ target: "space", space })).items).toHaveLength(1);
+    expect((await statuses({ target: "site", site })).items.map((item) => item.target)).toEqual([{ type: "site", siteId: site }]);
+    const paged = await statuses({ limit: "1" });
+    expect(paged.items).toHaveLength(1);
+    const second = await statuses({ limit: "1", page: paged.next!.page });
+    expect([paged.items[0]!.integration.name, second.items[0]!.integration.name]).toEqual(
+      organizationLevel.items.map((item) => item.integration.name),
+    );
+
+    // GraphQL first: the same on Organization.
+    const viaGraphQL = await server.graphql(
+      status.token,
+      `query($id: ID!, $name: String!) { organization(id: $id) {
+        integrationInstallationStatus(integration: $name)
+        installedIntegrations(target: "site") { totalCount nodes { status integration { name } target { type siteId spaceId } } }
+      } }`,
+      { id: status.organizationId, name },
+    );
+    expect(viaGraphQL.data.organization).toEqual({
+      integrationInstallationStatus: "active",
+      installedIntegrations: {
+        totalCount: 1,
+        nodes: [{ status: "active", integration: { name }, target: { type: "site", siteId: site, spaceId: null } }],
+      },
+    });
+
+    // Bad input: 400 naming the parameter; other organizations: 404; guests: 403.
+    const base = `/v1/orgs/${status.organizationId}/integrations/installations-status`;
+    for (const [query, field] of [
+      ["target=everything", "target"],
+      [`space=${space}`, "space"],
+      [`target=space&site=${site}`, "site"],
+    ]) {
+      const refused = await server.rest(status.token, "GET", `${base}?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.error.message).toContain(field);
+    }
+    expect((await server.rest(status.token, "GET", `${base}?target=space&space=${newId("Space")}`)).status).toBe(404);
+    expect((await server.rest(token, "GET", base)).status).toBe(404);
+    expect((await server.rest(token, "GET", `/v1/orgs/${status.organizationId}/integrations/${name}/installation_status`)).status).toBe(
+      404,
+    );
+    const guest = await server.addMember(status.organizationId, null);
+    expect((await server.rest(guest.token, "GET", base)).status).toBe(403);
+    const reader = await server.addMember(status.organizationId, "read");
+    expect((await server.rest(reader.token, "GET", base)).status).toBe(200);
+  });
+
   it("an installation with missing required settings is pending until configured", async () => {
     const name = unique("pending");
     await publish(name, { configurations: { account: { properties: { key: { type: "string" } }, required: ["key"] } } });

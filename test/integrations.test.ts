@@ -238,6 +238,88 @@ describe("installing, events and the sandbox", () => {
     expect(output).toContain("hello-integration: space_content_updated");
   });
 
+  it("tasks: the integration's admins and its installation tokens queue task events, delivered through the queue", async () => {
+    const client = server.client(token);
+    const queued = await client.integrations.queueIntegrationTask(NAME, { task: { type: "sync", page: 1 } });
+    expect(queued.status).toBe(204);
+    const byAdmin = (await settled(NAME, { count: 4 })).find((event) => (event.payload as { type: string }).type === "task")!;
+    expect(byAdmin.payload).toEqual({ eventId: byAdmin.id, type: "task", task: { type: "sync", page: 1 } });
+    // Queued by an admin, the task runs with the installation in the integration's own organization.
+    expect(byAdmin.installationId).toBe(installationId);
+    expect(byAdmin.status, logsOf(byAdmin).join("\n")).toBe("success");
+    // The script logs the task it was handed (JSON: key order is the database's).
+    const handed = logsOf(byAdmin).find((line) => line.startsWith("[info] hello-integration: task "));
+    expect(JSON.parse(handed!.slice("[info] hello-integration: task ".length))).toEqual({ type: "sync", page: 1 });
+
+    // The integration's installation token (what the script holds) queues its own tasks.
+    const installationToken = (await client.integrations.createIntegrationInstallationToken(NAME, installationId)).data.token;
+    expect((await server.client(installationToken).integrations.queueIntegrationTask(NAME, { task: { type: "from-script" } })).status).toBe(
+      204,
+    );
+    const events = await settled(NAME, { count: 5 });
+    const byToken = events.find((event) => JSON.stringify(event.payload).includes("from-script"))!;
+    expect(byToken).toMatchObject({ status: "success", installationId });
+    expect(logsOf(byToken)).toContain(`[info] hello-integration: task {"type":"from-script"}`);
+
+    // Bad input: 400 naming the field, nothing queued.
+    for (const [body, field] of [
+      [{}, "task"],
+      [{ task: "sync" }, "task"],
+      [{ task: {}, schedule: 86_401 }, "schedule"],
+      [{ task: {}, schedule: -1 }, "schedule"],
+      [{ task: {}, schedule: "soon" }, "schedule"],
+    ] as const) {
+      const refused = await server.rest(token, "POST", `/v1/integrations/${NAME}/tasks`, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error.message).toContain(field);
+    }
+    expect(await server.database.prisma.integrationEvent.count({ where: { integration: { name: NAME } } })).toBe(5);
+    // Members who are not admins, other organizations, other integrations' tokens: refused.
+    const editor = await server.addMember(org, "edit");
+    expect((await server.rest(editor.token, "POST", `/v1/integrations/${NAME}/tasks`, { task: {} })).status).toBe(403);
+    const other = await server.bootstrap();
+    expect((await server.rest(other.token, "POST", `/v1/integrations/${NAME}/tasks`, { task: {} })).status).toBe(404);
+    expect((await server.rest(token, "POST", "/v1/integrations/no-such-integration/tasks", { task: {} })).status).toBe(404);
+  });
+
+  it("a scheduled task waits in the queue for its delay, then runs", async () => {
+    const name = `${NAME}-later`;
+    const script = `export default { async fetch(request) {
+      const form = await request.formData();
+      console.log("task " + JSON.stringify(JSON.parse(form.get("event")).task));
+      return new Response("ok");
+    } };`;
+    const published = await server.rest(token, "POST", `/v1/integrations/${name}`, {
+      organization: org,
+      title: "Later",
+      script,
+      visibility: "private",
+    });
+    expect(published.status).toBe(200);
+    const installed = (await server.client(token).integrations.installIntegration(name, { organization: org })).data.id;
+    await settled(name, { count: 1 });
+    expect((await server.client(token).integrations.queueIntegrationTask(name, { task: { n: 1 }, schedule: 120 })).status).toBe(204);
+    const event = await server.database.prisma.integrationEvent.findFirstOrThrow({
+      where: { integration: { name }, installationId: installed },
+      orderBy: { seq: "desc" },
+    });
+    expect(event.payload).toMatchObject({ type: "task", task: { n: 1 } });
+    const job = (await server.database.prisma.job.findMany({ where: { kind: "integration.event" } })).find(
+      (row) => (row.payload as { eventId?: string }).eventId === event.id,
+    )!;
+    expect(job.runAt.getTime() - server.clock.now().getTime()).toBe(120_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await server.database.prisma.integrationEvent.findUniqueOrThrow({ where: { id: event.id } })).status).toBe("pending");
+    // A token of another integration's installation cannot queue this one's tasks.
+    const otherToken = (await server.client(token).integrations.createIntegrationInstallationToken(name, installed)).data.token;
+    expect((await server.rest(otherToken, "POST", `/v1/integrations/${NAME}/tasks`, { task: {} })).status).toBe(403);
+    server.clock.advance(121_000);
+    server.app.jobs.wake();
+    const [, ran] = await settled(name, { count: 2 });
+    expect(ran).toMatchObject({ id: event.id, status: "success" });
+    expect(logsOf(ran!)).toContain(`[info] task {"n":1}`);
+  });
+
   it("configuration is checked against the manifest: a wrong type is 400 and changes nothing", async () => {
     const response = await server.rest(token, "PATCH", `/v1/integrations/${NAME}/installations/${installationId}`, {
       configuration: { greeting: 42 },

@@ -851,6 +851,14 @@ function integrationFixtures(): Record<string, Fixture> {
       body: renderBody(await newSpace()),
     }),
     "GET /v1/orgs/:organizationId/integrations": async () => ({ path: org("/integrations") }),
+    "GET /v1/orgs/:organizationId/integrations/:integrationName/installation_status": async () => ({
+      path: org(`/integrations/${(await newIntegration({ installed: true })).name}/installation_status`),
+    }),
+    "GET /v1/orgs/:organizationId/integrations/installations-status": async () => ({ path: org("/integrations/installations-status") }),
+    "POST /v1/integrations/:integrationName/tasks": async () => ({
+      path: `${(await newIntegration()).path}/tasks`,
+      body: { task: { matrix: true } },
+    }),
     "GET /v1/spaces/:spaceId/integrations": async () => ({ path: `/v1/spaces/${await newSpace()}/integrations` }),
   };
 }

@@ -121,6 +121,26 @@ const restContentInstallation = (kind: "space" | "site") => (row: ContentInstall
   [kind]: row.target,
 });
 
+const InstalledIntegrationFields = graphql(
+  `
+  fragment InstalledIntegrationFields on InstalledIntegration {
+    status
+    integration { ...IntegrationFields }
+    target { type organizationId spaceId siteId }
+  }`,
+  [IntegrationFields],
+);
+
+/** The published InstalledIntegration: its target names the one id its type has. */
+const restInstalledIntegration = (row: FragmentOf<typeof InstalledIntegrationFields>) => ({
+  status: row.status,
+  integration: restIntegration(row.integration),
+  target: {
+    type: row.target.type,
+    ...compact({ organizationId: row.target.organizationId, spaceId: row.target.spaceId, siteId: row.target.siteId }),
+  },
+});
+
 const restEvent = (event: FragmentOf<typeof EventFields>) => ({
   id: event.id,
   integrationId: event.integrationId,
@@ -667,6 +687,59 @@ export const integrationRoutes: RestRoute[] = [
     variables: (request) => ({ id: request.params.organizationId, ...filterVariables(request) }),
     status: 200,
     body: (data) => listBody(data.organization.integrations, restIntegration),
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/orgs/:organizationId/integrations/:integrationName/installation_status",
+    action: "integration.list",
+    document: graphql(
+      `query GetOrganizationIntegrationStatus($id: ID!, $integration: String!) {
+        organization(id: $id) { integrationInstallationStatus(integration: $integration) }
+      }`,
+    ),
+    variables: (request) => ({ id: request.params.organizationId, integration: name(request) }),
+    status: 200,
+    body: (data) => ({ status: data.organization.integrationInstallationStatus }),
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/orgs/:organizationId/integrations/installations-status",
+    action: "integration.list",
+    query: { page: "string", limit: "limit", target: "string", space: "string", site: "string" },
+    document: graphql(
+      `query ListOrganizationIntegrationsStatus($id: ID!, $target: String, $space: ID, $site: ID, $first: Int, $after: String) {
+        organization(id: $id) {
+          installedIntegrations(target: $target, space: $space, site: $site, first: $first, after: $after) {
+            totalCount pageInfo { ...ListInfo } nodes { ...InstalledIntegrationFields }
+          }
+        }
+      }`,
+      [InstalledIntegrationFields, ListInfo],
+    ),
+    variables: ({ params, query }) => ({
+      id: params.organizationId,
+      target: query.target,
+      space: query.space,
+      site: query.site,
+      ...pageVariables(query),
+    }),
+    status: 200,
+    body: (data) => listBody(data.organization.installedIntegrations, restInstalledIntegration),
+  }),
+  typedRoute({
+    method: "POST",
+    path: "/v1/integrations/:integrationName/tasks",
+    action: "integration.task",
+    document: graphql(
+      `mutation QueueIntegrationTask($input: QueueIntegrationTaskInput!) { queueIntegrationTask(input: $input) { eventId } }`,
+    ),
+    variables: (request) => {
+      if (request.body.task === undefined) throw new RestInputError("task is required: the task's payload (an object)");
+      const schedule = request.body.schedule;
+      if (schedule != null && typeof schedule !== "number") throw new RestInputError("schedule must be a number of seconds");
+      return { input: { integration: name(request), task: request.body.task, schedule } };
+    },
+    status: 204,
   }),
   typedRoute({
     method: "GET",

@@ -69,6 +69,7 @@ export const POLICY = {
   },
   "integration.installOnSite": { scope: "site", least: "admin", does: "install an integration on the site" },
   "integration.installOnSpace": { scope: "space", least: "admin", does: "install an integration on the space" },
+  "integration.task": { scope: "organization", least: "admin", does: "queue tasks for the organization's integrations' scripts" },
   "integration.render": { scope: "space", least: "read", does: "render an integration's blocks in the space" },
 
   "collection.read": { scope: "collection", least: "read", does: "read the collection" },

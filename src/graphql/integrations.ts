@@ -15,8 +15,12 @@ import {
   createInstallationToken,
   deleteIntegration,
   disableDevelopmentMode,
+  INSTALLED_TARGETS,
+  type InstalledIntegration,
+  installationStatus,
   installIntegration,
   integrationPermissions,
+  listInstalledIntegrations,
   listEvents,
   listInstallations,
   listIntegrations,
@@ -27,6 +31,7 @@ import {
   loadVisibleIntegrations,
   manifestOf,
   publishIntegration,
+  queueIntegrationTask,
   readEvent,
   readInstallation,
   readIntegration,
@@ -537,6 +542,59 @@ builder.objectFields(OrganizationRef, (t) => ({
   ),
 }));
 
+const InstalledIntegrationRef = builder.objectRef<InstalledIntegration>("InstalledIntegration").implement({
+  description: "An installation of an integration, its status and what it is installed on (the published InstalledIntegration)",
+  fields: (t) => ({
+    status: t.exposeString("status", { description: "active, pending (required settings missing) or paused" }),
+    integration: t.field({
+      description: "The integration",
+      type: IntegrationRef,
+      resolve: (row, _args, { core }) => integrationIdOf(core, row.installationId),
+    }),
+    target: t.field({
+      description: "What it is installed on",
+      type: builder.simpleObject("InstalledIntegrationTarget", {
+        description: "What an installation is on: the organization, a space or a site (type tells which id is set)",
+        fields: (f) => ({
+          type: f.string({ description: "organization, space or site" }),
+          organizationId: f.id({ description: "The organization, for type organization", nullable: true }),
+          spaceId: f.id({ description: "The space, for type space", nullable: true }),
+          siteId: f.id({ description: "The site, for type site", nullable: true }),
+        }),
+      }),
+      resolve: (row) => ({
+        type: row.target.type,
+        organizationId: row.target.organizationId ?? null,
+        spaceId: row.target.spaceId ?? null,
+        siteId: row.target.siteId ?? null,
+      }),
+    }),
+  }),
+});
+
+builder.objectFields(OrganizationRef, (t) => ({
+  integrationInstallationStatus: t.string({
+    description:
+      "The status of the integration's installation in the organization: active, pending or paused (not found when not installed)",
+    args: { integration: t.arg.string({ required: true, description: "Name of the integration" }) },
+    resolve: (organization, args, { core }) => installationStatus(core, organization.id, args.integration),
+  }),
+  installedIntegrations: t.connection(
+    {
+      type: InstalledIntegrationRef,
+      description: "Installations in the organization, oldest first: in the organization itself (default), on its spaces or on its sites",
+      args: {
+        target: t.arg.string({ description: `One of ${INSTALLED_TARGETS.join(", ")} (default organization)` }),
+        space: t.arg.id({ description: "Only the installations on this space (target space)" }),
+        site: t.arg.id({ description: "Only the installations on this site (target site)" }),
+      },
+      resolve: async (organization, args, { core }) => toConnection(await listInstalledIntegrations(core, organization.id, args, args)),
+    },
+    { name: "InstalledIntegrationConnection" },
+    { name: "InstalledIntegrationEdge" },
+  ),
+}));
+
 builder.objectFields(SpaceRef, (t) => ({
   integrations: t.connection(
     {
@@ -811,6 +869,31 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, { input }, { core }) => createInstallationToken(core, input.integration, input.installation),
+  }),
+  queueIntegrationTask: t.field({
+    description:
+      "Queues a task event for the integration's script, run after `schedule` seconds (its installations' tokens and its organization's admins)",
+    type: builder.simpleObject("QueueIntegrationTaskPayload", {
+      description: "The task queued",
+      fields: (p) => ({
+        eventId: p.id({ description: "Id of the task event (in the integration's events once delivered)" }),
+        runAt: p.field({ description: "When it is run at the earliest", type: "DateTime" }),
+      }),
+    }),
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("QueueIntegrationTaskInput", {
+          description: "The task and when to run it",
+          fields: (f) => ({
+            integration: f.string({ description: "Name of the integration", required: true }),
+            task: f.field({ description: "Payload of the task, given to the script as the event's task", type: "JSON", required: true }),
+            schedule: f.float({ description: "Seconds to wait before running it, 0 to 86,400 (default 0)" }),
+          }),
+        }),
+      }),
+    },
+    resolve: (_root, { input }, { core }) => queueIntegrationTask(core, input.integration, input),
   }),
   renderIntegrationUI: t.field({
     type: builder.simpleObject("RenderIntegrationUIPayload", {

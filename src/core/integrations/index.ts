@@ -25,7 +25,7 @@ import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
-import { type PageArgs, type PageSource, paginate } from "../pagination.ts";
+import { type Page, type PageArgs, type PageSource, paginate } from "../pagination.ts";
 import { requireSite } from "../sites/index.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { checkLength, checkOneOf } from "../validate.ts";
@@ -651,17 +651,11 @@ export async function uninstallIntegration(ctx: CoreContext, name: string, insta
   await ctx.prisma.$transaction(async (tx) => {
     revoked = await revokeInstallationTokens(tx, [installation.id]);
     await tx.integrationInstallation.delete({ where: { id: installation.id } });
-    await ctx.integrations.emit(
-      tx,
-      integration,
-      installation.id,
-      {
-        type: "installation_deleted",
-        installationId: installation.id,
-        previous: { configuration: installation.configuration },
-      },
-      { installation },
-    );
+    await ctx.integrations.emit(tx, integration, installation.id, {
+      type: "installation_deleted",
+      installationId: installation.id,
+      previous: { configuration: installation.configuration },
+    });
   });
   for (const id of revoked) forgetToken(ctx.prisma, id);
   ctx.integrations.forgetInstallation(installation.id);
@@ -891,6 +885,148 @@ export const siteInstallations = contentInstallations<IntegrationSiteInstallatio
     db.integrationSiteInstallation.delete({ where: { installationId_siteId: { installationId, siteId } } }),
   rows: (ctx) => ctx.prisma.integrationSiteInstallation,
 });
+
+// ---------------------------------------------------------------------------------------------
+// Installation status
+// ---------------------------------------------------------------------------------------------
+
+export const INSTALLED_TARGETS = ["organization", "space", "site"] as const;
+
+/** An installation as the published `InstalledIntegration` has it: its status and what it is installed on. */
+export interface InstalledIntegration {
+  status: string;
+  installationId: string;
+  target: { type: (typeof INSTALLED_TARGETS)[number]; organizationId?: string; spaceId?: string; siteId?: string };
+}
+
+/** The status of `name`'s installation in the organization (members with a role); 404 when it is not installed there. */
+export async function installationStatus(ctx: CoreContext, organizationId: string, name: string): Promise<string> {
+  await requireOrganization(ctx, organizationId, "integration.list");
+  const integration = await readIntegration(ctx, name);
+  const installation = await ctx.prisma.integrationInstallation.findUnique({
+    where: { integrationId_organizationId: { integrationId: integration.id, organizationId } },
+    select: { status: true },
+  });
+  if (!installation) throw notFound("integration installation", `${name} in organization ${organizationId}`);
+  return installation.status;
+}
+
+function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
+  const cursors = new Map<U, string>();
+  const items = page.items.map((item) => {
+    const mapped = map(item);
+    cursors.set(mapped, page.cursorOf(item));
+    return mapped;
+  });
+  return { ...page, items, cursorOf: (item) => cursors.get(item)! };
+}
+
+/**
+ * The installations of an organization (members with a role), oldest first: in the organization
+ * itself (`target` organization, the default), on its spaces or on its sites, optionally on one
+ * space or site (`space` and `site` only with the matching target).
+ */
+export async function listInstalledIntegrations(
+  ctx: CoreContext,
+  organizationId: string,
+  filters: { target?: string | null; space?: string | null; site?: string | null },
+  page: PageArgs,
+): Promise<Page<InstalledIntegration>> {
+  await requireOrganization(ctx, organizationId, "integration.list");
+  const target = checkOneOf("target", filters.target ?? "organization", INSTALLED_TARGETS);
+  if (filters.space != null && target !== "space") throw badInput("space is only valid with target=space");
+  if (filters.site != null && target !== "site") throw badInput("site is only valid with target=site");
+  if (filters.space != null) {
+    const space = await requireSpace(ctx, filters.space, "space.read", { allowDeleted: true });
+    if (space.organizationId !== organizationId) throw notFound("space", filters.space);
+  }
+  if (filters.site != null) await requireSite(ctx, organizationId, filters.site, "site.read");
+  const byDate = { sortField: "createdAt", sortKind: "date" } as const;
+  if (target === "organization") {
+    const where = { organizationId } satisfies Prisma.IntegrationInstallationWhereInput;
+    const rows = await paginate<IntegrationInstallation, typeof where>(page, {
+      ...byDate,
+      where,
+      rows: ctx.prisma.integrationInstallation,
+    });
+    return mapPage(rows, (row) => ({ status: row.status, installationId: row.id, target: { type: "organization", organizationId } }));
+  }
+  if (target === "space") {
+    const where = {
+      installation: { organizationId },
+      ...(filters.space != null ? { spaceId: filters.space } : {}),
+    } satisfies Prisma.IntegrationSpaceInstallationWhereInput;
+    const rows = await paginate<IntegrationSpaceInstallation, typeof where>(page, {
+      ...byDate,
+      idField: "spaceId",
+      where,
+      rows: ctx.prisma.integrationSpaceInstallation,
+    });
+    return mapPage(rows, (row) => ({
+      status: row.status,
+      installationId: row.installationId,
+      target: { type: "space", spaceId: row.spaceId },
+    }));
+  }
+  const where = {
+    installation: { organizationId },
+    ...(filters.site != null ? { siteId: filters.site } : {}),
+  } satisfies Prisma.IntegrationSiteInstallationWhereInput;
+  const rows = await paginate<IntegrationSiteInstallation, typeof where>(page, {
+    ...byDate,
+    idField: "siteId",
+    where,
+    rows: ctx.prisma.integrationSiteInstallation,
+  });
+  return mapPage(rows, (row) => ({ status: row.status, installationId: row.installationId, target: { type: "site", siteId: row.siteId } }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------------------------
+
+export const TASK_SCHEDULE_MAX_SECONDS = 86_400;
+
+/**
+ * Queues a `task` event (the published TaskEvent) for the integration's script through the job
+ * queue, run after `schedule` seconds (0 to 86,400; default 0). The integration queues its own
+ * tasks: its installations' tokens (the task runs with that installation's environment) and the
+ * admins of its organization (`integration.task`; the task runs with the installation in the
+ * integration's own organization, when there is one, else with no installation).
+ */
+export async function queueIntegrationTask(
+  ctx: CoreContext,
+  name: string,
+  input: { task?: unknown; schedule?: number | null },
+): Promise<{ eventId: string; runAt: Date }> {
+  const integration = await readIntegration(ctx, name);
+  let installationId: string | null;
+  if (ctx.viewer.installationId) {
+    const installation = await ctx.loaders.integrationInstallation.load(ctx.viewer.installationId);
+    if (installation?.integrationId !== integration.id)
+      throw forbidden(`An installation token of another integration cannot queue tasks of "${name}"`);
+    installationId = installation.id;
+  } else {
+    await authorize(ctx, "integration.task", { organizationId: integration.organizationId });
+    installationId =
+      (
+        await ctx.prisma.integrationInstallation.findUnique({
+          where: { integrationId_organizationId: { integrationId: integration.id, organizationId: integration.organizationId } },
+          select: { id: true },
+        })
+      )?.id ?? null;
+  }
+  if (!isPlainObject(input.task)) throw badInput("task must be an object (the task's payload)");
+  const schedule = input.schedule ?? 0;
+  if (typeof schedule !== "number" || !Number.isFinite(schedule) || schedule < 0 || schedule > TASK_SCHEDULE_MAX_SECONDS)
+    throw badInput(`schedule must be a number of seconds from 0 to ${TASK_SCHEDULE_MAX_SECONDS} (got ${JSON.stringify(input.schedule)})`);
+  const runAt = new Date(ctx.clock.now().getTime() + Math.round(schedule * 1000));
+  const event = await ctx.prisma.$transaction((tx) =>
+    ctx.integrations.emit(tx, integration, installationId, { type: "task", task: input.task }, { runAt }),
+  );
+  ctx.jobs.wake();
+  return { eventId: event.id, runAt };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Events

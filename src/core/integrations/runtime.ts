@@ -72,13 +72,13 @@ export class IntegrationRuntime {
     return this.sandboxes.close();
   }
 
-  /** Records an event for the script and enqueues its delivery, inside `tx` (call `jobs.wake()` after the commit). */
+  /** Records an event for the script and enqueues its delivery (at `runAt`, default now), inside `tx` (call `jobs.wake()` after the commit). */
   async emit(
     tx: Transaction,
     integration: Integration,
     installationId: string | null,
     payload: EventPayload,
-    _context: Record<string, unknown> = {},
+    { runAt }: { runAt?: Date } = {},
   ): Promise<IntegrationEvent> {
     const id = newId("IntegrationEvent");
     const now = this.services.clock.now();
@@ -92,7 +92,7 @@ export class IntegrationRuntime {
         updatedAt: now,
       },
     });
-    await this.services.jobs.enqueue(EVENT_JOB, { eventId: id }, { maxAttempts: this.settings.eventAttempts }, tx);
+    await this.services.jobs.enqueue(EVENT_JOB, { eventId: id }, { maxAttempts: this.settings.eventAttempts, runAt }, tx);
     return event;
   }
 
