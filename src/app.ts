@@ -160,13 +160,15 @@ export function createApp({
       useIntrospectionToggle(config.introspectionEnabled ?? true),
       useInputBoundary(),
       useGraphQLLimits(services, graphqlLimits),
-      useExecutionDeadline(graphqlLimits.executionTimeoutMs),
       useAuth(services),
       useFileDownloads(services),
       usePdfDownloads(services),
       useIntegrationScripts(services),
       useNotImplemented(routes),
       useRestAdapter(routes),
+      // After the REST adapter: its graphql-jit plugin replaces the execute function, and the
+      // deadline must wrap whichever one runs (its race and its statement scope).
+      useExecutionDeadline(graphqlLimits.executionTimeoutMs),
     ].map((plugin) => guardRequestHooks(plugin)),
   });
   registerOpenAPIReference();

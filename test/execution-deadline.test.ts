@@ -48,8 +48,39 @@ async function settledCount(count: () => Promise<number>) {
   return last;
 }
 
+/** Holds an exclusive lock on "Space" in a transaction of its own until released. */
+async function lockSpaces(server: TestServer) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => (locked = resolve));
+  const transaction = server.database.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`LOCK TABLE "Space" IN ACCESS EXCLUSIVE MODE`);
+      locked();
+      await released;
+    },
+    { timeout: 60_000 },
+  );
+  await isLocked;
+  return async () => {
+    release();
+    await transaction;
+  };
+}
+
+const lockWaits = async (server: TestServer) =>
+  Number(
+    (
+      await server.database.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      )
+    )[0].n,
+  );
+
 describe("a long operation past its deadline", () => {
-  const deadlineMs = 300;
+  // Long enough for its parsing and validation (counted too) and a few of its mutations.
+  const deadlineMs = 1000;
   let server: TestServer;
   let admin: BootstrapResult;
 
@@ -77,7 +108,7 @@ describe("a long operation past its deadline", () => {
     expect(status).toBe(503);
     expect(body.data ?? null).toBeNull();
     expect(body.errors).toEqual([
-      { message: expect.stringMatching(/deadline of 300 ms and was stopped/), extensions: { code: "EXECUTION_TIMEOUT" } },
+      { message: expect.stringMatching(/deadline of 1000 ms and was stopped/), extensions: { code: "EXECUTION_TIMEOUT" } },
     ]);
     expect(text).not.toMatch(/\bat .*\.(ts|js):\d+|node_modules|\/work\//);
     expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1000);
@@ -89,6 +120,52 @@ describe("a long operation past its deadline", () => {
     console.log(
       `deadline ${deadlineMs} ms: answered in ${Math.round(canary.elapsedMs)} ms, ${created}/${SERIES} mutations ran, canary max ${Math.round(canary.max)} ms`,
     );
+  });
+});
+
+describe("a deadline that counts parsing and validation", () => {
+  const deadlineMs = 100;
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
+    admin = await server.bootstrap("Validation deadline org");
+    await server.graphql(admin.token, "{ viewer { id } }");
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /**
+   * A valid document within every limit (no alias, depth 4, ~2,400 tokens, cost 3,200) that takes
+   * graphql-js hundreds of milliseconds to validate: each pair of the 200 identical fields is
+   * compared for overlaps, subselections included (graphql-js gives up past a budget of work: 300 are "Validation aborted."). Unique per name (Yoga caches validation).
+   */
+  const slowToValidate = (name: string) => `query ${name} { viewer { ${"organizations(first: 5) { nodes { id title } } ".repeat(200)} } }`;
+
+  it("answers 503 EXECUTION_TIMEOUT, without running it, an operation whose validation used up the deadline", async () => {
+    const started = performance.now();
+    const response = await server.graphql(admin.token, slowToValidate("Slow"));
+    const ms = performance.now() - started;
+    expect(response.status).toBe(503);
+    expect(response.data ?? null).toBeNull();
+    expect(response.errors).toEqual([{ message: expect.stringMatching(/deadline of 100 ms/), extensions: { code: "EXECUTION_TIMEOUT" } }]);
+    console.log(`validation used up a ${deadlineMs} ms deadline: answered 503 in ${Math.round(ms)} ms`);
+  });
+
+  it("runs the same document with a deadline that leaves room for its validation", async () => {
+    const roomy = await startTestServer({ graphqlLimits: { executionTimeoutMs: 30_000 } });
+    try {
+      const other = await roomy.bootstrap("Roomy org");
+      const response = await roomy.graphql(other.token, slowToValidate("Roomy"));
+      expect(response.status, JSON.stringify(response).slice(0, 500)).toBe(200);
+      expect(response.data?.viewer.organizations.nodes, JSON.stringify(response.errors)?.slice(0, 400)).toEqual([
+        { id: other.organizationId, title: "Roomy org" },
+      ]);
+    } finally {
+      await roomy.close();
+    }
   });
 });
 
@@ -128,44 +205,21 @@ describe.skipIf(!process.env.DATABASE_URL)(
     beforeAll(async () => {
       server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
       admin = await server.bootstrap("Lock org");
+      // Warm up both surfaces' createSpace (compiled on first use), so they reach the lock in time.
+      await postGraphQL(
+        server,
+        admin.token,
+        `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Warm-up" }) { space { id } } }`,
+      );
+      await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Warm-up REST" });
     });
     afterAll(async () => {
       await server?.close();
     });
 
-    /** Holds an exclusive lock on "Space" in a transaction of its own until released. */
-    async function lockSpaces() {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => (locked = resolve));
-      const transaction = server.database.prisma.$transaction(
-        async (tx) => {
-          await tx.$executeRawUnsafe(`LOCK TABLE "Space" IN ACCESS EXCLUSIVE MODE`);
-          locked();
-          await released;
-        },
-        { timeout: 60_000 },
-      );
-      await isLocked;
-      return async () => {
-        release();
-        await transaction;
-      };
-    }
-
-    const lockWaits = async () =>
-      Number(
-        (
-          await server.database.prisma.$queryRawUnsafe<{ n: bigint }[]>(
-            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          )
-        )[0].n,
-      );
-
     it("answers at the deadline on both surfaces, and the database cancels the statement", async () => {
       const before = await server.database.prisma.space.count();
-      const release = await lockSpaces();
+      const release = await lockSpaces(server);
       try {
         const canary = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${admin.token}` }, async () => {
           const graphql = postGraphQL(
@@ -174,8 +228,9 @@ describe.skipIf(!process.env.DATABASE_URL)(
             `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Locked" }) { space { id } } }`,
           );
           const rest = server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Locked REST" });
-          await sleep(deadlineMs / 2);
-          expect(await lockWaits()).toBeGreaterThan(0); // both wait on the lock in PostgreSQL
+          const sent = performance.now();
+          while ((await lockWaits(server)) === 0 && performance.now() - sent < deadlineMs) await sleep(25);
+          expect(await lockWaits(server)).toBeGreaterThan(0); // they wait on the lock in PostgreSQL
           return Promise.all([graphql, rest]);
         });
         const [graphql, rest] = canary.result;
@@ -187,10 +242,10 @@ describe.skipIf(!process.env.DATABASE_URL)(
         expect(canary.elapsedMs).toBeLessThan(deadlineMs + 1500);
         expect(canary.max).toBeLessThan(1000);
         // The lock is still held, yet nothing waits on it any more: PostgreSQL cancelled the statements.
-        let waits = await lockWaits();
+        let waits = await lockWaits(server);
         for (let i = 0; i < 20 && waits > 0; i++) {
           await sleep(100);
-          waits = await lockWaits();
+          waits = await lockWaits(server);
         }
         expect(waits).toBe(0);
         await release();
@@ -199,6 +254,72 @@ describe.skipIf(!process.env.DATABASE_URL)(
       } finally {
         await release();
       }
+    });
+  },
+);
+
+describe.skipIf(!process.env.DATABASE_URL)(
+  "on PostgreSQL, a client that goes away while its statement waits (the embedded database cannot cancel a statement: it starts no further one, tested above)",
+  () => {
+    let server: TestServer;
+    let admin: BootstrapResult;
+
+    beforeAll(async () => {
+      // A deadline (and statement_timeout) of a minute: only the client's going away can stop the statement.
+      server = await startTestServer({ graphqlLimits: { executionTimeoutMs: 60_000 } });
+      admin = await server.bootstrap("Cancel org");
+    });
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it("cancels the statement on both surfaces: it leaves pg_stat_activity within a second, though the lock is still held", async () => {
+      const before = await server.database.prisma.space.count();
+      const release = await lockSpaces(server);
+      try {
+        for (const surface of ["graphql", "rest"] as const) {
+          const controller = new AbortController();
+          const call =
+            surface === "graphql"
+              ? postGraphQL(
+                  server,
+                  admin.token,
+                  `mutation { createSpace(input: { organization: "${admin.organizationId}", title: "Abandoned" }) { space { id } } }`,
+                  controller.signal,
+                )
+              : fetch(`${server.url}/v1/orgs/${admin.organizationId}/spaces`, {
+                  method: "POST",
+                  headers: { "content-type": "application/json", authorization: `Bearer ${admin.token}` },
+                  body: JSON.stringify({ title: "Abandoned REST" }),
+                  signal: controller.signal,
+                });
+          const settled = call.then(
+            () => "answered",
+            () => "aborted",
+          );
+          for (let i = 0; i < 100 && (await lockWaits(server)) === 0; i++) await sleep(50);
+          expect(await lockWaits(server), surface).toBe(1);
+          const abortedAt = performance.now();
+          controller.abort();
+          expect(await settled).toBe("aborted");
+          let waits = await lockWaits(server);
+          while (waits > 0 && performance.now() - abortedAt < 3000) {
+            await sleep(50);
+            waits = await lockWaits(server);
+          }
+          const gone = performance.now() - abortedAt;
+          expect(waits, surface).toBe(0);
+          expect(gone).toBeLessThan(1000);
+          console.log(`${surface}: the waiting statement left pg_stat_activity ${Math.round(gone)} ms after the client went away`);
+        }
+        // The connections that saw a cancel were closed, not reused: the service still answers.
+        expect((await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}`)).status).toBe(200);
+      } finally {
+        await release();
+      }
+      await sleep(300);
+      expect(await server.database.prisma.space.count()).toBe(before);
+      expect((await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}/spaces`)).status).toBe(200);
     });
   },
 );

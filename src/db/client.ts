@@ -8,6 +8,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
+import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
 
 export interface Database {
   prisma: PrismaClient;
@@ -62,7 +63,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return wrap(
       "postgres",
-      new PrismaPg(pool),
+      withCancellableStatements(new PrismaPg(pool), pool, connectionString),
       async (sql) => void (await pool.query(sql)),
       () => pool.end(),
       stats,
@@ -107,6 +108,144 @@ interface SqlQuery {
 }
 type Queryable = Record<string | symbol, unknown>;
 
+/** What the pool's connections expose of their backend (pg's own fields, untyped). */
+interface BackendKey {
+  processID: number;
+  secretKey: number;
+}
+
+/**
+ * Sends PostgreSQL's CancelRequest for the statement running on `backend`: a short connection of
+ * its own that needs no pool slot and no login (the backend's key is the proof), as pg's
+ * deprecated Client#cancel does.
+ */
+function cancelBackend(connectionString: string, backend: BackendKey): void {
+  const canceller = new pg.Client({ connectionString }) as unknown as {
+    host: string;
+    port: number;
+    connection: {
+      connect(port: number | string, host?: string): void;
+      cancel(processID: number, secretKey: number): void;
+      on(event: string, listener: (...args: unknown[]) => void): void;
+      stream: { destroy(): void };
+    };
+  };
+  const connection = canceller.connection;
+  connection.on("error", () => {}); // best effort: the statement_timeout is the backstop
+  connection.on("connect", () => connection.cancel(backend.processID, backend.secretKey));
+  if (canceller.host?.startsWith("/")) connection.connect(`${canceller.host}/.s.PGSQL.${canceller.port}`);
+  else connection.connect(canceller.port, canceller.host);
+  // The server closes it once the request is read; in case it does not, it is closed anyway.
+  setTimeout(() => connection.stream.destroy(), 5000).unref();
+}
+
+/**
+ * @prisma/adapter-pg runs a statement outside a transaction with `pool.query`, which hides the
+ * connection it ran on. Here, a statement sent for an operation (statement-scope.ts) checks its
+ * connection out itself, so that the operation stopping can cancel it on that connection's
+ * backend; a connection that saw a cancel is closed rather than reused (a cancel arriving late
+ * must not hit the next statement). Statements in transactions are tracked on the transaction's
+ * connection the same way. Statements outside any operation go through unchanged.
+ */
+function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionString: string): PrismaPg {
+  type Queryable = { client: pg.PoolClient };
+  type Run = (this: unknown, query: unknown) => Promise<unknown>;
+  const isStatement = (property: string | symbol) => property === "queryRaw" || property === "executeRaw";
+
+  /** Runs `run` as a statement of `scope` on `connection`; true if it was cancelled. */
+  async function tracked<T>(
+    scope: StatementScope,
+    sql: string,
+    connection: pg.PoolClient,
+    run: () => Promise<T>,
+    onCancel: () => void,
+  ): Promise<T> {
+    const leave = scope.enter(
+      {
+        cancel() {
+          onCancel();
+          cancelBackend(connectionString, connection as unknown as BackendKey);
+        },
+      },
+      sql,
+    );
+    try {
+      return await run();
+    } finally {
+      leave();
+    }
+  }
+
+  const wrapTransaction = <T extends object>(transaction: T): T =>
+    new Proxy(transaction, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        if (typeof value !== "function") return value;
+        if (!isStatement(property)) return value.bind(object);
+        return async (query: unknown) => {
+          const scope = currentStatementScope();
+          if (!scope) return (value as Run).call(object, query);
+          const connection = (object as unknown as Queryable).client;
+          return tracked(
+            scope,
+            (query as SqlQuery).sql,
+            connection,
+            () => (value as Run).call(object, query),
+            () => {
+              // Closed, not returned to the pool, when the transaction ends (commit or rollback).
+              const release = connection.release;
+              connection.release = (error?: Error | boolean) => release.call(connection, error ?? true);
+            },
+          );
+        };
+      },
+    });
+
+  const wrapAdapter = <T extends object>(adapter: T): T =>
+    new Proxy(adapter, {
+      get(object, property, receiver) {
+        const value = Reflect.get(object, property, receiver);
+        if (typeof value !== "function") return value;
+        if (property === "startTransaction") {
+          return async (...args: unknown[]) => wrapTransaction((await value.apply(object, args)) as object);
+        }
+        if (!isStatement(property)) return value.bind(object);
+        return async (query: unknown) => {
+          const scope = currentStatementScope();
+          if (!scope) return (value as Run).call(object, query);
+          scope.check((query as SqlQuery).sql);
+          const connection = await pool.connect().catch((error) => (object as unknown as { onError(e: unknown): never }).onError(error));
+          let cancelled = false;
+          try {
+            // The same method, with this connection in place of the pool.
+            const onConnection = Object.create(object, { client: { value: connection } });
+            return await tracked(
+              scope,
+              (query as SqlQuery).sql,
+              connection,
+              () => (value as Run).call(onConnection, query),
+              () => {
+                cancelled = true;
+              },
+            );
+          } finally {
+            connection.release(cancelled || undefined);
+          }
+        };
+      },
+    });
+
+  return new Proxy(factory, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (property === "connect" && typeof value === "function") {
+        return async (...args: unknown[]) => wrapAdapter((await value.apply(object, args)) as object);
+      }
+      return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
+}
+
 // pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; same runtime shape.
 type Adapter = NonNullable<Prisma.PrismaClientOptions["adapter"]>;
 
@@ -150,6 +289,9 @@ function instrument<T extends object>(factory: T, { onStatement, pglite = false 
             return async (query: SqlQuery) => {
               onStatement(query.sql);
               await new Promise((resolve) => setImmediate(resolve));
+              // A statement of an operation stopped meanwhile (deadline, client gone) is not
+              // started (statement-scope.ts); one already running cannot be cancelled here.
+              currentStatementScope()?.check(query.sql);
               return value.call(object, decode(query));
             };
           }

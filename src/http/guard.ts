@@ -24,7 +24,8 @@ export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpo
         await onRequest.call(plugin, payload);
       } catch (error) {
         // A client that went away mid-request (its body cut off) is no server error.
-        if (!payload.request.signal.aborted) console.error("Unexpected error:", error);
+        const gone = payload.request.signal.aborted || (error as { name?: unknown } | null)?.name === "AbortError";
+        if (!gone) console.error("Unexpected error:", error);
         payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
       }
     },

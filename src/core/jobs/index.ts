@@ -20,6 +20,7 @@ import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Clock } from "../clock.ts";
 import type { Transaction } from "../context.ts";
+import { outsideStatementScope } from "../../db/statement-scope.ts";
 
 export interface JobContext {
   jobId: string;
@@ -136,7 +137,9 @@ export class JobQueue {
 
   /** Tells this instance's worker that a job is due now (after committing a transaction that enqueued one). */
   wake(): void {
-    if (this.running) setImmediate(() => this.fill());
+    // Outside the scope of the operation that enqueued the job: the worker's statements are not
+    // that operation's, and must not be stopped with it (src/db/statement-scope.ts).
+    if (this.running) outsideStatementScope(() => setImmediate(() => this.fill()));
   }
 
   /** Starts the worker loop (idempotent). */

@@ -2,6 +2,7 @@
 // `extensions.code` and `extensions.http.status`; anything else is logged and masked.
 import { GraphQLError } from "graphql";
 import { DomainError } from "../../core/errors.ts";
+import { OperationStopped } from "../../db/statement-scope.ts";
 
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {
@@ -46,6 +47,19 @@ export function maskError(error: unknown): Error {
         extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
       },
     );
+  }
+  if (original instanceof OperationStopped) {
+    // A statement its stopped operation's resolvers tried to send (src/db/statement-scope.ts).
+    return new GraphQLError("The operation was stopped (deadline or client gone)", {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: "EXECUTION_TIMEOUT", http: { status: 503 } },
+    });
+  }
+  if ((original as { name?: unknown } | null)?.name === "AbortError") {
+    // The client went away: nobody reads this answer, and it is no server error.
+    return new GraphQLError("The client went away; the operation was stopped", {
+      extensions: { code: "CLIENT_CLOSED_REQUEST", http: { status: 499 } },
+    });
   }
   if (isUniqueViolation(original)) {
     return toGraphQLError(new DomainError("CONFLICT", "A concurrent change took this value; retry the request"));

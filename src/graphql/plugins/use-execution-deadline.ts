@@ -3,11 +3,22 @@
 // mutation not yet started never starts) and answers at once, the deadline as 503
 // EXECUTION_TIMEOUT. 503, not 4xx: the server stopped the work (often because of contention,
 // e.g. a lock wait), and the same request may well succeed later; the limits a request can be
-// refused for beforehand (depth, cost, tokens…) are 400s. Statements already sent to PostgreSQL
-// are bounded by the same deadline through `statement_timeout` (src/db/client.ts), and a
-// statement cancelled by it is answered the same way (use-error-masking.ts).
+// refused for beforehand (depth, cost, tokens…) are 400s.
+//
+// The deadline counts from the moment the request's parameters are known (its body read, within
+// the request timeout), so parsing and validating the document count against it: a document
+// that takes the whole deadline to validate is answered 503 without running. REST routes run
+// documents parsed at start-up, so theirs counts from their execution.
+//
+// The operation's SQL statements are stopped with it (src/db/statement-scope.ts): on PostgreSQL
+// a statement running when the signal aborts is cancelled on its backend, and on both databases
+// its resolvers can start no further statement. `statement_timeout` (src/db/client.ts) stays as
+// the backstop for statements sent outside an operation; a statement cancelled either way is
+// answered as the deadline (use-error-masking.ts).
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { runInStatementScope, StatementScope } from "../../db/statement-scope.ts";
+import { refusalExtensions } from "./use-graphql-limits.ts";
 
 export const executionTimeoutError = (timeoutMs: number) =>
   new GraphQLError(`The operation ran longer than its deadline of ${timeoutMs} ms and was stopped; retry later or ask for less`, {
@@ -18,15 +29,45 @@ export const executionTimeoutError = (timeoutMs: number) =>
 export const UPLOAD_TIMEOUT_MS = 60_000;
 
 export function useExecutionDeadline(timeoutMs: number): Plugin {
+  /** When each request's deadline started (its parameters known). */
+  const started = new WeakMap<Request, number>();
+  // An upload's work is bounded by its size (50 MiB) rather than by what it asks for, and
+  // hashing and storing that many bytes takes seconds: it gets a longer deadline.
+  const deadlineOf = (request: Request | undefined) =>
+    /^multipart\/form-data/i.test(request?.headers.get("content-type") ?? "") ? Math.max(timeoutMs, UPLOAD_TIMEOUT_MS) : timeoutMs;
+  const elapsed = (request: Request | undefined) => {
+    const since = request && started.get(request);
+    return since === undefined ? 0 : performance.now() - since;
+  };
+  const requestOf = (context: unknown) => (context as { request?: Request } | undefined)?.request;
+
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      const request = (args.contextValue as { request?: Request }).request;
-      // An upload's work is bounded by its size (50 MiB) rather than by what it asks for, and
-      // hashing and storing that many bytes takes seconds: it gets a longer deadline.
-      const isUpload = /^multipart\/form-data/i.test(request?.headers.get("content-type") ?? "");
-      const ms = isUpload ? Math.max(timeoutMs, UPLOAD_TIMEOUT_MS) : timeoutMs;
+    onParams({ request }) {
+      started.set(request, performance.now());
+    },
+    onValidate({ context }) {
+      return ({ setResult }) => {
+        const request = requestOf(context);
+        const ms = deadlineOf(request);
+        // Validation is not interruptible: once it is over, a deadline it used up is answered.
+        if (elapsed(request) >= ms) {
+          // Yoga answers validation errors 200 to JSON clients unless told they are not the spec's.
+          const error = executionTimeoutError(ms);
+          Object.assign(error.extensions as Record<string, unknown>, refusalExtensions("EXECUTION_TIMEOUT", 503));
+          setResult([error]);
+        }
+      };
+    },
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const request = requestOf(args.contextValue);
+      const ms = deadlineOf(request);
+      const remaining = ms - elapsed(request);
+      if (remaining <= 0) {
+        setResultAndStopExecution({ errors: [executionTimeoutError(ms)] });
+        return;
+      }
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(executionTimeoutError(ms)), ms);
+      const timer = setTimeout(() => deadline.abort(executionTimeoutError(ms)), remaining);
       const client = request?.signal;
       const signal = client ? AbortSignal.any([client, deadline.signal]) : deadline.signal;
       (args as { signal?: AbortSignal }).signal = signal;
@@ -34,12 +75,22 @@ export function useExecutionDeadline(timeoutMs: number): Plugin {
       // is raced against it, so a REST call is answered at its deadline too.
       setExecuteFn((executeArgs) => {
         if (signal.aborted) return Promise.reject(signal.reason);
+        const scope = new StatementScope(signal);
+        const execution = Promise.resolve(runInStatementScope(scope, () => executeFn(executeArgs)));
+        // An execution that ends in time ends its scope. A stopped one's scope stays stopped: the
+        // executor answers at the abort, but resolvers already running unwind after it, and none
+        // of them may start a statement (long-lived work an operation wakes, like the job worker,
+        // starts outside its scope).
+        const end = () => {
+          if (!signal.aborted) scope.end();
+        };
+        execution.then(end, end);
         let onAbort: () => void = () => {};
         const aborted = new Promise<never>((_, reject) => {
           onAbort = () => reject(signal.reason);
           signal.addEventListener("abort", onAbort, { once: true });
         });
-        return Promise.race([Promise.resolve(executeFn(executeArgs)), aborted]).finally(() => signal.removeEventListener("abort", onAbort));
+        return Promise.race([execution, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
       });
       return {
         onExecuteDone() {
