@@ -11,6 +11,7 @@ import type { Services } from "./core/context.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
+import { publicOnly } from "./core/import/net.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
@@ -96,8 +97,9 @@ export function createApp({
 }: AppOptions) {
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
   const urls = new Urls(config.publicUrl);
+  const allowPrivateHosts = config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts;
   const integrations = new IntegrationRuntime(
-    { prisma: database.prisma, clock, urls, jobs },
+    { prisma: database.prisma, clock, urls, jobs, tunnelDispatcher: allowPrivateHosts ? undefined : publicOnly },
     { ...DEFAULT_INTEGRATION_SETTINGS, ...config.integrations },
   );
   const services: Services = {
@@ -107,7 +109,7 @@ export function createApp({
     signer: new Signer(config.filesSecret, clock),
     importLimits: {
       ...DEFAULT_IMPORT_LIMITS,
-      allowPrivateHosts: config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts,
+      allowPrivateHosts,
       ...config.importLimits,
     },
     openapiLimits: { ...DEFAULT_OPENAPI_LIMITS },

@@ -88,9 +88,14 @@ async function freePort(): Promise<number> {
 
 /** A request to the app in this process, without a listening server. */
 async function call(database: Database, token: string | undefined, path: string) {
-  const { yoga } = createApp({ database, config: { publicUrl: "http://localhost:4000" } });
-  const response = await yoga.fetch(`http://localhost:4000${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  return { status: response.status, body: (await response.json()) as any };
+  const { yoga, close } = createApp({ database, config: { publicUrl: "http://localhost:4000" } });
+  try {
+    const response = await yoga.fetch(`http://localhost:4000${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: response.status, body: (await response.json()) as any };
+  } finally {
+    // Its job worker would otherwise poll the database on after the test closes it.
+    await close();
+  }
 }
 
 const USAGE = /Usage:[\s\S]*bootstrap --org/;

@@ -9,7 +9,8 @@ import { createServer as createTcpServer, type AddressInfo, type Server as TcpSe
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
 import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
-import { isPublicAddress } from "../src/core/import/net.ts";
+import { fetch as undiciFetch } from "undici";
+import { isPublicAddress, publicOnlyAgent, type Resolve } from "../src/core/import/net.ts";
 import { withCanary } from "./support/canary.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -111,6 +112,29 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
     }
     // The site server never saw a connection: the refused address was not connected to.
     expect(connections).toEqual(before);
+  });
+
+  it("DNS rebinding: a name is resolved for each connection and checked there, so a public answer followed by a loopback one never reaches the loopback server", async () => {
+    // A resolver (the agent's seam) that answers a public address first, then this machine's.
+    const answers = [[{ address: "93.184.216.34", family: 4 }], [{ address: "127.0.0.1", family: 4 }]];
+    let lookups = 0;
+    const resolve: Resolve = (_hostname, _options, callback) => callback(null, answers[Math.min(lookups++, answers.length - 1)]);
+    const agent = publicOnlyAgent({ resolve, connectTimeoutMs: 300 });
+    const before = connections.site;
+    const url = `http://rebinding.test:${new URL(siteUrl).port}/internal-admin`;
+    try {
+      // The public answer is connected to as checked (unreachable from here, or no such service): whatever it gives, not the site.
+      await undiciFetch(url, { dispatcher: agent }).catch(() => undefined);
+      const second = await undiciFetch(url, { dispatcher: agent }).then(
+        () => undefined,
+        (error: Error & { cause?: { code?: string } }) => error.cause?.code,
+      );
+      expect(second).toBe("ENOTPUBLIC");
+      expect(lookups).toBe(2);
+      expect(connections.site).toBe(before);
+    } finally {
+      await agent.close();
+    }
   });
 
   it("classifies the ranges of the issue as non-public", () => {

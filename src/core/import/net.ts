@@ -70,19 +70,28 @@ export class NotPublicAddress extends Error {
   }
 }
 
-/** dns.lookup, refusing a name that has any non-public address (not only the first). */
-const publicLookup = ((hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {
-  dnsLookup(hostname, { family: options.family ?? 0, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error);
-    const refused = addresses.find((entry) => !isPublicAddress(entry.address));
-    if (refused || addresses.length === 0) return callback(new NotPublicAddress(refused?.address ?? hostname));
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  });
-}) as unknown as LookupFunction;
+/** How a name becomes its addresses: `dns.lookup` with `all: true` (a seam for tests). */
+export type Resolve = (
+  hostname: string,
+  options: { family: number; all: true },
+  callback: (error: Error | null, addresses: LookupAddress[]) => void,
+) => void;
 
-function publicOnlyAgent(): Agent {
-  const connector = buildConnector({ lookup: publicLookup, timeout: 10_000 });
+/** `resolve`, refusing a name that has any non-public address (not only the first). */
+const publicLookup = (resolve: Resolve) =>
+  ((hostname: string, options: { all?: boolean; family?: number }, callback: (...args: unknown[]) => void) => {
+    resolve(hostname, { family: options.family ?? 0, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const refused = addresses.find((entry) => !isPublicAddress(entry.address));
+      if (refused || addresses.length === 0) return callback(new NotPublicAddress(refused?.address ?? hostname));
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0].address, addresses[0].family);
+    });
+  }) as unknown as LookupFunction;
+
+/** An Agent that connects to public addresses only, each name resolved once per connection (see above). */
+export function publicOnlyAgent({ resolve = dnsLookup as Resolve, connectTimeoutMs = 10_000 } = {}): Agent {
+  const connector = buildConnector({ lookup: publicLookup(resolve), timeout: connectTimeoutMs });
   return new Agent({
     connect(options, callback) {
       const host = options.hostname.replace(/^\[|\]$/g, "");

@@ -10,6 +10,7 @@
 // handle an event type answers 406 (the runtime's `Integration does not handle …`): that counts
 // as delivered.
 import { createHmac } from "node:crypto";
+import { type Dispatcher, fetch as undiciFetch } from "undici";
 import type { Integration, IntegrationEvent, IntegrationInstallation, Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { issueTokenRow } from "../../auth/tokens.ts";
 import type { IntegrationSettings } from "../../config.ts";
@@ -43,6 +44,8 @@ interface RuntimeServices {
   clock: Clock;
   urls: Urls;
   jobs: JobQueue;
+  /** How development tunnels are reached: `publicOnly` unless private hosts are allowed (IMPORT_ALLOW_PRIVATE_HOSTS). */
+  tunnelDispatcher?: Dispatcher;
 }
 
 /** A user that stands for an integration: its installation tokens act as it (never a member). */
@@ -299,9 +302,10 @@ export class IntegrationRuntime {
 
   private async deliverToTunnel(integration: Integration, tunnel: string, body: ArrayBuffer, contentType: string): Promise<SandboxAnswer> {
     const timestamp = String(Math.floor(Date.now() / 1000));
-    let response: Response;
+    let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
-      response = await fetch(new URL("v1", tunnel.endsWith("/") ? tunnel : `${tunnel}/`), {
+      response = await undiciFetch(new URL("v1", tunnel.endsWith("/") ? tunnel : `${tunnel}/`), {
+        dispatcher: this.services.tunnelDispatcher,
         method: "POST",
         body,
         headers: {
