@@ -48,6 +48,11 @@ export interface GraphQLLimits {
   maxDepth: number;
   maxAliases: number;
   maxDirectives: number;
+  /**
+   * Fields of one response name in one selection set, fragments merged (validation compares each
+   * pair of them, so many repeats of one field would stall the event loop while staying small).
+   */
+  maxRepeatedFields: number;
   /** Lexical tokens of a document: bounds the work of parsing it. */
   maxTokens: number;
   /** Largest document (`query` text), in bytes. */
@@ -68,6 +73,7 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
   maxDepth: 15,
   maxAliases: 30,
   maxDirectives: 50,
+  maxRepeatedFields: 50,
   maxTokens: 5000,
   maxDocumentBytes: 64 * 1024,
   maxBodyBytes: 24 * 1024 * 1024,
@@ -81,6 +87,12 @@ const GRAPHQL_LIMIT_VARIABLES = {
   GRAPHQL_MAX_DEPTH: ["maxDepth", 1, 1000, "Deepest GraphQL selection, fields within fields; introspection not counted"],
   GRAPHQL_MAX_ALIASES: ["maxAliases", 1, 10_000, "Most aliases in one GraphQL document"],
   GRAPHQL_MAX_DIRECTIVES: ["maxDirectives", 1, 10_000, "Most directives in one GraphQL document"],
+  GRAPHQL_MAX_REPEATED_FIELDS: [
+    "maxRepeatedFields",
+    2,
+    10_000,
+    "Most fields of one response name in one GraphQL selection set, fragments merged",
+  ],
   GRAPHQL_MAX_TOKENS: ["maxTokens", 10, 1_000_000, "Most lexical tokens in one GraphQL document (parsing stops there)"],
   GRAPHQL_MAX_DOCUMENT_BYTES: ["maxDocumentBytes", 1024, 100 * 1024 * 1024, "Largest GraphQL document (`query`), in bytes (413 above)"],
   GRAPHQL_MAX_BODY_BYTES: [

@@ -76,6 +76,49 @@ describe("limits", () => {
     await expectRefused(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids }, 400, "NODE_IDS_LIMIT", /at most 100 ids/);
   });
 
+  it("refuses a field repeated more than the limit in one selection set, merged as validation merges them, before validating", async () => {
+    const repeat = (times: number, field: string) => Array.from({ length: times }, () => field).join(" ");
+    const organizations = "organizations(first: 5) { nodes { id title } }";
+    // 200 repeats: small (about 9 KB, within tokens, aliases, depth and cost), but validation compares each pair.
+    const started = Date.now();
+    await expectRefused(
+      `{ viewer { ${repeat(200, organizations)} } }`,
+      undefined,
+      400,
+      "FIELD_REPEAT_LIMIT",
+      /"organizations" is selected 200 times.*at most 50/,
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Same-named fields merge: 30 × viewer { organizations { nodes { id id } } } is 60 × id in one merged set.
+    await expectRefused(
+      `{ ${repeat(30, "viewer { organizations(first: 1) { nodes { id id } } }")} }`,
+      undefined,
+      400,
+      "FIELD_REPEAT_LIMIT",
+      /"id" is selected 60 times/,
+    );
+    // Fragments count where they are spread (once per name per set, as validation takes them), inline fragments too.
+    const spread = `{ viewer { ...O ...O ... on User { ${repeat(50, "id")} } } } fragment O on User { id }`;
+    await expectRefused(spread, undefined, 400, "FIELD_REPEAT_LIMIT", /"id" is selected 51 times/);
+    // At the limit, and one fragment spread at two levels, run.
+    const allowed = await server.graphql(admin.token, `{ viewer { ${repeat(50, organizations)} } }`);
+    expect(allowed.status).toBe(200);
+    expect(allowed.errors).toBeUndefined();
+    const reused = await server.graphql(
+      admin.token,
+      `{ viewer { ...U organizations(first: 1) { nodes { members(first: 1) { nodes { user { ...U } } } } } } } fragment U on User { id displayName }`,
+    );
+    expect(reused.errors?.[0]?.extensions?.code).not.toBe("FIELD_REPEAT_LIMIT");
+    expect(reused.errors?.[0]?.extensions?.code).not.toBe("COST_LIMIT");
+  });
+
+  it("refuses fragments spread within themselves without overflowing the stack", async () => {
+    const query = `query($id: ID!) { organization(id: $id) { ...F } } fragment F on Organization { spaces(first: 1) { nodes { organization { ...F } } } }`;
+    const response = await server.graphql(admin.token, query, { id: admin.organizationId });
+    expect(response.status).toBe(400);
+    expect(response.errors?.[0].message).toMatch(/spreads a fragment within itself|Cannot spread fragment/);
+  });
+
   it("refuses a document over the size limit with 413", async () => {
     const query = `{ viewer { id } } # ${"x".repeat(DEFAULT_GRAPHQL_LIMITS.maxDocumentBytes)}`;
     await expectRefused(query, undefined, 413, "DOCUMENT_TOO_LARGE", /at most 65536 bytes/);

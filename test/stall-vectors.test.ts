@@ -88,6 +88,18 @@ describe("stall vectors, each with a canary", () => {
     report("organization→spaces nested 5 and 3 levels", canary);
   });
 
+  it("five small documents repeating one field 200 times (within tokens, aliases, depth and cost): 400 before validation compares the pairs", async () => {
+    const repeated = JSON.stringify({
+      query: `{ viewer { ${Array.from({ length: 200 }, () => "organizations(first: 5) { nodes { id title } }").join(" ")} } }`,
+    });
+    const canary = await canaryOf(() => Promise.all(Array.from({ length: 5 }, () => postGraphQL(repeated, admin.token))));
+    for (const answer of canary.result) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors[0].extensions.code).toBe("FIELD_REPEAT_LIMIT");
+    }
+    report("5 × one field repeated 200 times", canary);
+  });
+
   it("a 10 MB document of aliases with a token: 413 by the document size limit, never parsed", async () => {
     const canary = await canaryOf(() => aliasFlood(1, admin.token));
     expect(canary.result).toEqual([{ status: 413, code: "DOCUMENT_TOO_LARGE" }]);

@@ -4,7 +4,9 @@
 //   so an anonymous client cannot make the server read and parse megabytes;
 // - the document: at most `maxDocumentBytes` (followed as the body streams in: a body whose
 //   `query` is over it is refused without being held, decoded or parsed) and `maxTokens` (parsing
-//   stops at the limit), then depth, aliases and directives (GraphQL Armor's validation rules);
+//   stops at the limit), fields repeated under one response name (checked on the parsed document,
+//   before validation compares every pair of them), then depth, aliases and directives (GraphQL
+//   Armor's validation rules);
 // - the estimated cost, computed with the variables: every field costs 1, and what a list field
 //   selects is multiplied by its `first` (the default page size when absent) or by the number of
 //   `ids` of `nodes(ids:)`, itself capped.
@@ -55,6 +57,9 @@ const annotate = (code: string) => [
     Object.assign(error.extensions as Record<string, unknown>, refusalExtensions(code));
   },
 ];
+
+/** A refusal found while parsing: Yoga would answer a parse error 200 to JSON clients; this is a 400 for every client. */
+const parseRefusal = (message: string, code: string) => new GraphQLError(message, { extensions: refusalExtensions(code) });
 
 /** `extensions` of a refused request: the code, and a status Yoga keeps for every client. */
 export function refusalExtensions(code: string, status = 400) {
@@ -151,6 +156,27 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
         );
       }
     },
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        if (!result || result instanceof Error || !("definitions" in result)) return;
+        const repeated = mostRepeatedField(result as DocumentNode);
+        if (repeated === "too-large") {
+          replaceParseResult(
+            parseRefusal(
+              `The document expands to more than ${MAX_EXPANDED_FIELDS} fields once its fragments are spread, or spreads a fragment within itself`,
+              "COST_LIMIT",
+            ),
+          );
+        } else if (repeated && repeated.count > limits.maxRepeatedFields) {
+          replaceParseResult(
+            parseRefusal(
+              `The field "${repeated.name}" is selected ${repeated.count} times in one selection set (fragments merged): at most ${limits.maxRepeatedFields}`,
+              "FIELD_REPEAT_LIMIT",
+            ),
+          );
+        }
+      };
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const request = (args.contextValue as { request?: Request }).request;
       if (request && new URL(request.url).pathname !== graphqlEndpoint) return; // a REST route: trusted
@@ -175,6 +201,61 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
       }
     },
   };
+}
+
+/** Fields the repeat check looks at before it gives up on a document (fragments spread into fragments multiply). */
+const MAX_EXPANDED_FIELDS = 100_000;
+
+/**
+ * The response name selected most often in one selection set, counted as validation merges them:
+ * the fields of a set with those of its inline fragments and of each fragment it spreads (once
+ * per name), and the sub-selections of same-named fields together; "too-large" when the document
+ * expands to more than MAX_EXPANDED_FIELDS fields (fragments within fragments) or spreads a
+ * fragment within itself.
+ */
+export function mostRepeatedField(document: DocumentNode): { name: string; count: number } | "too-large" | undefined {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  let most: { name: string; count: number } | undefined;
+  let budget = MAX_EXPANDED_FIELDS;
+  const visit = (sets: readonly SelectionSetNode[], depth: number): boolean => {
+    // Deeper than any document may be nested: fragments spread within themselves (validation refuses them too).
+    if (depth > MAX_DOCUMENT_NESTING) return false;
+    const byName = new Map<string, SelectionSetNode[]>();
+    const counts = new Map<string, number>();
+    const spread = new Set<string>();
+    const collect = (set: SelectionSetNode): boolean => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          if (--budget < 0) return false;
+          const name = selection.alias?.value ?? selection.name.value;
+          counts.set(name, (counts.get(name) ?? 0) + 1);
+          if (selection.selectionSet) {
+            const children = byName.get(name);
+            if (children) children.push(selection.selectionSet);
+            else byName.set(name, [selection.selectionSet]);
+          }
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+          if (!collect(selection.selectionSet)) return false;
+        } else if (!spread.has(selection.name.value)) {
+          spread.add(selection.name.value);
+          const fragment = fragments.get(selection.name.value);
+          if (fragment && !collect(fragment.selectionSet)) return false;
+        }
+      }
+      return true;
+    };
+    for (const set of sets) if (!collect(set)) return false;
+    for (const [name, count] of counts) if (!most || count > most.count) most = { name, count };
+    for (const children of byName.values()) if (!visit(children, depth + 1)) return false;
+    return true;
+  };
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION && !visit([definition.selectionSet], 0)) return "too-large";
+  }
+  return most;
 }
 
 /** Deepest nesting of {, [ and ( in a document, outside strings and comments. */
