@@ -97,8 +97,8 @@ async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Re
  * The `Location` of a 201 (the published API lists it on its create routes): the created
  * resource's `urls.location`, else the API URL the route builds from the request and body.
  */
-function locationOf(route: RestRoute, body: any, request: RestRequest, contextValue: Record<string, unknown>): string | undefined {
-  const own = body?.urls?.location;
+function locationOf(route: RestRoute, body: unknown, request: RestRequest, contextValue: Record<string, unknown>): string | undefined {
+  const own = (body as { urls?: { location?: unknown } } | null)?.urls?.location;
   if (typeof own === "string") return own;
   if (!route.location) return undefined;
   // The GraphQL context's core carries the URLs built from PUBLIC_URL, as `urls.location` has them.

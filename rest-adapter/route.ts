@@ -35,32 +35,45 @@ export interface RestRoute {
    * When the status depends on what the operation did (removed something: 205, nothing to remove:
    * 204; PUT that created: 201, that updated: 200).
    */
-  statusOf?: (data: any) => 200 | 201 | 204 | 205;
+  statusOf?: (data: unknown) => Status;
   /** The response body from `data`; routes answering 204/205 have none. */
-  body?: (data: any) => unknown;
+  body?: (data: unknown) => unknown;
   /**
    * The API path (below `/v1`) of what a 201 created, for its `Location` header, when its body
    * has no `urls.location` (which is used otherwise): `/orgs/…/share-links/…`.
    */
-  location?: (body: any, request: RestRequest) => string;
+  location?: (body: unknown, request: RestRequest) => string;
 }
+
+type Status = 200 | 201 | 204 | 205;
+
+/** A row whose functions take the operation's result type (`Data`) and the body they make (`Body`). */
+type RouteOf<Document, Data, Body> = Omit<RestRoute, "document" | "body" | "statusOf" | "location"> & {
+  document: Document;
+  body?: (data: Data) => Body;
+  statusOf?: (data: Data) => Status;
+  location?: (body: Body, request: RestRequest) => string;
+};
 
 /**
  * A row whose document is typed (rest-adapter/graphql.ts): its `body` gets the operation's result
  * type, so the compiler checks every field it reads.
  */
-export function typedRoute<Result, Variables>(
-  route: Omit<RestRoute, "document" | "body" | "statusOf"> & {
-    document: TadaDocumentNode<Result, Variables>;
-    body?: (data: Result) => unknown;
-    statusOf?: (data: Result) => 200 | 201 | 204 | 205;
-  },
-): RestRoute {
+export function typedRoute<Result, Variables, Body>(route: RouteOf<TadaDocumentNode<Result, Variables>, Result, Body>): RestRoute {
+  return builtRoute<Result, Body>({ ...route, document: print(route.document) });
+}
+
+/**
+ * A row whose document is built at run time (one per kind of item), so gql.tada cannot read its
+ * result: `Data` is written from its selection instead. The engine hands each function what the
+ * operation answered (Data) and what `body` made of it (Body).
+ */
+export function builtRoute<Data, Body = unknown>(route: RouteOf<string, Data, Body>): RestRoute {
   return {
     ...route,
-    document: print(route.document),
     body: route.body as RestRoute["body"],
     statusOf: route.statusOf as RestRoute["statusOf"],
+    location: route.location as RestRoute["location"],
   };
 }
 

@@ -11,6 +11,7 @@ import { print } from "graphql";
 import { ROLES } from "../../src/auth/roles.ts";
 import type { FragmentOf } from "../graphql.ts";
 import {
+  builtRoute,
   type Connection,
   graphqlEnum,
   ListInfo,
@@ -102,7 +103,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
   const setGrant = (subject: "user" | "team", method: "PATCH" | "DELETE"): RestRoute => {
     const name = subject === "user" ? "User" : "Team";
     const idParam = subject === "user" ? "userId" : "teamId";
-    return {
+    return builtRoute<OnItem<{ previousRole: string | null }>>({
       method,
       path: `${PERMISSIONS}/${subject}s/:${idParam}`,
       action: of.grant,
@@ -119,10 +120,8 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         },
       }),
       status: 204,
-      ...(method === "DELETE"
-        ? { statusOf: (data: OnItem<{ previousRole: string | null }>) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) }
-        : {}),
-    };
+      ...(method === "DELETE" ? { statusOf: (data) => (data[`set${typeName}Grant`].previousRole ? 205 : 204) } : {}),
+    });
   };
 
   return [
@@ -143,7 +142,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
       }),
       status: 204,
     },
-    {
+    builtRoute<OnItem<{ userPermissions: Connection<UserPermission> }>>({
       method: "GET",
       path: `${PERMISSIONS}/users`,
       action: of.listPermissions,
@@ -155,11 +154,11 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         ${USER_FIELDS}`,
       variables: (request) => ({ id: id(request), ...organization(request), ...pageVariables(request.query) }),
       status: 200,
-      body: (data: OnItem<{ userPermissions: Connection<UserPermission> }>) => listBody(data[field].userPermissions, restUserPermission),
-    },
+      body: (data) => listBody(data[field].userPermissions, restUserPermission),
+    }),
     setGrant("user", "PATCH"),
     setGrant("user", "DELETE"),
-    {
+    builtRoute<OnItem<{ teamPermissions: Connection<TeamPermission> }>>({
       method: "GET",
       path: `${PERMISSIONS}/teams`,
       action: of.listPermissions,
@@ -173,12 +172,11 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         ${TEAM_FIELDS}`,
       variables: (request) => ({ id: id(request), ...organization(request), ...pageVariables(request.query) }),
       status: 200,
-      body: (data: OnItem<{ teamPermissions: Connection<TeamPermission> }>) =>
-        listBody(data[field].teamPermissions, (node) => ({ permission: restEnum(node.role), team: restTeam(node.team) })),
-    },
+      body: (data) => listBody(data[field].teamPermissions, (node) => ({ permission: restEnum(node.role), team: restTeam(node.team) })),
+    }),
     setGrant("team", "PATCH"),
     setGrant("team", "DELETE"),
-    {
+    builtRoute<OnItem<{ id: string; organization: { id: string }; usersWithAccess: Connection<UserPermission & { sources: Source[] }> }>>({
       method: "GET",
       path: `${PERMISSIONS}/aggregate`,
       action: of.listPermissions,
@@ -199,15 +197,13 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
         role: request.query.role === undefined ? undefined : roleIn("role", request.query.role),
       }),
       status: 200,
-      body: (
-        data: OnItem<{ id: string; organization: { id: string }; usersWithAccess: Connection<UserPermission & { sources: Source[] }> }>,
-      ) => {
+      body: (data) => {
         const item = data[field];
         return listBody(item.usersWithAccess, (node) =>
           of.origins ? restSitePermission(node, item.organization.id, item.id) : restUserPermission(node),
         );
       },
-    },
+    }),
   ];
 }
 
