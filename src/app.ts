@@ -117,6 +117,7 @@ export function createApp({
     logger,
     imports: new ImportTracker(),
     integrations,
+    release: { version: packageJson.version, build: clock.now().toISOString() },
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.

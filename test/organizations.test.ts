@@ -2,6 +2,7 @@
 // GraphQL `viewer.organizations`, `organization(id:)`, `node(s)` and `updateOrganization`.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { MemberRole } from "@gitbook/api";
+import packageJson from "../package.json" with { type: "json" };
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { expectGraphQLError, expectRawRestError as expectRawRestErrorOn, expectRestError, graphqlData } from "./support/expect.ts";
 
@@ -68,6 +69,15 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------
+
+describe("GET /v1/", () => {
+  it("answers the published ApiInformation, this package's version and when the server started, as GraphQL apiInformation does", async () => {
+    const { data } = await server.client(alpha.token).getApiInformation();
+    expect(data.version).toBe(packageJson.version);
+    expect(new Date(data.build).toISOString()).toBe(data.build);
+    expect((await graphqlData(server, alpha.token, "{ apiInformation { version build } }")).apiInformation).toEqual(data);
+  });
+});
 
 describe("GET /v1/orgs", () => {
   it("lists only the organizations the caller is an active member of, with their count", async () => {

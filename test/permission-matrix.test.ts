@@ -378,6 +378,7 @@ function permissionFixtures(routePrefix: string, pathOf: (id: string) => string,
 /** One fixture per served route, keyed "METHOD path" as in the route table. */
 const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs": async () => ({ path: "/v1/orgs" }),
+  "GET /v1/": async () => ({ path: "/v1/" }),
   "GET /v1/orgs/:organizationId": async () => ({ path: org() }),
   "PATCH /v1/orgs/:organizationId": async () => ({ path: org(), body: { ai: true } }),
   "GET /v1/orgs/:organizationId/collections": async () => ({ path: org("/collections") }),

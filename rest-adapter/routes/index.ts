@@ -19,6 +19,7 @@ import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
 import { integrationRoutes } from "./integrations.ts";
+import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
 
 export const routes: RestRoute[] = [
@@ -42,5 +43,6 @@ export const routes: RestRoute[] = [
   ...reviewRoutes,
   ...translationRoutes,
   ...integrationRoutes,
+  ...systemRoutes,
   ...integrationBlockRoutes,
 ];

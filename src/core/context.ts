@@ -37,6 +37,8 @@ export interface Services {
   imports: ImportTracker;
   /** Events, sandboxes and tokens of integrations. */
   integrations: IntegrationRuntime;
+  /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
+  release: { version: string; build: string };
 }
 
 export interface CoreContext extends Services {

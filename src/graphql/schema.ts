@@ -23,5 +23,6 @@ import "./sites.ts";
 import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";
+import "./system.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
