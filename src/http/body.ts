@@ -50,7 +50,9 @@ export class QueryLengthScanner {
   private afterColon = false;
   private key: number[] = [];
   private isQueryKey = false;
-  private current = 0;
+  /** Bytes read of the current "query" string, and the backslashes among them (over all chunks). */
+  private raw = 0;
+  private escapes = 0;
   private off = false;
 
   push(chunk: Uint8Array): void {
@@ -74,7 +76,7 @@ export class QueryLengthScanner {
           if (carried % 2 === 1) {
             // An escaped quote: part of the string.
             this.backslashes = 0;
-            if (this.kind === "query") this.current += 1;
+            if (this.kind === "query") this.raw += 1;
             else if (this.kind === "key") this.key.push(QUOTE);
             i = end + 1;
             end = chunk.indexOf(QUOTE, i);
@@ -93,7 +95,8 @@ export class QueryLengthScanner {
         this.kind =
           this.depth === 1 && this.expectingKey ? "key" : this.depth === 1 && this.afterColon && this.isQueryKey ? "query" : "other";
         this.key = [];
-        this.current = 0;
+        this.raw = 0;
+        this.escapes = 0;
       } else if (c === 0x7b || c === 0x5b) {
         if (this.depth === 0 && c !== 0x7b) {
           this.off = true; // a batch (array): nothing to say early
@@ -119,11 +122,12 @@ export class QueryLengthScanner {
   /** Bytes [from, to) of the current string. */
   private account(chunk: Uint8Array, from: number, to: number) {
     if (this.kind === "query") {
-      let escapes = 0;
-      for (let j = chunk.indexOf(BACKSLASH, from); j >= 0 && j < to; j = chunk.indexOf(BACKSLASH, j + 1)) escapes++;
-      // An escape sequence is at most 6 bytes (\uXXXX) for at least 1 byte of text.
-      this.current += Math.max(0, to - from - 5 * escapes);
-      if (this.current > this.queryBytes) this.queryBytes = this.current;
+      for (let j = chunk.indexOf(BACKSLASH, from); j >= 0 && j < to; j = chunk.indexOf(BACKSLASH, j + 1)) this.escapes++;
+      this.raw += to - from;
+      // An escape sequence is at most 6 bytes (\uXXXX) for at least 1 byte of text. Counted over
+      // the whole string, not per chunk: an escape cut by a chunk boundary is still one escape.
+      const atLeast = this.raw - 5 * this.escapes;
+      if (atLeast > this.queryBytes) this.queryBytes = atLeast;
     } else if (this.kind === "key" && this.key.length <= QUERY_KEY.length) {
       for (let j = from; j < to && this.key.length <= QUERY_KEY.length; j++) this.key.push(chunk[j]);
     }
