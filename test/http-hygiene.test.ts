@@ -1,8 +1,10 @@
 // HTTP hygiene: rate-limit headers on every response and 429 beyond the limit (per token, per
 // address without one), HEAD on GET routes, security headers, GraphiQL and introspection toggles,
 // request timeouts for bodies that never arrive, and Yoga's own body bound above the upload bound.
+import { createHash } from "node:crypto";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type App } from "../src/app.ts";
 import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -64,6 +66,46 @@ describe("rate limits", () => {
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push((await fetch(`${server.url}/v1/user`)).status);
     expect(statuses).toEqual([401, 401, 401, 401, 429]);
+  });
+});
+
+describe.runIf(Boolean(process.env.DATABASE_URL))("rate limits shared by instances (PostgreSQL)", () => {
+  let server: TestServer;
+  let other: App;
+  const rateLimits = { perToken: 6, perAddress: 100, windowSeconds: 60 };
+
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits });
+    // A second instance on the same database (its own process state, the shared rows).
+    other = createApp({ database: server.database, config: { publicUrl: server.url, rateLimits }, startJobs: false });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await server?.close();
+  });
+
+  it("count a token's requests in the process, with no statement of their own, and sync them once a second: the other instance refuses within it", async () => {
+    const admin = await server.bootstrap("Shared limits");
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const key = `rl:token:${createHash("sha256").update(admin.token).digest("base64url")}`;
+    const points = async () =>
+      (await server.database.prisma.rateLimiterFlexible.findUnique({ where: { key }, select: { points: true } }))?.points ?? 0;
+    const first = (await Promise.all([1, 2, 3, 4].map(() => fetch(`${server.url}/v1/user`, { headers: auth })))).map((r) => r.status);
+    expect(first).toEqual([200, 200, 200, 200]);
+    expect(await points()).toBe(0); // not yet synced: no statement per request
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(await points()).toBe(4);
+    // The other instance decides on what it knows until its own sync (up to a second late)…
+    const viaOther = (init: RequestInit = { headers: auth }) => other.yoga.fetch(`${server.url}/v1/user`, init);
+    const late = await viaOther();
+    expect(late.status).toBe(200);
+    expect(late.headers.get("x-ratelimit-remaining")).toBe("5");
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(await points()).toBe(5);
+    // …then it counts every instance's requests: one more, and the limit holds.
+    const last = await viaOther();
+    expect([last.status, last.headers.get("x-ratelimit-remaining")]).toEqual([200, "0"]);
+    expect((await viaOther()).status).toBe(429);
   });
 });
 

@@ -1,15 +1,15 @@
 // Rate limits on every request, before any other work: per bearer token (its hash) when one is
 // sent, else per client address (the probes /health and /ready are not counted, only shown).
+// Readers of published sites (no token) have their own per-address limit.
 // Every response carries `X-RateLimit-Limit`, `-Remaining` and
 // `-Reset` (Unix seconds when the window ends); over the limit the answer is 429 with
 // `Retry-After`, as the error envelope of the surface asked. On PostgreSQL the counters are rows
-// (rate-limiter-flexible's Prisma store), so instances sharing the database share the limits;
-// on the embedded database (one process) they are in memory. If the store fails, counting falls
-// back to memory rather than refusing or failing requests.
-// Readers of published sites (no token) have their own per-address limit, counted in this
-// process and synced with the shared rows once a second (src/http/batched-rate-limit.ts): a
-// repeated view costs one statement, not three, and the limit still holds across instances, up
-// to one second late.
+// (rate-limiter-flexible's Prisma store), so instances sharing the database share the limits:
+// each request is counted and decided in this process, and the counts are synced with the shared
+// rows once a second (src/http/batched-rate-limit.ts), so a request sends no statement of its own
+// and the limit still holds across instances, up to one second late. On the embedded database
+// (one process) they are in memory. If the store fails, counting falls back to memory rather than
+// refusing or failing requests.
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
@@ -56,10 +56,15 @@ export function useRateLimit(
   limits: RateLimits,
   options: { shared: boolean; graphqlEndpoint?: string },
 ): RateLimitPlugin {
-  const byToken = limiter(limits.perToken, limits.windowSeconds, "rl:token", services, options.shared);
-  const byAddress = limiter(limits.perAddress, limits.windowSeconds, "rl:address", services, options.shared);
-  const readerStore = limiter(limits.perAddress, limits.windowSeconds, "rl:reader", services, options.shared);
-  const byReader = options.shared ? new BatchedRateLimiter(readerStore, limits.perAddress, limits.windowSeconds) : readerStore;
+  // On PostgreSQL each limiter counts in this process and syncs with its shared rows once a second
+  // (one upsert per key that sent anything), instead of a DELETE and an upsert before every request.
+  const counter = (points: number, keyPrefix: string) => {
+    const store = limiter(points, limits.windowSeconds, keyPrefix, services, options.shared);
+    return options.shared ? new BatchedRateLimiter(store, points, limits.windowSeconds) : store;
+  };
+  const byToken = counter(limits.perToken, "rl:token");
+  const byAddress = counter(limits.perAddress, "rl:address");
+  const byReader = counter(limits.perAddress, "rl:reader");
   const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   const counted = new WeakMap<Request, Record<string, string>>();
