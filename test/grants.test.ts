@@ -500,3 +500,182 @@ describe("sites", () => {
     });
   });
 });
+
+describe("the site aggregate's published parameters", () => {
+  // listPermissionsAggregateInSite takes order (listOrder), role (memberRoleFilter), search
+  // (memberSearch), sort (memberSort) and team: GraphQL Site.usersWithAccess first, REST through it.
+  let org: { organizationId: string; userId: string; token: string };
+  let site: { id: string };
+  let people: Record<"alice" | "bob" | "carol" | "dave", { userId: string; token: string }>;
+  let team: { id: string };
+  const when = (iso: string) => new Date(iso);
+
+  beforeAll(async () => {
+    org = await server.bootstrap("Aggregate parameters");
+    const { data: space } = await api(org.token).orgs.createSpace(org.organizationId, { title: "Aggregated" });
+    ({ data: site } = await api(org.token).orgs.createSite(org.organizationId, { title: "Aggregated site", spaces: [space.id] }));
+    people = {
+      alice: await server.addMember(org.organizationId, "read"),
+      bob: await server.addMember(org.organizationId, "edit"),
+      carol: await server.addMember(org.organizationId, null),
+      dave: await server.addMember(org.organizationId, null),
+    };
+    // Names, e-mails and dates of our choosing; the admin joined first, and is seen now (their token is in use).
+    const rows = [
+      [org.userId, "Ada Admin", `ada-${counter}@example.org`, "2020-01-01", null],
+      [people.alice.userId, "alice Zephyr", `alice-${counter}@example.org`, "2021-01-01", "2024-05-01"],
+      [people.bob.userId, "Bob", `robert-${counter}@mail.example.net`, "2022-01-01", "2024-01-01"],
+      [people.carol.userId, "carol", `carol-${counter}@example.org`, "2023-01-01", null],
+      [people.dave.userId, "Dave", `dave-${counter}@example.org`, "2024-01-01", null],
+    ] as const;
+    for (const [userId, displayName, email, joinedAt, lastSeenAt] of rows) {
+      await prisma().user.update({ where: { id: userId }, data: { displayName, email } });
+      await prisma().member.update({
+        where: { organizationId_userId: { organizationId: org.organizationId, userId } },
+        data: { joinedAt: when(joinedAt), ...(userId === org.userId ? {} : { lastSeenAt: lastSeenAt ? when(lastSeenAt) : null }) },
+      });
+    }
+    ({ data: team } = await api(org.token).orgs.createOrganizationTeam(org.organizationId, {
+      title: "Aggregated team",
+      members: [people.alice.userId, people.carol.userId],
+    }));
+    // Carol, a guest, reads the site through a grant; Dave, a guest without one, does not reach it.
+    await api(org.token).orgs.inviteToSite(org.organizationId, site.id, { role: role("read"), users: [people.carol.userId] });
+  });
+
+  type Query = Parameters<ReturnType<typeof api>["orgs"]["listPermissionsAggregateInSite"]>[2];
+  const who = (userId: string) =>
+    userId === org.userId ? "admin" : (Object.entries(people).find(([, person]) => person.userId === userId)?.[0] ?? userId);
+  const list = async (query?: Query) => {
+    const { data } = await api(org.token).orgs.listPermissionsAggregateInSite(org.organizationId, site.id, query);
+    return data;
+  };
+  const listed = async (query?: Query) => (await list(query)).items.map((item) => who(item.user.id));
+
+  it("sorts by joinedAt (default), lastSeenAt or name, descending by default, ascending with order=asc", async () => {
+    expect(await listed()).toEqual(["carol", "bob", "alice", "admin"]);
+    expect(await listed({ sort: "joinedAt", order: "desc" })).toEqual(["carol", "bob", "alice", "admin"]);
+    expect(await listed({ order: "asc" })).toEqual(["admin", "alice", "bob", "carol"]);
+    expect(await listed({ sort: "name", order: "asc" })).toEqual(["admin", "alice", "bob", "carol"]);
+    expect(await listed({ sort: "name" })).toEqual(["carol", "bob", "alice", "admin"]);
+    // The admin has been seen (now, by their token); carol never: the least recent.
+    const adminMember = await prisma().member.findUniqueOrThrow({
+      where: { organizationId_userId: { organizationId: org.organizationId, userId: org.userId } },
+    });
+    expect(adminMember.lastSeenAt!.getTime()).toBeGreaterThan(when("2024-05-01").getTime());
+    expect(await listed({ sort: "lastSeenAt" })).toEqual(["admin", "alice", "bob", "carol"]);
+    expect(await listed({ sort: "lastSeenAt", order: "asc" })).toEqual(["carol", "bob", "alice", "admin"]);
+    // lastSeenAt is in each item when known, as UserSitePermission has it.
+    const items = Object.fromEntries((await list()).items.map((item) => [who(item.user.id), item]));
+    expect(items.alice.lastSeenAt).toBe("2024-05-01T00:00:00.000Z");
+    expect(items.carol).not.toHaveProperty("lastSeenAt");
+
+    // Pages follow the order asked for.
+    const first = await list({ sort: "name", order: "asc", limit: 3 });
+    expect(first.items.map((item) => who(item.user.id))).toEqual(["admin", "alice", "bob"]);
+    expect(first.count).toBe(4);
+    const second = await list({ sort: "name", order: "asc", limit: 3, page: first.next!.page });
+    expect(second.items.map((item) => who(item.user.id))).toEqual(["carol"]);
+    expect(second.next).toBeUndefined();
+  });
+
+  it("filters by effective role, guests, search in name or e-mail, and team, combined", async () => {
+    expect(await listed({ role: role("read"), order: "asc" })).toEqual(["alice", "carol"]);
+    expect(await listed({ role: role("edit") })).toEqual(["bob"]);
+    expect(await listed({ role: role("admin") })).toEqual(["admin"]);
+    expect(await listed({ role: role("review") })).toEqual([]);
+    // guest: the organization's guests who reach the site (Dave has no grant).
+    expect(await listed({ role: "guest" })).toEqual(["carol"]);
+    expect(await listed({ search: "ALICE" })).toEqual(["alice"]);
+    expect(await listed({ search: " mail.example.net " })).toEqual(["bob"]);
+    expect(await listed({ search: "C", sort: "name", order: "asc" })).toEqual(["alice", "carol"]);
+    const none = await list({ search: "nobody-at-all" });
+    expect([none.items, none.count]).toEqual([[], 0]);
+    expect(await listed({ team: team.id, sort: "name", order: "asc" })).toEqual(["alice", "carol"]);
+    expect(await listed({ team: team.id, role: "guest" })).toEqual(["carol"]);
+    expect(await listed({ team: team.id, search: "zephyr", role: role("read") })).toEqual(["alice"]);
+
+    // GraphQL first: the same field, its member with the dates.
+    const data = await graphqlData(
+      server,
+      org.token,
+      `query($id: ID!, $org: ID, $team: ID) {
+        site(id: $id, organization: $org) {
+          usersWithAccess(team: $team, sort: NAME, order: ASC, search: "car") { totalCount nodes { role user { id } joinedAt lastSeenAt } }
+        }
+      }`,
+      { id: site.id, org: org.organizationId, team: team.id },
+    );
+    expect(data.site.usersWithAccess).toEqual({
+      totalCount: 1,
+      nodes: [{ role: "READ", user: { id: people.carol.userId }, joinedAt: "2023-01-01T00:00:00.000Z", lastSeenAt: null }],
+    });
+  });
+
+  it("refuses a bad order, sort or role with 400 naming it, and an unknown or foreign team with 404, on both surfaces", async () => {
+    const path = `/v1/orgs/${org.organizationId}/sites/${site.id}/permissions/aggregate`;
+    const foreignTeam = await newTeam([], other);
+    const spaceId = (await api(org.token).orgs.createSpace(org.organizationId, { title: "No guests here" })).data.id;
+    await expectNothingChanged(async () => {
+      await expectRawRestError(server, org.token, "GET", `${path}?order=up`, undefined, 400, "order");
+      await expectRawRestError(server, org.token, "GET", `${path}?sort=title`, undefined, 400, "sort");
+      await expectRawRestError(server, org.token, "GET", `${path}?sort=NAME`, undefined, 400, "sort");
+      await expectRawRestError(server, org.token, "GET", `${path}?role=owner`, undefined, 400, "role");
+      await expectRawRestError(server, org.token, "GET", `${path}?order=`, undefined, 400, "order");
+      await expectRestError(list({ team: "tm_unknown" }), 404, "team");
+      await expectRestError(list({ team: foreignTeam.id }), 404, "team");
+      const query = `query($id: ID!, $team: ID) { site(id: $id) { usersWithAccess(team: $team) { totalCount } } }`;
+      expectGraphQLError(await server.graphql(org.token, query, { id: site.id, team: foreignTeam.id }), "NOT_FOUND", "team");
+      expectGraphQLError(
+        await server.graphql(
+          org.token,
+          `query($id: ID!, $sort: AccessSort) { site(id: $id) { usersWithAccess(sort: $sort) { totalCount } } }`,
+          {
+            id: site.id,
+            sort: "TITLE",
+          },
+        ),
+        "VALIDATION",
+        "TITLE",
+      );
+      // The parameters are the site's: a space's aggregate keeps its published role filter, which has no guest.
+      await expectRestError(api(org.token).spaces.listPermissionsAggregateInSpace(spaceId, { role: "guest" as MemberRole }), 400, "role");
+    });
+  });
+
+  it("reads with every parameter in as many SQL statements for 25 members as for 5", async () => {
+    const counted = await server.bootstrap("Aggregate counting");
+    const { data: space } = await api(counted.token).orgs.createSpace(counted.organizationId, { title: "Counted" });
+    const { data: countedSite } = await api(counted.token).orgs.createSite(counted.organizationId, {
+      title: "Counted",
+      spaces: [space.id],
+    });
+    const { data: countedTeam } = await api(counted.token).orgs.createOrganizationTeam(counted.organizationId, { title: "Counted team" });
+    const add = async (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const member = await server.addMember(counted.organizationId, i % 2 ? "read" : null);
+        await prisma().teamMember.create({ data: { teamId: countedTeam.id, userId: member.userId } });
+        if (i % 2 === 0) {
+          await api(counted.token).orgs.inviteToSite(counted.organizationId, countedSite.id, {
+            role: role("read"),
+            users: [member.userId],
+          });
+        }
+      }
+    };
+    const path = `/v1/orgs/${counted.organizationId}/sites/${countedSite.id}/permissions/aggregate?team=${countedTeam.id}&search=member&sort=name&order=asc&role=read&limit=100`;
+    const measure = async () => {
+      const before = server.database.statementCount;
+      const response = await server.rest(counted.token, "GET", path);
+      expect(response.status).toBe(200);
+      return { statements: server.database.statementCount - before, count: response.body.count as number };
+    };
+    await add(5);
+    await measure();
+    const small = await measure();
+    await add(20);
+    const large = await measure();
+    expect([small.count, large.count]).toEqual([5, 25]);
+    expect(large.statements).toBe(small.statements);
+  });
+});

@@ -9,6 +9,7 @@
 // `UserSitePermission` has it.
 import { print } from "graphql";
 import { ROLES } from "../../src/auth/roles.ts";
+import { ACCESS_SORTS } from "../../src/core/grants/index.ts";
 import type { FragmentOf } from "../graphql.ts";
 import {
   builtRoute,
@@ -65,8 +66,6 @@ function requiredRole(body: RestRequest["body"]) {
 const USER_FIELDS = `${print(UserFields)}\n${print(ListInfo)}`;
 const TEAM_FIELDS = `${print(TeamFields)}\n${print(ListInfo)}`;
 const USER_PERMISSIONS = "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } }";
-const USER_PERMISSIONS_WITH_SOURCES =
-  "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } sources { kind team { id } } }";
 type UserPermission = { role: string | null; user: FragmentOf<typeof UserFields> };
 type Source = { kind: "ORGANIZATION" | "DEFAULT_LEVEL" | "USER" | "TEAM"; team: { id: string } | null };
 type TeamPermission = { role: string | null; team: FragmentOf<typeof TeamFields> };
@@ -89,6 +88,85 @@ function restSitePermission(node: UserPermission & { sources: Source[] }, organi
         ? { type: "site", site: siteId, reason: "default" }
         : { type: "organization", organization: organizationId };
   return { ...restUserPermission(node), origin, disabled: false };
+}
+
+const USER_SITE_PERMISSIONS =
+  "totalCount pageInfo { ...ListInfo } nodes { role user { ...UserFields } sources { kind team { id } } lastSeenAt }";
+
+/** The aggregate of a space or collection: everyone with access, `role` filters the effective role; by user id. */
+function aggregateRoute(of: PermissionRoutesOf): RestRoute {
+  const { prefix, param, field, typeName } = of;
+  return builtRoute<OnItem<{ usersWithAccess: Connection<UserPermission> }>>({
+    method: "GET",
+    path: `${prefix}/permissions/aggregate`,
+    action: of.listPermissions,
+    query: { ...LIST_QUERY, role: "string" },
+    document: /* GraphQL */ `
+      query ListPermissionsAggregateIn${typeName}($id: ID!, $first: Int, $after: String, $role: MemberRole) {
+        ${field}(id: $id) { usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS} } }
+      }
+      ${USER_FIELDS}`,
+    variables: (request) => ({
+      id: request.params[param],
+      ...pageVariables(request.query),
+      role: request.query.role === undefined ? undefined : roleIn("role", request.query.role),
+    }),
+    status: 200,
+    body: (data) => listBody(data[field].usersWithAccess, restUserPermission),
+  });
+}
+
+/**
+ * The aggregate of a site (`listPermissionsAggregateInSite`): its published parameters `order`
+ * (`listOrder`, default desc), `role` (`memberRoleFilter`: a role, or `guest`), `search`
+ * (`memberSearch`), `sort` (`memberSort`, default joinedAt) and `team`; each item says where its
+ * role comes from, and when the user was last seen.
+ */
+function siteAggregateRoute(of: PermissionRoutesOf): RestRoute {
+  const { prefix, param, field, typeName, organizationParam } = of;
+  return builtRoute<
+    OnItem<{
+      id: string;
+      organization: { id: string };
+      usersWithAccess: Connection<UserPermission & { sources: Source[]; lastSeenAt: string | null }>;
+    }>
+  >({
+    method: "GET",
+    path: `${prefix}/permissions/aggregate`,
+    action: of.listPermissions,
+    query: { ...LIST_QUERY, order: "string", role: "string", search: "string", sort: "string", team: "string" },
+    document: /* GraphQL */ `
+      query ListPermissionsAggregateIn${typeName}(
+        $id: ID!, $organization: ID, $first: Int, $after: String,
+        $role: MemberRoleFilter, $search: String, $team: ID, $sort: AccessSort, $order: ListOrder
+      ) {
+        ${field}(id: $id, organization: $organization) {
+          id organization { id }
+          usersWithAccess(first: $first, after: $after, role: $role, search: $search, team: $team, sort: $sort, order: $order) {
+            ${USER_SITE_PERMISSIONS}
+          }
+        }
+      }
+      ${USER_FIELDS}`,
+    variables: ({ params, query }) => ({
+      id: params[param],
+      organization: organizationParam ? params[organizationParam] : undefined,
+      ...pageVariables(query),
+      role: query.role === undefined ? undefined : graphqlEnum("role", query.role, [...ROLES, "guest"]),
+      search: query.search,
+      team: query.team,
+      sort: query.sort === undefined ? undefined : graphqlEnum("sort", query.sort, ACCESS_SORTS),
+      order: query.order === undefined ? undefined : graphqlEnum("order", query.order, ["asc", "desc"]),
+    }),
+    status: 200,
+    body: (data) => {
+      const item = data[field];
+      return listBody(item.usersWithAccess, (node) => ({
+        ...restSitePermission(node, item.organization.id, item.id),
+        ...(node.lastSeenAt ? { lastSeenAt: node.lastSeenAt } : {}),
+      }));
+    },
+  });
 }
 
 export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
@@ -176,34 +254,7 @@ export function permissionRoutes(of: PermissionRoutesOf): RestRoute[] {
     }),
     setGrant("team", "PATCH"),
     setGrant("team", "DELETE"),
-    builtRoute<OnItem<{ id: string; organization: { id: string }; usersWithAccess: Connection<UserPermission & { sources: Source[] }> }>>({
-      method: "GET",
-      path: `${PERMISSIONS}/aggregate`,
-      action: of.listPermissions,
-      query: { ...LIST_QUERY, role: "string" },
-      document: /* GraphQL */ `
-        query ListPermissionsAggregateIn${typeName}($id: ID!${organizationArg}, $first: Int, $after: String, $role: MemberRole) {
-          ${onItem(
-            of.origins
-              ? `id organization { id } usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS_WITH_SOURCES} }`
-              : `usersWithAccess(first: $first, after: $after, role: $role) { ${USER_PERMISSIONS} }`,
-          )}
-        }
-        ${USER_FIELDS}`,
-      variables: (request) => ({
-        id: id(request),
-        ...organization(request),
-        ...pageVariables(request.query),
-        role: request.query.role === undefined ? undefined : roleIn("role", request.query.role),
-      }),
-      status: 200,
-      body: (data) => {
-        const item = data[field];
-        return listBody(item.usersWithAccess, (node) =>
-          of.origins ? restSitePermission(node, item.organization.id, item.id) : restUserPermission(node),
-        );
-      },
-    }),
+    of.origins ? siteAggregateRoute(of) : aggregateRoute(of),
   ];
 }
 

@@ -5,6 +5,7 @@
 import type { Collection, Site, Space } from "../generated/prisma/client.ts";
 import { badInput } from "../core/errors.ts";
 import {
+  ACCESS_SORTS,
   ACCESS_SOURCE_KINDS,
   inviteToContent,
   listAccessAggregate,
@@ -19,6 +20,7 @@ import {
 import { builder } from "./builder.ts";
 import { CollectionRef } from "./collections.ts";
 import { enumName, MemberRole, toConnection, payloadDescription } from "./common.ts";
+import { ListOrder, MemberRoleFilter } from "./members.ts";
 import { UserRef } from "./organizations.ts";
 import { SiteRef } from "./sites.ts";
 import { SpaceRef } from "./spaces.ts";
@@ -31,6 +33,16 @@ const AccessSourceKind = builder.enumType("AccessSourceKind", {
   values: Object.fromEntries(ACCESS_SOURCE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<
     string,
     { value: AccessSource["kind"] }
+  >,
+});
+
+const AccessSort = builder.enumType("AccessSort", {
+  description:
+    "Order of a site's users with access: JOINEDAT when they joined the organization; LASTSEENAT their last activity " +
+    "(never seen counts as least recent); NAME their display name (case-insensitive). Ties by user id",
+  values: Object.fromEntries(ACCESS_SORTS.map((value) => [enumName(value), { value }])) as Record<
+    string,
+    { value: (typeof ACCESS_SORTS)[number] }
   >,
 });
 
@@ -77,6 +89,17 @@ const UserPermissionRef = builder.objectRef<UserAccess>("UserPermission").implem
     user: t.field({ description: "The user", type: UserRef, resolve: (a) => a.userId }),
     role: t.field({ type: MemberRole, description: "The effective role: the highest of the sources", resolve: (a) => a.role }),
     sources: t.field({ type: [AccessSourceRef], description: "Every source of a role, highest first", resolve: (a) => a.sources }),
+    joinedAt: t.field({
+      type: "DateTime",
+      description: "When the user joined the organization",
+      resolve: (a) => a.member.joinedAt,
+    }),
+    lastSeenAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When the user was last seen in the organization; null if never",
+      resolve: (a) => a.member.lastSeenAt,
+    }),
   }),
 });
 
@@ -137,13 +160,42 @@ function grantFieldsOf<Item extends Space | Collection | Site>(kind: ContentKind
       TeamPermissionConnection,
     ),
     usersWithAccess: t.connection(
-      {
-        type: UserPermissionRef,
-        description: `Every member who can access the ${kind}, with their effective role; by user id`,
-        args: { role: t.arg({ type: MemberRole, description: "Only those whose effective role is this one" }) },
-        resolve: async (item: Item, args: any, { core }: any) =>
-          toConnection(await listAccessAggregate(core, kind, item.id, { role: args.role }, args)),
-      },
+      kind === "site"
+        ? {
+            type: UserPermissionRef,
+            description:
+              "Every enabled member who can access the site, with their effective role; filtered by role, search and team, " +
+              "sorted by sort and order (the published site aggregate's parameters)",
+            args: {
+              role: t.arg({
+                type: MemberRoleFilter,
+                description:
+                  "Only those whose effective role is this one; GUEST: the organization's guests (no organization role) granted the site",
+              }),
+              search: t.arg.string({ description: "Case-insensitive text in the display name or e-mail" }),
+              team: t.arg.id({ description: "Only members of this team of the site's organization (not found otherwise)" }),
+              sort: t.arg({ type: AccessSort, defaultValue: "joinedAt", description: "What the list is sorted by (default JOINEDAT)" }),
+              order: t.arg({ type: ListOrder, defaultValue: "desc", description: "Sort direction (default DESC)" }),
+            },
+            resolve: async (item: Item, args: any, { core }: any) =>
+              toConnection(
+                await listAccessAggregate(
+                  core,
+                  kind,
+                  item.id,
+                  // The published defaults also when a variable is given as null or left out by a compiled (jit) execution.
+                  { role: args.role, search: args.search, team: args.team, sort: args.sort ?? "joinedAt", order: args.order ?? "desc" },
+                  args,
+                ),
+              ),
+          }
+        : {
+            type: UserPermissionRef,
+            description: `Every member who can access the ${kind}, with their effective role; by user id`,
+            args: { role: t.arg({ type: MemberRole, description: "Only those whose effective role is this one" }) },
+            resolve: async (item: Item, args: any, { core }: any) =>
+              toConnection(await listAccessAggregate(core, kind, item.id, { role: args.role }, args)),
+          },
       UserPermissionConnection,
     ),
   }));

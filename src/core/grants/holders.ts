@@ -5,11 +5,11 @@
 //
 // One read costs a fixed number of statements: one per level of the collection chain (through
 // the loaders), the grants on the chain, the members of the granted teams, the members.
-import type { Member, PermissionGrant } from "../../generated/prisma/client.ts";
+import type { Member, PermissionGrant, Prisma, User } from "../../generated/prisma/client.ts";
 import { effectiveRole, type AccessLevel } from "../../auth/permissions.ts";
 import { isRole, maxRole, ROLES, type Role } from "../../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, DomainError } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import type { ContentKind, GrantItem } from "./index.ts";
 import { requireGrantItem } from "./index.ts";
@@ -32,6 +32,8 @@ export interface AccessSource {
 
 export interface UserAccess {
   userId: string;
+  /** The user's membership in the item's organization (joined, last seen). */
+  member: Member;
   role: Role;
   /** Every source of a role, highest first: the first one gives `role`. */
   sources: AccessSource[];
@@ -106,7 +108,7 @@ function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAcc
   const role = effectiveRole(membership, levels);
   if (role === null) return null;
   if (membership.role === "admin")
-    return { userId: member.userId, role, sources: [{ kind: "organization", role: "admin", on: null, teamId: null }] };
+    return { userId: member.userId, member, role, sources: [{ kind: "organization", role: "admin", on: null, teamId: null }] };
   const sources: AccessSource[] = [];
   if (membership.role !== null) {
     const defaulting = chain.find((level) => level.defaultLevel !== null);
@@ -122,7 +124,7 @@ function userAccess(member: Member, chain: Level[], teams: Set<string>): UserAcc
       if (granted) sources.push({ kind: grant.teamId ? "team" : "user", role: granted, on: level.on, teamId: grant.teamId });
     }
   }
-  return { userId: member.userId, role, sources: sources.sort(byRoleDesc) };
+  return { userId: member.userId, member, role, sources: sources.sort(byRoleDesc) };
 }
 
 /** Users with a grant of their own on the item or a collection above it, with their effective role there; by user id. */
@@ -176,28 +178,105 @@ export async function listTeamPermissions(
   return pageInMemory(accesses, page, (access) => access.teamId);
 }
 
+/** How the aggregate can be sorted (the published `memberSort`): when they joined, were last seen, or by name. */
+export const ACCESS_SORTS = ["joinedAt", "lastSeenAt", "name"] as const;
+export type AccessSort = (typeof ACCESS_SORTS)[number];
+
+export interface AccessFilter {
+  /** Those whose effective role is this one; `guest`: the organization's guests (no organization role) who reach the item. */
+  role?: string | null;
+  /** Case-insensitive text in the user's display name or e-mail. */
+  search?: string | null;
+  /** Members of this team of the item's organization (404 naming `team` otherwise). */
+  team?: string | null;
+  /** Absent: by user id. */
+  sort?: string | null;
+  /** Default `desc` when `sort` is given, else `asc`. */
+  order?: string | null;
+}
+
+const names = new Intl.Collator("en", { sensitivity: "base", numeric: true });
+
+/** The comparison of `sort` (ascending), ties broken by user id. A member never seen sorts as the least recent. */
+function compareBy(sort: AccessSort | null, users: Map<string, User>) {
+  const byId = (a: UserAccess, b: UserAccess) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0);
+  if (sort === null) return byId;
+  return (a: UserAccess, b: UserAccess) => {
+    let difference = 0;
+    if (sort === "name") {
+      difference = names.compare(users.get(a.userId)?.displayName ?? "", users.get(b.userId)?.displayName ?? "");
+    } else {
+      const time = (access: UserAccess) => access.member[sort]?.getTime() ?? Number.NEGATIVE_INFINITY;
+      difference = time(a) === time(b) ? 0 : time(a) < time(b) ? -1 : 1;
+    }
+    return difference || byId(a, b);
+  };
+}
+
+function checkAccessFilter(filter: AccessFilter) {
+  if (filter.role != null && !isRole(filter.role) && filter.role !== "guest") {
+    throw badInput(`role must be one of ${[...ROLES, "guest"].join(", ")} (got "${filter.role}")`);
+  }
+  if (filter.sort != null && !(ACCESS_SORTS as readonly string[]).includes(filter.sort)) {
+    throw badInput(`sort must be one of ${ACCESS_SORTS.join(", ")} (got "${filter.sort}")`);
+  }
+  if (filter.order != null && filter.order !== "asc" && filter.order !== "desc") {
+    throw badInput(`order must be one of asc, desc (got "${filter.order}")`);
+  }
+  return { sort: (filter.sort ?? null) as AccessSort | null, order: filter.order ?? (filter.sort != null ? "desc" : "asc") };
+}
+
 /**
- * Every enabled member who can access the item (effective role at least read), with that role;
- * `role` keeps those whose effective role is exactly it. By user id. Computed over the
- * organization's members in memory: one row per member, no statement per member.
+ * Every enabled member who can access the item (effective role at least read), with that role,
+ * filtered and sorted as `filter` says (the published site aggregate's `role`, `search`, `team`,
+ * `sort` and `order`). Computed over the organization's members in memory, their users read in
+ * the same statement: no statement per member, whatever the filter.
  */
 export async function listAccessAggregate(
   ctx: CoreContext,
   kind: ContentKind,
   id: string,
-  filter: { role?: string | null },
+  filter: AccessFilter,
   page: PageArgs,
   organizationId?: string | null,
 ): Promise<Page<UserAccess>> {
-  if (filter.role != null && !isRole(filter.role)) throw badInput(`role must be one of ${ROLES.join(", ")} (got "${filter.role}")`);
+  const { sort, order } = checkAccessFilter(filter);
   const item = await requireGrantItem(ctx, kind, id, "listGrants", organizationId);
+  if (filter.team != null) {
+    const team = await ctx.loaders.team.load(filter.team);
+    if (!team || team.organizationId !== item.organizationId) {
+      throw new DomainError("NOT_FOUND", `team: no team "${filter.team}" in this organization`);
+    }
+  }
+  const search = filter.search?.trim();
+  const where: Prisma.MemberWhereInput = {
+    organizationId: item.organizationId,
+    disabled: false,
+    ...(filter.role === "guest" ? { role: null } : {}),
+    ...(search || filter.team != null
+      ? {
+          user: {
+            ...(search
+              ? { OR: [{ displayName: { contains: search, mode: "insensitive" } }, { email: { contains: search, mode: "insensitive" } }] }
+              : {}),
+            ...(filter.team != null ? { teams: { some: { teamId: filter.team } } } : {}),
+          },
+        }
+      : {}),
+  };
   const chain = await chainOf(ctx, item);
   const [members, teams] = await Promise.all([
-    ctx.prisma.member.findMany({ where: { organizationId: item.organizationId, disabled: false }, orderBy: { userId: "asc" } }),
+    ctx.prisma.member.findMany({ where, include: { user: true }, orderBy: { userId: "asc" } }),
     teamsOfUsers(ctx, chain),
   ]);
+  const users = new Map(members.map(({ user }) => [user.id, user]));
+  for (const user of users.values()) ctx.loaders.user.prime(user.id, user);
+  const compare = compareBy(sort, users);
   const accesses = members
     .map((member) => userAccess(member, chain, teams.get(member.userId) ?? new Set()))
-    .filter((access): access is UserAccess => access !== null && (filter.role == null || access.role === filter.role));
+    .filter(
+      (access): access is UserAccess => access !== null && (filter.role == null || filter.role === "guest" || access.role === filter.role),
+    )
+    .sort(order === "desc" ? (a, b) => compare(b, a) : compare);
   return pageInMemory(accesses, page, (access) => access.userId);
 }
