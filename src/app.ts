@@ -24,6 +24,7 @@ import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { useSites } from "./graphql/plugins/use-sites.ts";
+import { SiteCache } from "./core/sites/serve.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./graphql/plugins/use-file-downloads.ts";
@@ -122,6 +123,8 @@ export function createApp({
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
+  /** Rendered pages of published sites (tests read its `renders`: a repeated view renders nothing). */
+  const siteCache = new SiteCache();
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -144,7 +147,7 @@ export function createApp({
       rateLimit,
       useSecurityHeaders(),
       // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
-      useSites(services),
+      useSites(services, siteCache),
       usePages({
         title: TITLE,
         openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),
@@ -191,7 +194,7 @@ export function createApp({
    */
   const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) =>
     createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
-  return { yoga, services, jobs, close, registry, createServer, rateLimitHeaders: rateLimit.peekAddress };
+  return { yoga, services, jobs, close, registry, createServer, rateLimitHeaders: rateLimit.peekAddress, siteCache };
 }
 
 export type App = ReturnType<typeof createApp>;

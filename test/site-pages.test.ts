@@ -138,7 +138,10 @@ describe("a published page over HTTP", () => {
     }
     const largeSite = await publishedSite([large.id]);
     const firstView = await statementsOf(`/sites/${largeSite.id}/setup`);
+    // A repeated view renders nothing: the response comes from the cache of this revision.
+    const renders = server.app.siteCache.renders;
     expect(await statementsOf(`/sites/${largeSite.id}/setup`)).toBe(repeat);
+    expect(server.app.siteCache.renders).toBe(renders);
     expect(repeat).toBeLessThan(firstView);
 
     const pages = (await api().spaces.listPages(space.id)).data.pages;
@@ -170,6 +173,30 @@ function getWithHost(path: string, host: string): Promise<{ status: number; body
 
 /** A 1×1 PNG. */
 const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+describe("the space's head revision", () => {
+  it("shows a merged change request at once, and nothing of it before the merge", async () => {
+    const space = await spaceWithPages("Merged");
+    const site = await publishedSite([space.id]);
+    const before = await get(`/sites/${site.id}/setup`);
+    const etag = before.headers.get("etag")!;
+    expect(await before.text()).toContain("Install it.");
+    const setup = (await api().spaces.listPages(space.id)).data.pages.find((p) => p.title === "Setup")!;
+    const { data: changeRequest } = await api().spaces.createChangeRequest(space.id, { subject: "Rewrite the setup" });
+    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { revision { id } } }`, {
+      input: { space: space.id, changeRequest: changeRequest.id, page: setup.id, markdown: "## Steps\n\nRun the installer." },
+    });
+    const unmerged = await get(`/sites/${site.id}/setup`, { "if-none-match": etag });
+    expect(unmerged.status).toBe(304);
+    await api().spaces.mergeChangeRequest(space.id, changeRequest.id);
+    const merged = await get(`/sites/${site.id}/setup`, { "if-none-match": etag });
+    expect(merged.status).toBe(200);
+    const html = await merged.text();
+    expect(html).toContain("Run the installer.");
+    expect(html).not.toContain("Install it.");
+    expect(await (await get(`/sites/${site.id}/setup.md`)).text()).toContain("Run the installer.");
+  });
+});
 
 describe("custom hostnames and images", () => {
   it("serves a site at its hostname when the request's Host is it, with links under that host; other hosts are not the site", async () => {
@@ -324,6 +351,94 @@ describe("visitors", () => {
     expect(published.structure.structure.map((item: any) => item.id)).not.toContain(betaSiteSpace.id);
     const all = (await api().orgs.getSiteStructure(A.organizationId, site.id)).data;
     expect(all.structure.map((item: any) => item.id)).toContain(betaSiteSpace.id);
+  });
+});
+
+describe("visitor claims", () => {
+  const ADAPTIVE_SCHEMA = {
+    type: "object",
+    properties: {
+      plan: { type: "string", enum: ["free", "pro"], description: "Plan" },
+      unsigned: {
+        type: "object",
+        description: "Unsigned claims of the site visitor.",
+        properties: { beta: { type: "boolean", description: "Beta" } },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  };
+
+  it("takes the signed JWT claims, and unsigned visitor.<name> claims only when they validate against the adaptive schema", async () => {
+    const main = await spaceWithPages("Claims main");
+    const pro = await spaceWithPages("Pro docs");
+    const beta = await spaceWithPages("Beta only");
+    const site = await publishedSite([main.id, pro.id, beta.id], "visitor-auth");
+    await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema: ADAPTIVE_SCHEMA } as never);
+    const siteSpaces = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    const proSiteSpace = siteSpaces.find((s) => s.space.id === pro.id)!;
+    const betaSiteSpace = siteSpaces.find((s) => s.space.id === beta.id)!;
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, proSiteSpace.id, { condition: 'visitor.claims.plan == "pro"' });
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, {
+      condition: "visitor.claims.unsigned.beta == true",
+    });
+    const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime("1h").sign(new TextEncoder().encode(key));
+    const free = await sign({ plan: "free" });
+    const paying = await sign({ plan: "pro" });
+    const view = async (path: string, token: string, extra = "") => {
+      const response = await get(`/sites/${site.id}/${path}?jwt_token=${token}${extra}`);
+      return { status: response.status, html: await response.text() };
+    };
+
+    // The signed claim decides: a free visitor does not see the pro site space, a pro one does.
+    expect((await view("", free)).html).not.toContain("Pro docs");
+    expect((await view(`${proSiteSpace.path}/setup`, free)).status).toBe(404);
+    expect((await view("", paying)).html).toContain("Pro docs");
+    expect((await view(`${proSiteSpace.path}/setup`, paying)).status).toBe(200);
+    // An unsigned parameter cannot stand in for a signed claim.
+    expect((await view("", free, "&visitor.plan=pro")).html).not.toContain("Pro docs");
+
+    // Unsigned claims count when they validate against the schema's unsigned object, and only then.
+    expect((await view("", free)).html).not.toContain("Beta only");
+    expect((await view("", free, "&visitor.beta=true")).html).toContain("Beta only");
+    expect((await view(`${betaSiteSpace.path}/setup`, free, "&visitor.beta=true")).status).toBe(200);
+    expect((await view("", free, "&visitor.beta=yes")).html).not.toContain("Beta only");
+    expect((await view("", free, "&visitor.beta=true&visitor.unknown=1")).html).not.toContain("Beta only");
+    expect((await view(`${betaSiteSpace.path}/setup`, free, "&visitor.beta=1")).status).toBe(404);
+  });
+
+  it("hides a section whose condition fails (tabs, pages, GET …/published) and shows it to a visitor with the claim (HTML, GraphQL)", async () => {
+    const main = await spaceWithPages("Sectioned main");
+    const insiders = await spaceWithPages("Insider guide");
+    const site = await publishedSite([main.id]);
+    await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema: ADAPTIVE_SCHEMA } as never);
+    const section = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: insiders.id, title: "Insiders" })).data;
+    await api().orgs.updateSiteSectionById(A.organizationId, site.id, section.id, { condition: "visitor.claims.unsigned.beta == true" });
+
+    const without = await (await get(`/sites/${site.id}/`)).text();
+    expect(without).toContain("<h1>Introduction</h1>");
+    expect(without).not.toContain("Insiders");
+    expect((await get(`/sites/${site.id}/${section.path}/setup`)).status).toBe(404);
+    const withClaim = await (await get(`/sites/${site.id}/?visitor.beta=true`)).text();
+    // Sections are tabs: the default one has no path segment, the other its path.
+    expect(withClaim).toContain(
+      `<nav class="tabs" aria-label="Sections"><a href="${server.url}/sites/${site.id}/" aria-current="page">Reader docs</a><a href="${server.url}/sites/${site.id}/${section.path}/">Insiders</a></nav>`,
+    );
+    const inside = await get(`/sites/${site.id}/${section.path}/setup?visitor.beta=true`);
+    expect(inside.status).toBe(200);
+    expect(await inside.text()).toContain("<h1>Setup</h1>");
+
+    // GET …/published answers what a visitor without claims sees; the structure route, everything.
+    const published = (await api().orgs.getPublishedContentSite(A.organizationId, site.id)).data;
+    expect(published.structure.structure.map((item: any) => item.id)).not.toContain(section.id);
+    expect((await api().orgs.getSiteStructure(A.organizationId, site.id)).data.structure.map((item: any) => item.id)).toContain(section.id);
+    const query = `query($id: ID!, $claims: JSON) { site(id: $id) { structure(claims: $claims) { items { ... on SiteSection { id } } } } }`;
+    const sectionsFor = async (claims: unknown) =>
+      (await gql(query, { id: site.id, claims })).site.structure.items.map((item: { id?: string }) => item.id);
+    expect(await sectionsFor({})).not.toContain(section.id);
+    expect(await sectionsFor({ unsigned: { beta: true } })).toContain(section.id);
   });
 });
 

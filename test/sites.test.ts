@@ -136,6 +136,35 @@ describe("the whole flow through the official client", () => {
   });
 });
 
+describe("GraphQL nodes and connections", () => {
+  it("resolves site spaces, sections and groups by node(id:) with their connections, and hides them from another organization", async () => {
+    const site = await newSite([(await newSpace("Noded root")).id], "Noded site");
+    const section = (
+      await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace("Noded")).id, title: "Noded" })
+    ).data;
+    const group = (await api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "Noded group", sections: [section.id] }))
+      .data;
+    const [siteSpace] = section.siteSpaces;
+    const NODES = /* GraphQL */ `query($site: ID!, $siteSpace: ID!, $section: ID!, $group: ID!) {
+      site: node(id: $site) { ... on Site { sections(first: 10) { totalCount nodes { id } } sectionGroups(first: 10) { nodes { id } } } }
+      siteSpace: node(id: $siteSpace) { ... on SiteSpace { id path section { id } site { id } } }
+      section: node(id: $section) { ... on SiteSection { id title sectionGroup { id } siteSpaces { id } } }
+      group: node(id: $group) { ... on SiteSectionGroup { id title sections { id } site { id } } }
+    }`;
+    const variables = { site: site.id, siteSpace: siteSpace.id, section: section.id, group: group.id };
+    const data = await gql(NODES, variables);
+    expect(data.site.sections.totalCount).toBe(2);
+    expect(data.site.sections.nodes.map((node: { id: string }) => node.id)).toContain(section.id);
+    expect(data.site.sectionGroups.nodes).toEqual([{ id: group.id }]);
+    expect(data.siteSpace).toEqual({ id: siteSpace.id, path: siteSpace.path, section: { id: section.id }, site: { id: site.id } });
+    expect(data.section).toEqual({ id: section.id, title: "Noded", sectionGroup: { id: group.id }, siteSpaces: [{ id: siteSpace.id }] });
+    expect(data.group).toEqual({ id: group.id, title: "Noded group", sections: [{ id: section.id }], site: { id: site.id } });
+    for (const id of Object.values(variables)) {
+      expectGraphQLError(await server.graphql(B.token, `query($id: ID!) { node(id: $id) { id } }`, { id }), "NOT_FOUND");
+    }
+  });
+});
+
 describe("structure rules", () => {
   it("numbers a taken default path, refuses a taken path with 409 and a bad one with 400, changing nothing", async () => {
     const one = await newSpace("Intro");
@@ -306,6 +335,70 @@ describe("structure rules", () => {
     await expectRestError(api().orgs.createSite(A.organizationId, { title: "y" }), 400, "title");
     await expectRestError(api().orgs.updateSiteById(A.organizationId, two.id, { defaultSiteSpace: "ssp_nope" }), 400, "defaultSiteSpace");
     expect(await snapshot(two.id)).toEqual(before);
+  });
+
+  it("keeps a hostname to one site across organizations, and to one of two sites taking it at the same moment (409 naming it)", async () => {
+    const hostname = `shared-${++counter}.docs.example.com`;
+    const mine = await newSite();
+    expect((await api().orgs.updateSiteById(A.organizationId, mine.id, { hostname } as never)).data).toMatchObject({ hostname });
+    const { data: theirs } = await api(B.token).orgs.createSite(B.organizationId, { title: "Their site" });
+    const before = await snapshot(theirs.id);
+    await expectRestError(api(B.token).orgs.updateSiteById(B.organizationId, theirs.id, { hostname } as never), 409, hostname);
+    const graphqlTaken = await server.graphql(B.token, `mutation($input: UpdateSiteInput!) { updateSite(input: $input) { site { id } } }`, {
+      input: { site: theirs.id, hostname },
+    });
+    expectGraphQLError(graphqlTaken, "CONFLICT", hostname);
+    expect(await snapshot(theirs.id)).toEqual(before);
+
+    // Two sites of two organizations ask for one new hostname at once: one gets it, the other 409.
+    const raced = `raced-${++counter}.docs.example.com`;
+    const { data: another } = await api(B.token).orgs.createSite(B.organizationId, { title: "Racing site" });
+    const attempts = await Promise.all([
+      server.rest(A.token, "PATCH", `/v1/orgs/${A.organizationId}/sites/${mine.id}`, { hostname: raced }),
+      server.rest(B.token, "PATCH", `/v1/orgs/${B.organizationId}/sites/${another.id}`, { hostname: raced }),
+    ]);
+    expect(attempts.map((attempt) => attempt.status).sort()).toEqual([200, 409]);
+    expect(attempts.find((attempt) => attempt.status === 409)!.body.error.message).toContain(raced);
+    expect(await server.database.prisma.site.count({ where: { hostname: raced } })).toBe(1);
+  });
+
+  it("checks a section's path (1 to 100, unique) and condition (1 to 1024, must parse) on both surfaces, changing nothing", async () => {
+    const site = await newSite();
+    const a = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Alpha" })).data;
+    const b = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Beta" })).data;
+    const [siteSpace] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    const before = await snapshot(site.id);
+    const patch = (body: Record<string, unknown>) => api().orgs.updateSiteSectionById(A.organizationId, site.id, b.id, body as never);
+    await expectRestError(patch({ path: "" }), 400, "path");
+    await expectRestError(patch({ path: "x".repeat(101) }), 400, "path");
+    await expectRestError(patch({ path: "a/b" }), 400, "path");
+    await expectRestError(patch({ path: a.path }), 409, "path");
+    await expectRestError(patch({ condition: "" }), 400, "condition");
+    await expectRestError(patch({ condition: "x".repeat(1025) }), 400, "condition");
+    await expectRestError(patch({ condition: "visitor.claims.plan ==" }), 400, "condition");
+    await expectRestError(patch({ condition: "constructor.constructor('return process')()" }), 400, "condition");
+    const SECTION = `mutation($input: UpdateSiteSectionInput!) { updateSiteSection(input: $input) { section { id } } }`;
+    const SITE_SPACE = `mutation($input: UpdateSiteSpaceInput!) { updateSiteSpace(input: $input) { siteSpace { id } } }`;
+    expectGraphQLError(
+      await server.graphql(A.token, SECTION, { input: { site: site.id, id: b.id, condition: "visitor.claims.plan ==" } }),
+      "BAD_REQUEST",
+      "condition",
+    );
+    expectGraphQLError(
+      await server.graphql(A.token, SECTION, { input: { site: site.id, id: b.id, path: "x".repeat(101) } }),
+      "BAD_REQUEST",
+      "path",
+    );
+    expectGraphQLError(
+      await server.graphql(A.token, SITE_SPACE, { input: { site: site.id, id: siteSpace.id, condition: "1 +" } }),
+      "BAD_REQUEST",
+      "condition",
+    );
+    expect(await snapshot(site.id)).toEqual(before);
+
+    const valid = (await patch({ path: "beta-2", condition: 'visitor.claims.plan == "pro"' })).data;
+    expect(valid).toMatchObject({ path: "beta-2", condition: 'visitor.claims.plan == "pro"' });
+    expect((await patch({ condition: null })).data.condition).toBeUndefined();
   });
 });
 
