@@ -17,6 +17,7 @@ import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
 import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
+import { useIntegrationEndpoints } from "./graphql/plugins/use-integration-endpoints.ts";
 import { useIntegrationScripts } from "./graphql/plugins/use-integration-scripts.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
@@ -170,6 +171,7 @@ export function createApp({
       useFileDownloads(services),
       usePdfDownloads(services),
       useIntegrationScripts(services),
+      useIntegrationEndpoints(services),
       useNotImplemented(routes),
       useRestAdapter(routes),
       // After the REST adapter: its graphql-jit plugin replaces the execute function, and the

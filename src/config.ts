@@ -146,6 +146,10 @@ export interface IntegrationSettings {
   maxSandboxes: number;
   /** Hosts scripts may fetch besides this service. */
   allowedHosts: string[];
+  /** Largest request body delivered to a script through its public endpoint (larger: 413). */
+  endpointMaxRequestBytes: number;
+  /** Largest response body a script may answer through its public endpoint (larger: 502). */
+  endpointMaxResponseBytes: number;
 }
 
 export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
@@ -155,6 +159,8 @@ export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   eventAttempts: 3,
   maxSandboxes: 8,
   allowedHosts: [],
+  endpointMaxRequestBytes: 1024 * 1024,
+  endpointMaxResponseBytes: 5 * 1024 * 1024,
 };
 
 /** Every environment variable the service reads, with its rule and meaning. */
@@ -214,6 +220,12 @@ export const variables = {
         .filter(Boolean),
     )
     .describe("Comma-separated hosts (`api.example.com`) integration scripts may fetch besides this service's API. Default: none."),
+  INTEGRATION_ENDPOINT_MAX_REQUEST_BYTES: optional(integer(0, 100 * 1024 * 1024))
+    .transform((value) => value ?? 1024 * 1024)
+    .describe("Largest request body sent to an integration's public endpoint, in bytes (default 1048576); larger is refused with 413."),
+  INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES: optional(integer(0, 100 * 1024 * 1024))
+    .transform((value) => value ?? 5 * 1024 * 1024)
+    .describe("Largest response body a script may answer through its public endpoint, in bytes (default 5242880); larger is a 502."),
   CORS_ORIGINS: optional(z.string())
     .transform((value, context) => {
       const origins = (value ?? "")
@@ -346,6 +358,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       eventAttempts: value.INTEGRATION_EVENT_ATTEMPTS,
       maxSandboxes: value.INTEGRATION_MAX_SANDBOXES,
       allowedHosts: value.INTEGRATION_ALLOWED_HOSTS,
+      endpointMaxRequestBytes: value.INTEGRATION_ENDPOINT_MAX_REQUEST_BYTES,
+      endpointMaxResponseBytes: value.INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES,
     },
     corsOrigins: value.CORS_ORIGINS,
     logLevel: value.LOG_LEVEL,

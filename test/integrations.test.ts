@@ -493,6 +493,9 @@ describe("scripts that misbehave", () => {
     expect(event!.status).toBe("failed");
     expect(logsOf(event!).join("\n")).toContain("the script answered 42 instead of a Response");
     const space = (await server.rest(token, "POST", `/v1/orgs/${org}/spaces`, { title: "Garbage" })).body.id;
+    // Rendered where it is installed: on the space (test/integration-endpoints.test.ts has the rule).
+    const installation = (await server.client(token).integrations.listIntegrationInstallations(name)).data.items[0]!.id;
+    await server.client(token).integrations.installIntegrationOnSpace(name, installation, { space });
     const render = await server.rest(token, "POST", `/v1/integrations/${name}/render`, {
       componentId: "x",
       props: {},

@@ -682,7 +682,15 @@ async function newSamlProvider(): Promise<string> {
  * A private integration of the organization, written directly (no script: its events fail at
  * once, no sandbox starts), optionally installed in the organization: its REST path and ids.
  */
-async function newIntegration({ installed = false, script }: { installed?: boolean; script?: string } = {}) {
+async function newIntegration({
+  installed = false,
+  script,
+  spaceSelection,
+}: {
+  installed?: boolean;
+  script?: string;
+  spaceSelection?: "all";
+} = {}) {
   const id = newId("Integration");
   const name = `matrix-${id
     .slice(5)
@@ -711,7 +719,7 @@ async function newIntegration({ installed = false, script }: { installed?: boole
   const installationId = newId("IntegrationInstallation");
   if (installed)
     await prisma().integrationInstallation.create({
-      data: { id: installationId, integrationId: id, organizationId, createdAt: now, updatedAt: now },
+      data: { id: installationId, integrationId: id, organizationId, spaceSelection, createdAt: now, updatedAt: now },
     });
   return {
     id,
@@ -742,13 +750,13 @@ async function newSiteInstallation() {
   return `${integration.installation}/sites/${siteId}`;
 }
 
-/** One integration whose script renders a button, installed once: render fixtures use it on new spaces. */
+/** One integration whose script renders a button, installed once on all spaces: render fixtures use it on new spaces. */
 const RENDERER = `export default { async fetch() {
   return Response.json({ type: "element", state: {}, props: {}, element: { type: "block", children: [{ type: "button", label: "Matrix", onPress: { action: "click" } }] } });
 } };`;
 const renderer: { path?: Promise<string> } = {};
 const rendererPath = () =>
-  (renderer.path ??= newIntegration({ installed: true, script: RENDERER }).then((integration) => integration.path));
+  (renderer.path ??= newIntegration({ installed: true, script: RENDERER, spaceSelection: "all" }).then((integration) => integration.path));
 const renderBody = (spaceId: string) => ({ componentId: "matrix", props: {}, context: { type: "document", spaceId } });
 
 /** Hoisted: FIXTURES above spreads it. */

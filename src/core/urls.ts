@@ -21,6 +21,24 @@ export class Urls {
     return this.absolute(`/sites${path}`);
   }
 
+  /**
+   * The public HTTP endpoint of an integration: any method and sub-path under it is delivered to
+   * its script as a `fetch` event (src/core/integrations/endpoints.ts). GitBook serves these on an
+   * origin of their own as `/v1/integrations/{name}/integration`; here they share the API's origin.
+   */
+  integrationEndpoint(name: string): string {
+    return this.api(`/integrations/${name}/integration`);
+  }
+
+  /**
+   * The public HTTP endpoint of an installation. Under the integration's (not at GitBook's
+   * `/v1/integrations/{name}/installations/{id}`, which on this origin is the REST installation
+   * with its `tokens`, `spaces`, `sites` and site scripts).
+   */
+  installationEndpoint(name: string, installationId: string): string {
+    return this.api(`/integrations/${name}/integration/installations/${installationId}`);
+  }
+
   graphiql(): string {
     return this.absolute("/graphql");
   }

@@ -68,7 +68,9 @@ const IntegrationUrls = builder.simpleObject("IntegrationUrls", {
     app: t.string({ description: "Its address in the app" }),
     assets: t.string({ description: "Where its assets are served" }),
     icon: t.string({ description: "Signed URL of its icon (PNG), or null without one", nullable: true }),
-    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
+    publicEndpoint: t.string({
+      description: "Its public HTTP endpoint: any request under it is delivered to the script as a fetch event (no installation)",
+    }),
   }),
 });
 
@@ -221,7 +223,7 @@ export const IntegrationRef = builder.loadableNode("Integration", {
           app: core.urls.app(`/integrations/${integration.name}`),
           assets: `${location}/assets`,
           icon: integration.iconHash ? imageUrl(core, integration.iconHash, "icon.png") : null,
-          publicEndpoint: location,
+          publicEndpoint: core.urls.integrationEndpoint(integration.name),
         };
       },
     }),
@@ -259,7 +261,9 @@ const InstallationUrls = builder.simpleObject("IntegrationInstallationUrls", {
   fields: (t) => ({
     location: t.string({ description: "Its address in the API" }),
     app: t.string({ description: "Its address in the app" }),
-    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
+    publicEndpoint: t.string({
+      description: "Its public HTTP endpoint: any request under it is delivered to the script as a fetch event naming the installation",
+    }),
   }),
 });
 
@@ -301,7 +305,11 @@ export const IntegrationInstallationRef = builder.loadableNode("IntegrationInsta
       resolve: async (installation, _args, { core }) => {
         const integration = await core.loaders.integration.load(installation.integrationId);
         const location = core.urls.api(`/integrations/${integration!.name}/installations/${installation.id}`);
-        return { location, app: core.urls.app(`/integrations/${integration!.name}`), publicEndpoint: location };
+        return {
+          location,
+          app: core.urls.app(`/integrations/${integration!.name}`),
+          publicEndpoint: core.urls.installationEndpoint(integration!.name, installation.id),
+        };
       },
     }),
   }),

@@ -25,6 +25,25 @@ export async function readTextUpTo(request: Request, limit: number): Promise<str
   return new TextDecoder().decode(bytes); // like request.text(): UTF-8, BOM dropped
 }
 
+/** The body's bytes, or null once it exceeds `limit` bytes (counted as they arrive, like readTextUpTo). */
+export async function readBytesUpTo(request: Request, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.releaseLock();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const QUERY_KEY = Buffer.from("query");

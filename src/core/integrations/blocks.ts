@@ -17,13 +17,13 @@
 // the page `volatile` (the site cache keeps it briefly); what a page shows of integrations is in
 // the site cache key (src/core/sites/serve.ts), so a new version, configuration or installation
 // renders it again.
-import type { Integration, IntegrationInstallation, Prisma } from "../../generated/prisma/client.ts";
+import type { Integration, IntegrationInstallation } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { registerBlockRenderer, type BlockContext, escapeHtml as e } from "../sites/render.ts";
 import { contentKitHtml } from "../sites/contentkit-html.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { INTEGRATION_EMBED_LANGUAGE, parseIntegrationEmbed, type IntegrationEmbed } from "./embed.ts";
-import { manifestOf } from "./index.ts";
+import { installedWhere, manifestOf } from "./index.ts";
 
 /** Longest a page waits for its integration blocks (the sandbox's own timeout may be shorter). */
 export const BLOCK_RENDER_MAX_MS = 3000;
@@ -41,19 +41,6 @@ export interface IntegrationBlockJson {
 }
 
 export const blocksOf = (integration: Integration) => (manifestOf(integration).blocks ?? []) as IntegrationBlockJson[];
-
-/** The installations that count for a space (and a site, when given), in the space's organization. */
-function installedWhere(organizationId: string, spaceId: string, siteId?: string): Prisma.IntegrationInstallationWhereInput {
-  return {
-    organizationId,
-    status: "active",
-    OR: [
-      { spaceSelection: "all" },
-      { spaces: { some: { spaceId, status: "active" } } },
-      ...(siteId ? [{ siteSelection: "all" }, { sites: { some: { siteId, status: "active" } } }] : []),
-    ],
-  };
-}
 
 /** The blocks of the integrations installed on a space (readers of the space), by integration name. */
 export async function spaceIntegrationBlocks(

@@ -205,11 +205,30 @@ export async function listOrganizationIntegrations(ctx: CoreContext, organizatio
   return paginateIntegrations(ctx, where, page);
 }
 
-/** Integrations installed on a space (readers of the space may list them). */
+/**
+ * Where an integration counts as installed on a space (and on a site, when given): its
+ * installation in the space's organization is active, and it is on the space (an active space
+ * installation, or `space_selection: all`) or on the site (an active site installation, or
+ * `site_selection: all`). The one rule of the space's integration list, its blocks, the render
+ * route and the blocks of published pages (blocks.ts).
+ */
+export function installedWhere(organizationId: string, spaceId: string, siteId?: string): Prisma.IntegrationInstallationWhereInput {
+  return {
+    organizationId,
+    status: "active",
+    OR: [
+      { spaceSelection: "all" },
+      { spaces: { some: { spaceId, status: "active" } } },
+      ...(siteId ? [{ siteSelection: "all" }, { sites: { some: { siteId, status: "active" } } }] : []),
+    ],
+  };
+}
+
+/** Integrations installed on a space (readers of the space may list them; the rule of installedWhere). */
 export async function listSpaceIntegrations(ctx: CoreContext, spaceId: string, filters: IntegrationFilters, page: PageArgs) {
-  await requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
+  const space = await requireSpace(ctx, spaceId, "space.read", { allowDeleted: true });
   const where = {
-    AND: [{ installations: { some: { spaces: { some: { spaceId } } } } }, ...simpleFilters(filters)],
+    AND: [{ installations: { some: installedWhere(space.organizationId, spaceId) } }, ...simpleFilters(filters)],
   } satisfies Prisma.IntegrationWhereInput;
   return paginateIntegrations(ctx, where, page);
 }
@@ -1092,9 +1111,10 @@ export interface RenderInput {
 }
 
 /**
- * Renders a component of `name` for the context's space (its readers), through the installation
- * in the space's organization: a `ui_render` event answered synchronously. The answer must be
- * ContentKit (`ContentKitRenderOutput` of the published schemas); anything else is a 502.
+ * Renders a component of `name` for the context's space (its readers), through its installation
+ * on that space (installedWhere: the rule of blocks on published pages too): a `ui_render` event
+ * answered synchronously. The answer must be ContentKit (`ContentKitRenderOutput` of the
+ * published schemas); anything else is a 502.
  */
 export async function renderIntegration(ctx: CoreContext, name: string, input: RenderInput) {
   const integration = await readIntegration(ctx, name);
@@ -1105,10 +1125,14 @@ export async function renderIntegration(ctx: CoreContext, name: string, input: R
   const spaceId = typeof input.context.spaceId === "string" ? input.context.spaceId : null;
   if (!spaceId) throw badInput("context.spaceId is required: the space the component is rendered in");
   const space = await requireSpace(ctx, spaceId, "integration.render", { allowDeleted: true });
-  const installation = await ctx.prisma.integrationInstallation.findUnique({
-    where: { integrationId_organizationId: { integrationId: integration.id, organizationId: space.organizationId } },
+  const installation = await ctx.prisma.integrationInstallation.findFirst({
+    where: { ...installedWhere(space.organizationId, spaceId), integrationId: integration.id },
   });
-  if (!installation) throw notFound("integration installation", `${name} in the organization of space ${spaceId}`);
+  if (!installation)
+    throw new DomainError(
+      "NOT_FOUND",
+      `The integration "${name}" is not installed on space ${spaceId} (an active installation on the space, or on all spaces of its organization)`,
+    );
   const event = {
     type: "ui_render",
     componentId: input.componentId,

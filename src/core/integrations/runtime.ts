@@ -22,7 +22,7 @@ import type { Urls } from "../urls.ts";
 import { DomainError } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
 import { manifestOf } from "./index.ts";
-import { DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
+import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
 
 export const EVENT_JOB = "integration.event";
 /** Lifetime of the installation tokens given to scripts (reused until half of it is left). */
@@ -59,6 +59,8 @@ export function signDelivery(secret: string, timestamp: string, body: Uint8Array
 export class IntegrationRuntime {
   readonly sandboxes: SandboxPool;
   private readonly tokens = new Map<string, { token: string; until: number }>();
+  /** Writes done after the answer (records of fetch events): `close()` waits for them. */
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly services: RuntimeServices,
@@ -71,8 +73,15 @@ export class IntegrationRuntime {
     this.services.jobs.register(EVENT_JOB, (payload: { eventId: string }, { attempt }) => this.runEvent(payload.eventId, attempt));
   }
 
-  close(): Promise<void> {
-    return this.sandboxes.close();
+  async close(): Promise<void> {
+    await this.sandboxes.close();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  /** Runs `work` after the answer was sent; its failure is reported to `onError`, and `close()` waits for it. */
+  afterAnswer(work: Promise<unknown>, onError: (error: unknown) => void): void {
+    const tracked = work.catch(onError).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
   }
 
   /** Records an event for the script and enqueues its delivery (at `runAt`, default now), inside `tx` (call `jobs.wake()` after the commit). */
@@ -147,11 +156,10 @@ export class IntegrationRuntime {
     if (cached && cached.until - now > TOKEN_TTL_MS / 2) return { token: cached.token, expiresAt: new Date(cached.until) };
     const prisma = this.services.prisma;
     const email = integrationUserEmail(integration);
-    const user = await prisma.user.upsert({
-      where: { email },
-      update: {},
-      create: { id: newId("User"), email, displayName: integration.title },
-    });
+    // Not an upsert: two first deliveries at once (an event and a fetch) would both insert, and one
+    // would fail on the unique email (PostgreSQL). ON CONFLICT DO NOTHING, then read.
+    await prisma.user.createMany({ data: [{ id: newId("User"), email, displayName: integration.title }], skipDuplicates: true });
+    const user = await prisma.user.findUniqueOrThrow({ where: { email } });
     await prisma.apiToken.deleteMany({ where: { installationId: installation.id, expiresAt: { lt: new Date(now) } } });
     const expiresAt = new Date(now + TOKEN_TTL_MS);
     const { token, row } = await issueTokenRow(prisma, user.id, `installation ${installation.id}`, expiresAt);
@@ -187,8 +195,8 @@ export class IntegrationRuntime {
         location,
         app: this.services.urls.app(`/integrations/${integration.name}`),
         assets: `${location}/assets`,
-        publicEndpoint: location,
-        publicContentEndpoint: location,
+        publicEndpoint: this.services.urls.integrationEndpoint(integration.name),
+        publicContentEndpoint: this.services.urls.integrationEndpoint(integration.name),
       },
       permissions: { admin: false },
     };
@@ -196,6 +204,7 @@ export class IntegrationRuntime {
 
   installationJson(integration: Integration, installation: IntegrationInstallation, spaces: number): Record<string, unknown> {
     const location = this.services.urls.api(`/integrations/${integration.name}/installations/${installation.id}`);
+    const endpoint = this.services.urls.installationEndpoint(integration.name, installation.id);
     return {
       id: installation.id,
       status: installation.status,
@@ -207,7 +216,7 @@ export class IntegrationRuntime {
       target: { organization: installation.organizationId },
       createdAt: installation.createdAt.toISOString(),
       updatedAt: installation.updatedAt.toISOString(),
-      urls: { location, app: location, publicEndpoint: location, publicContentEndpoint: location },
+      urls: { location, app: location, publicEndpoint: endpoint, publicContentEndpoint: endpoint },
     };
   }
 
@@ -265,11 +274,16 @@ export class IntegrationRuntime {
     return null;
   }
 
-  /** Sends one event to the script (or the tunnel) and answers what it said; DeliveryError when it failed. */
+  /**
+   * Sends one event to the script (or the tunnel) and answers what it said; DeliveryError when it
+   * failed. `fetchEvent`: the request body of a `fetch` event (its `fetch-body` part; none for GET and
+   * HEAD) and how its answer is read.
+   */
   async deliver(
     integration: Integration,
     installation: IntegrationInstallation | null,
     event: Record<string, unknown>,
+    fetchEvent?: { body: Blob | null; answer: AnswerOptions },
   ): Promise<SandboxAnswer> {
     const environment = await this.environment(integration, installation, {
       spaceId: typeof event.spaceId === "string" ? event.spaceId : (event.context as { spaceId?: string } | undefined)?.spaceId,
@@ -278,12 +292,13 @@ export class IntegrationRuntime {
     const form = new FormData();
     form.set("event", JSON.stringify(event));
     form.set("environment", JSON.stringify(environment));
-    form.set("fetch-body", "");
+    if (!fetchEvent) form.set("fetch-body", "");
+    else if (fetchEvent.body) form.set("fetch-body", fetchEvent.body);
     const request = new Request("http://integration/v1", { method: "POST", body: form });
     const body = await request.arrayBuffer();
     const contentType = request.headers.get("content-type")!;
     const tunnel = this.tunnelFor(integration, installation);
-    if (tunnel) return this.deliverToTunnel(integration, tunnel, body, contentType);
+    if (tunnel) return this.deliverToTunnel(integration, tunnel, body, contentType, fetchEvent?.answer);
     if (!integration.scriptHash) throw new DeliveryError("the integration has no script");
     const scriptHash = integration.scriptHash;
     return this.sandboxes.dispatch(
@@ -297,10 +312,17 @@ export class IntegrationRuntime {
       },
       body,
       contentType,
+      fetchEvent?.answer,
     );
   }
 
-  private async deliverToTunnel(integration: Integration, tunnel: string, body: ArrayBuffer, contentType: string): Promise<SandboxAnswer> {
+  private async deliverToTunnel(
+    integration: Integration,
+    tunnel: string,
+    body: ArrayBuffer,
+    contentType: string,
+    options: AnswerOptions = {},
+  ): Promise<SandboxAnswer> {
     const timestamp = String(Math.floor(Date.now() / 1000));
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
@@ -323,8 +345,12 @@ export class IntegrationRuntime {
           : ((error as Error & { cause?: Error }).cause?.message ?? (error as Error).message);
       throw new DeliveryError(`development tunnel ${tunnel}: ${reason}`);
     }
-    const text = await response.text().catch(() => "");
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: text, logs: [] };
+    const headers = Object.fromEntries(response.headers);
+    if (!options.binary) return { status: response.status, headers, body: await response.text().catch(() => ""), logs: [] };
+    const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+    if (options.maxBodyBytes && bytes.byteLength > options.maxBodyBytes)
+      throw new DeliveryError(`development tunnel ${tunnel}: its response body is larger than the limit of ${options.maxBodyBytes} bytes`);
+    return { status: response.status, headers, body: "", bytes, logs: [] };
   }
 
   /**

@@ -29,7 +29,16 @@ export interface SandboxAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** The body's bytes, when asked for (`binary`): fetch events answer any content. */
+  bytes?: Uint8Array<ArrayBuffer>;
   logs: SandboxLog[];
+}
+
+/** How one delivery's answer is read: as bytes (fetch events), and within a size. */
+export interface AnswerOptions {
+  binary?: boolean;
+  /** Larger answers fail the delivery (0: no bound). */
+  maxBodyBytes?: number;
 }
 
 /** A delivery that failed: why, and the lines logged until then. */
@@ -43,8 +52,12 @@ export class DeliveryError extends Error {
   }
 }
 
+const BINARY_HEADER = "x-sandbox-body-encoding";
+const MAX_BODY_HEADER = "x-sandbox-max-body-bytes";
+
 const ENTRY = `
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Buffer } from "node:buffer";
 import integration from "./integration.mjs";
 const store = new AsyncLocalStorage();
 const text = (value) => {
@@ -61,6 +74,16 @@ for (const level of ["log", "info", "warn", "error", "debug"]) {
 export default {
   async fetch(request, env) {
     const logs = [];
+    // The host's options for this delivery (not shown to the script): the answer's body as base64
+    // (bytes kept, for fetch events) and a bound on its size.
+    const binary = request.headers.get("${BINARY_HEADER}") === "base64";
+    const maxBytes = Number(request.headers.get("${MAX_BODY_HEADER}")) || 0;
+    if (request.headers.has("${BINARY_HEADER}") || request.headers.has("${MAX_BODY_HEADER}")) {
+      const headers = new Headers(request.headers);
+      headers.delete("${BINARY_HEADER}");
+      headers.delete("${MAX_BODY_HEADER}");
+      request = new Request(request, { headers });
+    }
     return store.run(logs, async () => {
       const pending = [];
       const ctx = { waitUntil: (promise) => { pending.push(Promise.resolve(promise)); }, passThroughOnException() {} };
@@ -69,10 +92,12 @@ export default {
         if (typeof handler !== "function") throw new Error("the script's default export has no fetch(request, env, ctx) function");
         const response = await handler.call(integration, request, env, ctx);
         if (!(response instanceof Response)) throw new Error("the script answered " + text(response) + " instead of a Response");
-        const body = await response.text();
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        if (maxBytes && bytes.byteLength > maxBytes) throw new Error("the script's response body is larger than the limit of " + maxBytes + " bytes");
+        const body = binary ? Buffer.from(bytes).toString("base64") : new TextDecoder().decode(bytes);
         const settled = await Promise.allSettled(pending);
         for (const result of settled) if (result.status === "rejected") logs.push({ level: "error", message: "waitUntil: " + text(result.reason), timestamp: new Date().toISOString() });
-        return Response.json({ ok: true, status: response.status, headers: Object.fromEntries(response.headers), body, logs });
+        return Response.json({ ok: true, status: response.status, headers: Object.fromEntries(response.headers), body, binary, logs });
       } catch (error) {
         await Promise.allSettled(pending);
         return Response.json({ ok: false, error: text(error).slice(0, 2000), logs });
@@ -170,7 +195,7 @@ export class SandboxPool {
   }
 
   /** POSTs `body` (multipart, of `contentType`) to the script's `/v1` and answers its envelope; throws DeliveryError. */
-  async dispatch(source: ScriptSource, body: ArrayBuffer, contentType: string): Promise<SandboxAnswer> {
+  async dispatch(source: ScriptSource, body: ArrayBuffer, contentType: string, options: AnswerOptions = {}): Promise<SandboxAnswer> {
     if (this.closed) throw new DeliveryError("the service is shutting down");
     const sandbox = await this.sandboxFor(source);
     const before = sandbox.pid ? procStats(sandbox.pid) : undefined;
@@ -185,11 +210,27 @@ export class SandboxPool {
     );
     try {
       const response = await Promise.race([
-        sandbox.mf.dispatchFetch("http://integration/v1", { method: "POST", body, headers: { "content-type": contentType } }),
+        sandbox.mf.dispatchFetch("http://integration/v1", {
+          method: "POST",
+          body,
+          headers: {
+            "content-type": contentType,
+            ...(options.binary ? { [BINARY_HEADER]: "base64" } : {}),
+            ...(options.maxBodyBytes ? { [MAX_BODY_HEADER]: String(options.maxBodyBytes) } : {}),
+          },
+        }),
         failed,
       ]);
       const text = await Promise.race([response.text(), failed]);
-      let envelope: { ok: boolean; status?: number; headers?: Record<string, string>; body?: string; error?: string; logs?: SandboxLog[] };
+      let envelope: {
+        ok: boolean;
+        status?: number;
+        headers?: Record<string, string>;
+        body?: string;
+        binary?: boolean;
+        error?: string;
+        logs?: SandboxLog[];
+      };
       try {
         envelope = JSON.parse(text);
       } catch {
@@ -197,7 +238,12 @@ export class SandboxPool {
       }
       const logs = Array.isArray(envelope.logs) ? envelope.logs : [];
       if (!envelope.ok) throw new DeliveryError(`the script failed: ${envelope.error ?? "unknown error"}`, logs);
-      return { status: envelope.status ?? 500, headers: envelope.headers ?? {}, body: envelope.body ?? "", logs };
+      const answer: SandboxAnswer = { status: envelope.status ?? 500, headers: envelope.headers ?? {}, body: envelope.body ?? "", logs };
+      if (envelope.binary) {
+        answer.bytes = new Uint8Array(Buffer.from(answer.body, "base64"));
+        answer.body = "";
+      }
+      return answer;
     } catch (error) {
       if (error instanceof DeliveryError) throw error;
       throw new DeliveryError(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`);

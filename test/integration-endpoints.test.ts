@@ -1,0 +1,320 @@
+// Public endpoints of integrations (`urls.publicEndpoint`): an integration written with
+// @gitbook/runtime (`createIntegration({ fetch })`, test/fixtures/integrations/endpoint) and
+// published with the official CLI answers requests sent to its installation's endpoint and to its
+// own, delivered by the service as `fetch` events (the request's url, method and headers, the
+// body as the `fetch-body` part) in its workerd sandbox; the script's Response is the answer.
+// Misbehaving scripts give a 502 envelope (never a 500, never a stack trace), oversized bodies a
+// 413, a loop is stopped by the CPU limit while the service keeps answering, and each request
+// leaves one event with its trace.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validateResponse } from "./support/openapi.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+const FIXTURE = resolve("test/fixtures/integrations/endpoint");
+const NAME = `endpoint-${Date.now().toString(36)}`;
+const MAX_REQUEST_BYTES = 64 * 1024;
+const run = promisify(execFile);
+
+let server: TestServer;
+let org: string;
+let token: string;
+let installationId: string;
+let endpoint: string;
+
+/** What the caller gets: status, headers and the body as text. */
+async function call(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+type FetchPayload = { type: string; request: { method: string; url: string; headers: Record<string, string> } };
+
+/** The fetch events of `name` (recorded after each answer). */
+async function fetchEvents(name: string) {
+  const integration = await server.database.prisma.integration.findUniqueOrThrow({ where: { name } });
+  const events = await server.database.prisma.integrationEvent.findMany({
+    where: { integrationId: integration.id },
+    orderBy: { seq: "asc" },
+  });
+  return events.filter((event) => (event.payload as FetchPayload).type === "fetch");
+}
+
+/** Waits for the fetch event of `name` that `match` picks. */
+async function fetchEvent(name: string, match: (payload: FetchPayload) => boolean) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const event = (await fetchEvents(name)).find((candidate) => match(candidate.payload as FetchPayload));
+    if (event) return event;
+    if (Date.now() > deadline) throw new Error(`no such fetch event of ${name}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const logsOf = (event: { logs: unknown }) => (event.logs as { message: string; level: string }[]).map((l) => `[${l.level}] ${l.message}`);
+
+async function publishRaw(suffix: string, script: string) {
+  const name = `${NAME}-${suffix}`;
+  const published = await server.rest(token, "POST", `/v1/integrations/${name}`, {
+    organization: org,
+    title: `Raw ${suffix}`,
+    script,
+    visibility: "private",
+  });
+  expect(published.status, JSON.stringify(published.body)).toBe(200);
+  const installed = await server.client(token).integrations.installIntegration(name, { organization: org });
+  return { name, installation: installed.data.urls.publicEndpoint };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({
+    integrations: { eventAttempts: 1, cpuMs: 400, memoryMb: 96, timeoutMs: 8000, endpointMaxRequestBytes: MAX_REQUEST_BYTES },
+  });
+  ({ organizationId: org, token } = await server.bootstrap());
+  const home = mkdtempSync(join(tmpdir(), "gitbook-home-"));
+  const workdir = mkdtempSync(join(tmpdir(), "gitbook-cli-"));
+  const manifest = readFileSync(join(FIXTURE, "gitbook-manifest.yaml"), "utf8")
+    .replace("name: NAME", `name: ${NAME}`)
+    .replace("organization: ORGANIZATION", `organization: ${org}`)
+    .replace("script: ./src/index.ts", `script: ${join(FIXTURE, "src/index.ts")}`);
+  writeFileSync(join(workdir, "gitbook-manifest.yaml"), manifest);
+  const published = await run(process.execPath, [resolve("node_modules/@gitbook/cli/cli.js"), "publish"], {
+    cwd: workdir,
+    env: { ...process.env, GITBOOK_ENDPOINT: server.url, GITBOOK_TOKEN: token, HOME: home, TMPDIR: workdir },
+    timeout: 60_000,
+  });
+  expect(published.stdout + published.stderr).toContain(`Integration "${NAME}" published`);
+  const installed = await server.client(token).integrations.installIntegration(NAME, { organization: org });
+  installationId = installed.data.id;
+  endpoint = installed.data.urls.publicEndpoint;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("public endpoints", () => {
+  it("are named by urls.publicEndpoint of the integration and of its installation, apart from the REST routes", async () => {
+    expect(endpoint).toBe(`${server.url}/v1/integrations/${NAME}/integration/installations/${installationId}`);
+    const integration = await server.client(token).integrations.getIntegrationByName(NAME);
+    expect(integration.data.urls.publicEndpoint).toBe(`${server.url}/v1/integrations/${NAME}/integration`);
+    const installation = await server.rest(token, "GET", `/v1/integrations/${NAME}/installations/${installationId}`);
+    expect(installation.body.urls.publicEndpoint).toBe(endpoint);
+    expect(validateResponse("GET", `/v1/integrations/${NAME}/installations/${installationId}`, 200, installation.body)).toEqual([]);
+    // GraphQL says the same.
+    const gql = await server.graphql(
+      token,
+      `query($id: ID!) { node(id: $id) { ... on IntegrationInstallation { urls { publicEndpoint } } } }`,
+      { id: installationId },
+    );
+    expect(gql.data.node.urls.publicEndpoint).toBe(endpoint);
+  });
+
+  it("a GET reaches the script's fetch handler with the url, method and headers; its environment names the installation", async () => {
+    const answer = await call(`${endpoint}/hello?code=abc&state=1`, { headers: { "x-caller": "webhook" } });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers.get("content-type")).toContain("application/json");
+    expect(JSON.parse(answer.text)).toEqual({
+      method: "GET",
+      url: `${endpoint}/hello?code=abc&state=1`,
+      query: { code: "abc", state: "1" },
+      integration: NAME,
+      installation: installationId,
+      publicEndpoint: endpoint,
+      hasToken: true,
+      callerHeader: "webhook",
+    });
+    // The integration's own endpoint: no installation in the environment.
+    const own = await call(`${server.url}/v1/integrations/${NAME}/integration/hello`);
+    expect(own.status, own.text).toBe(200);
+    expect(JSON.parse(own.text)).toMatchObject({ integration: NAME, installation: null, hasToken: false });
+  });
+
+  it("a POST delivers its body as fetch-body; the script's status, headers and body come back (no cookies on this origin)", async () => {
+    const answer = await call(`${endpoint}/echo`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: "Bearer from-the-caller" },
+      body: "a=1&b=%C3%A9t%C3%A9",
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(JSON.parse(answer.text)).toEqual({
+      method: "POST",
+      received: "a=1&b=%C3%A9t%C3%A9",
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(answer.headers.get("x-echo")).toBe("yes");
+    expect(answer.headers.get("set-cookie")).toBeNull();
+    expect(answer.headers.get("content-security-policy")).toContain("sandbox");
+    // PUT and a body of bytes: kept byte for byte both ways.
+    const put = await call(`${endpoint}/echo`, { method: "PUT", body: "x".repeat(MAX_REQUEST_BYTES) });
+    expect(put.status).toBe(201);
+    expect(JSON.parse(put.text).received).toHaveLength(MAX_REQUEST_BYTES);
+    const bytes = await fetch(`${endpoint}/bytes`);
+    expect(bytes.status).toBe(200);
+    expect([...new Uint8Array(await bytes.arrayBuffer())]).toEqual([0, 255, 1, 254, 128]);
+  });
+
+  it("each request is one fetch event in GET …/events with its trace; the record keeps no query string and no credentials", async () => {
+    await call(`${endpoint}/hello?code=secret-code`, { headers: { authorization: "Bearer caller-secret", "x-caller": "traced" } });
+    const event = await fetchEvent(NAME, (payload) => payload.request.headers["x-caller"] === "traced");
+    expect(event.status).toBe("success");
+    expect(event.installationId).toBe(installationId);
+    const listed = await server.client(token).integrations.listIntegrationEvents(NAME, { limit: 100 });
+    const item = listed.data.items.find((candidate) => candidate.id === event.id)!;
+    expect(item.payload).toMatchObject({
+      type: "fetch",
+      installationId,
+      request: { method: "get", url: `${endpoint}/hello`, headers: { "x-caller": "traced" } },
+    });
+    expect(JSON.stringify(item.payload)).not.toContain("secret");
+    expect(validateResponse("GET", `/v1/integrations/${NAME}/events`, 200, listed.data)).toEqual([]);
+    const one = await server.client(token).integrations.getIntegrationEvent(NAME, event.id);
+    const messages = one.data.trace?.logs.map((log) => log.message) ?? [];
+    expect(messages).toContain("endpoint-integration: GET /hello");
+    expect(messages.some((message) => /^fetch GET \/v1\/integrations\/.+\/hello answered 200 in \d+ ms$/.test(message ?? ""))).toBe(true);
+  });
+});
+
+describe("bad requests and misbehaving scripts", () => {
+  it("an unknown integration or installation is 404, and these paths never reach the REST routes", async () => {
+    const unknown = await call(`${server.url}/v1/integrations/no-such-${NAME}/integration/x`);
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.text).error.message).toContain(`No integration named "no-such-${NAME}"`);
+    for (const path of [
+      `/v1/integrations/${NAME}/integration/installations/inst_nope/x`,
+      `/v1/integrations/${NAME}/integration/installations`,
+      `/v1/integrations/${NAME}-other/integration/installations/${installationId}`,
+    ]) {
+      const answer = await call(`${server.url}${path}`, { method: "POST", body: "{}" });
+      expect(answer.status, path).toBe(404);
+      expect(JSON.parse(answer.text).error.code).toBe(404);
+    }
+    // The REST installation beside it still needs its token.
+    expect((await call(`${server.url}/v1/integrations/${NAME}/installations/${installationId}`)).status).toBe(401);
+  });
+
+  it("a body over the limit is 413 before the script runs (declared or streamed)", async () => {
+    await new Promise((r) => setTimeout(r, 200)); // the records of earlier requests are written
+    const events = (await fetchEvents(NAME)).length;
+    const declared = await call(`${endpoint}/echo`, { method: "POST", body: "x".repeat(MAX_REQUEST_BYTES + 1) });
+    expect(declared.status).toBe(413);
+    expect(JSON.parse(declared.text)).toEqual({
+      error: { code: 413, message: `The request body is larger than the limit of ${MAX_REQUEST_BYTES} bytes of an integration endpoint` },
+    });
+    const chunk = new Uint8Array(16 * 1024).fill(120);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 5; i++) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const streamed = await call(`${endpoint}/echo`, { method: "POST", body: stream, duplex: "half" } as RequestInit);
+    expect(streamed.status).toBe(413);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await fetchEvents(NAME)).length).toBe(events);
+  });
+
+  it("a throwing handler (the runtime answers 500) is a 502 envelope, without a stack trace; the trace is in the event", async () => {
+    const answer = await call(`${endpoint}/throw`);
+    expect(answer.status).toBe(502);
+    const message = JSON.parse(answer.text).error.message as string;
+    expect(message).toContain(`The integration "${NAME}" could not answer: the script answered 500`);
+    expect(message).not.toMatch(/\n|\s+at\s/);
+    const failed = await fetchEvent(NAME, (payload) => payload.request.url.endsWith("/throw"));
+    expect(failed.status).toBe("failed");
+    const trace = logsOf(failed).join("\n");
+    expect(trace).toContain("endpoint-integration failed on purpose");
+    expect(trace).toMatch(/\[error\] fetch GET \/v1\/integrations\/.+\/throw failed after \d+ ms: the script answered 500/);
+  });
+
+  it("a raw script that throws, or answers garbage or too much, is a 502 naming the problem", async () => {
+    const thrower = await publishRaw("throws", `export default { async fetch() { throw new Error("raw boom"); } };`);
+    const thrown = await call(`${thrower.installation}/x`);
+    expect(thrown.status).toBe(502);
+    const message = JSON.parse(thrown.text).error.message as string;
+    expect(message).toContain("the script failed: Error: raw boom");
+    expect(message).not.toMatch(/\n|\s+at\s/);
+    const garbage = await publishRaw("garbage", `export default { async fetch() { return 42; } };`);
+    const answered = await call(`${garbage.installation}/x`);
+    expect(answered.status).toBe(502);
+    expect(JSON.parse(answered.text).error.message).toContain("the script answered 42 instead of a Response");
+    const big = await publishRaw("big", `export default { async fetch() { return new Response("x".repeat(6 * 1024 * 1024)); } };`);
+    const tooMuch = await call(`${big.installation}/x`);
+    expect(tooMuch.status).toBe(502);
+    expect(JSON.parse(tooMuch.text).error.message).toContain("larger than the limit of 5242880 bytes");
+  });
+
+  it("a looping handler is stopped by the CPU limit (502) while other routes are answered; the endpoint answers again after", async () => {
+    const looping = call(`${endpoint}/loop`);
+    await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    const other = await server.rest(token, "GET", `/v1/orgs/${org}`);
+    expect(other.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const answer = await looping;
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.text).error.message).toMatch(/CPU time limit exceeded: \d+ ms \(limit 400 ms\)/);
+    const again = await call(`${endpoint}/hello`);
+    expect(again.status).toBe(200);
+  });
+});
+
+describe("installed on a space: one rule for the space's integration list, the render route and blocks", () => {
+  const RENDERER = `export default { async fetch(request) {
+    const event = JSON.parse((await request.formData()).get("event"));
+    if (event.type !== "ui_render") return new Response("OK");
+    return Response.json({ type: "element", state: {}, props: {}, element: { type: "block", children: [{ type: "button", label: "Rule", onPress: { action: "click" } }] } });
+  } };`;
+
+  it("space_selection all counts as installed on every space of the organization; selected counts only its spaces", async () => {
+    const { name } = await publishRaw("rule", RENDERER);
+    const installation = (await server.client(token).integrations.listIntegrationInstallations(name)).data.items[0]!.id;
+    const space = (await server.rest(token, "POST", `/v1/orgs/${org}/spaces`, { title: "Rule space" })).body.id;
+    const other = (await server.rest(token, "POST", `/v1/orgs/${org}/spaces`, { title: "Other space" })).body.id;
+    const listed = async (spaceId: string) => {
+      const rest = await server.rest(token, "GET", `/v1/spaces/${spaceId}/integrations?limit=100`);
+      expect(rest.status).toBe(200);
+      const gql = await server.graphql(
+        token,
+        `query($id: ID!) { node(id: $id) { ... on Space { integrations(first: 100) { nodes { name } } } } }`,
+        {
+          id: spaceId,
+        },
+      );
+      const names = rest.body.items.map((item: { name: string }) => item.name);
+      expect(gql.data.node.integrations.nodes.map((node: { name: string }) => node.name)).toEqual(names);
+      return names.includes(name);
+    };
+    const render = (spaceId: string) =>
+      server.rest(token, "POST", `/v1/integrations/${name}/render`, {
+        componentId: "x",
+        props: {},
+        context: { type: "document", spaceId },
+      });
+
+    // Installed in the organization only: on no space.
+    expect(await listed(space)).toBe(false);
+    const refused = await render(space);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.message).toContain(`The integration "${name}" is not installed on space ${space}`);
+
+    // On all spaces.
+    const all = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}`, { space_selection: "all" });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(await listed(space)).toBe(true);
+    expect(await listed(other)).toBe(true);
+    expect((await render(space)).status).toBe(200);
+
+    // Back to selected spaces, installed on one of them.
+    await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}`, { space_selection: "selected" });
+    await server.client(token).integrations.installIntegrationOnSpace(name, installation, { space });
+    expect(await listed(space)).toBe(true);
+    expect(await listed(other)).toBe(false);
+    expect((await render(space)).status).toBe(200);
+    expect((await render(other)).status).toBe(404);
+  });
+});
