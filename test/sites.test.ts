@@ -136,6 +136,39 @@ describe("the whole flow through the official client", () => {
   });
 });
 
+describe("the site list", () => {
+  it("filters by space, title, published status and type (the published parameters), on both surfaces; a bad type is 400 naming it", async () => {
+    const org = await server.bootstrap("Site filters");
+    const client = api(org.token).orgs;
+    const { data: shown } = await client.createSpace(org.organizationId, { title: "Shown space" });
+    const alpha = (await client.createSite(org.organizationId, { title: "Alpha handbook", spaces: [shown.id] })).data;
+    const beta = (await client.createSite(org.organizationId, { title: "Beta HANDBOOK", type: "premium" as never })).data;
+    const gamma = (await client.createSite(org.organizationId, { title: "Gamma", type: "ultimate" as never, spaces: [shown.id] })).data;
+    await client.publishSite(org.organizationId, beta.id);
+    const ids = async (query: Parameters<typeof client.listSites>[1]) =>
+      (await client.listSites(org.organizationId, query)).data.items.map((site) => site.id).sort();
+    expect(await ids({})).toEqual([alpha.id, beta.id, gamma.id].sort());
+    expect(await ids({ space: shown.id })).toEqual([alpha.id, gamma.id].sort());
+    expect(await ids({ title: "handbook" })).toEqual([alpha.id, beta.id].sort());
+    expect(await ids({ published: true })).toEqual([beta.id]);
+    expect(await ids({ published: false })).toEqual([alpha.id, gamma.id].sort());
+    expect(await ids({ type: ["premium", "ultimate"] as never })).toEqual([beta.id, gamma.id].sort());
+    expect(await ids({ type: ["basic"] as never })).toEqual([alpha.id]);
+    expect(await ids({ space: shown.id, type: ["ultimate"] as never })).toEqual([gamma.id]);
+    const path = `/v1/orgs/${org.organizationId}/sites`;
+    const listed = await server.rest(org.token, "GET", `${path}?type=premium,legacy-basic`);
+    expect(listed.body.items.map((site: { id: string }) => site.id)).toEqual([beta.id]);
+    const refused = await server.rest(org.token, "GET", `${path}?type=basic&type=gold`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain("type");
+
+    const SITES = `query($id: ID!, $type: [SiteType!]) { organization(id: $id) { sites(type: $type) { nodes { id type } } } }`;
+    const data = await gql(SITES, { id: org.organizationId, type: ["PREMIUM"] }, org.token);
+    expect(data.organization.sites.nodes).toEqual([{ id: beta.id, type: "PREMIUM" }]);
+    expectGraphQLError(await server.graphql(org.token, SITES, { id: org.organizationId, type: ["GOLD"] }), "VALIDATION", "GOLD");
+  });
+});
+
 describe("GraphQL nodes and connections", () => {
   it("resolves site spaces, sections and groups by node(id:) with their connections, and hides them from another organization", async () => {
     const site = await newSite([(await newSpace("Noded root")).id], "Noded site");

@@ -205,11 +205,11 @@ export const siteRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/orgs/:organizationId/sites",
     action: "site.list",
-    query: { page: "string", limit: "limit", space: "string", title: "string", published: "boolean" },
+    query: { page: "string", limit: "limit", space: "string", title: "string", published: "boolean", type: "string[]" },
     document: graphql(
-      `query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean) {
+      `query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean, $type: [SiteType!]) {
         organization(id: $id) {
-          sites(first: $first, after: $after, space: $space, title: $title, published: $published) {
+          sites(first: $first, after: $after, space: $space, title: $title, published: $published, type: $type) {
             totalCount
             pageInfo { ...ListInfo }
             nodes { ...SiteFields }
@@ -224,6 +224,7 @@ export const siteRoutes: RestRoute[] = [
       space: query.space,
       title: query.title,
       published: query.published,
+      type: (query.type as string[] | undefined)?.map((type) => graphqlEnum("type", type, SITE_TYPES)),
     }),
     status: 200,
     body: (data) => listBody(data.organization.sites, restSite),

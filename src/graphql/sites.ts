@@ -412,6 +412,7 @@ builder.objectField(OrganizationRef, "sites", (t) =>
         space: t.arg.id({ description: "Only sites showing this space" }),
         title: t.arg.string({ description: "Only sites whose title contains this" }),
         published: t.arg.boolean({ description: "Only published (true) or unpublished (false) sites" }),
+        type: t.arg({ type: [SiteType], description: "Only sites of one of these types (plans)" }),
       },
       resolve: async (o, args, { core }) => toConnection(await listSites(core, o.id, args, args)),
     },

@@ -198,6 +198,8 @@ export interface SiteFilters {
   space?: string | null;
   title?: string | null;
   published?: boolean | null;
+  /** Sites of any of these types (plans); empty or absent: every type. */
+  type?: readonly string[] | null;
 }
 
 /** The organization's sites; a guest's list holds the sites granted to them (or to a team of theirs). */
@@ -212,6 +214,7 @@ export async function listSites(ctx: CoreContext, organizationId: string, args: 
     ...(filters.title ? { title: { contains: filters.title, mode: "insensitive" } } : {}),
     ...(filters.published != null ? { published: filters.published } : {}),
     ...(filters.space ? { siteSpaces: { some: { spaceId: filters.space } } } : {}),
+    ...(filters.type?.length ? { type: { in: filters.type.map((type) => checkOneOf("type", type, SITE_TYPES)) } } : {}),
   };
   const page = await paginate<Site, Prisma.SiteWhereInput>(args, {
     sortField: "createdAt",
