@@ -49,6 +49,75 @@ export const rawRows = {
     prisma.$queryRaw<Member[]>`SELECT ${MEMBER_COLUMNS} FROM "Member" WHERE "userId" = ${userId}`,
 };
 
+/**
+ * A filter of the few shapes lists pass to a page source (`paginate` in pagination.ts) as SQL on
+ * the table's own columns: `{}`, `field: value | null`, `field: { in | gt | lt | gte | lte }`, and
+ * AND / OR of those. Anything else throws, so a list that starts filtering another way fails its
+ * tests rather than reading other rows. Dates compare as the `timestamp(3)` columns store them (UTC).
+ */
+function whereSql(where: object, columns: ReadonlySet<string>): Prisma.Sql {
+  const value = (v: unknown): Prisma.Sql => {
+    if (v instanceof Date) return Prisma.sql`${v.toISOString()}::timestamp(3)`;
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return Prisma.sql`${v}`;
+    throw new Error(`raw page filter: unsupported value ${JSON.stringify(v)}`);
+  };
+  const COMPARE: Record<string, string> = { gt: ">", lt: "<", gte: ">=", lte: "<=" };
+  const parts: Prisma.Sql[] = [];
+  for (const [key, condition] of Object.entries(where)) {
+    if (condition === undefined) continue;
+    if (key === "AND" || key === "OR") {
+      if (!Array.isArray(condition)) throw new Error(`raw page filter: ${key} must be a list`);
+      const inner = condition.map((item: object) => whereSql(item, columns));
+      parts.push(
+        inner.length ? Prisma.sql`(${Prisma.join(inner, key === "AND" ? " AND " : " OR ")})` : Prisma.raw(key === "AND" ? "TRUE" : "FALSE"),
+      );
+      continue;
+    }
+    if (!columns.has(key)) throw new Error(`raw page filter: unknown column ${key}`);
+    const column = Prisma.raw(`"${key}"`);
+    if (condition === null) parts.push(Prisma.sql`${column} IS NULL`);
+    else if (typeof condition !== "object" || condition instanceof Date) parts.push(Prisma.sql`${column} = ${value(condition)}`);
+    else
+      for (const [operator, operand] of Object.entries(condition)) {
+        if (operator === "in" && Array.isArray(operand) && operand.every((item) => typeof item === "string")) {
+          parts.push(Prisma.sql`${column} = ANY(${operand}::text[])`);
+        } else if (operator in COMPARE) {
+          parts.push(Prisma.sql`${column} ${Prisma.raw(COMPARE[operator])} ${value(operand)}`);
+        } else throw new Error(`raw page filter: unsupported condition ${key}.${operator}`);
+      }
+  }
+  return parts.length ? Prisma.join(parts, " AND ") : Prisma.raw("TRUE");
+}
+
+/**
+ * Pages of spaces (`paginate`'s source) in raw SQL: the statements of `prisma.space.findMany` and
+ * `count` with the filters lists pass, giving the same rows (test/raw-rows.test.ts), at well under
+ * half of the client CPU (Prisma 6.19 compiles every model query again: a page of 100 spaces cost
+ * 4.2 ms of client CPU through the model query, 2.2 through `$queryRaw`).
+ */
+export function rawSpacePages(prisma: PrismaClient) {
+  const columns = new Set(Object.keys(Prisma.SpaceScalarFieldEnum));
+  return {
+    findMany({ where, orderBy, take }: { where: Prisma.SpaceWhereInput; orderBy: { [field: string]: "asc" | "desc" }[]; take: number }) {
+      const order = orderBy.flatMap((item) =>
+        Object.entries(item).map(([field, direction]) => {
+          if (!columns.has(field) || (direction !== "asc" && direction !== "desc"))
+            throw new Error(`raw page order: ${field} ${direction}`);
+          return Prisma.raw(`"${field}" ${direction.toUpperCase()}`);
+        }),
+      );
+      return prisma.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE ${whereSql(where, columns)}
+        ORDER BY ${Prisma.join(order, ", ")} LIMIT ${take}`;
+    },
+    async count({ where }: { where: Prisma.SpaceWhereInput }) {
+      const [row] = await prisma.$queryRaw<
+        { count: number }[]
+      >`SELECT count(*)::int AS count FROM "Space" WHERE ${whereSql(where, columns)}`;
+      return Number(row.count);
+    },
+  };
+}
+
 export function byId<T extends { id: string }>(find: (ids: string[]) => Promise<T[]>) {
   return new DataLoader<string, T | null>(async (ids) => {
     const rows = await find([...ids]);

@@ -10,6 +10,7 @@ import { authorize, POLICY, type Action } from "../../auth/policy.ts";
 import { badInput, conflict, gone, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
+import { rawSpacePages } from "../loaders.ts";
 import { checkDefaultLevel, checkLength, checkOneOf } from "../validate.ts";
 import { readableContentFilter, resolveMoveParent, sortKeyAt, withTreeLock, type Position } from "../content-tree/index.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
@@ -83,7 +84,7 @@ function listSpaces(ctx: CoreContext, page: PageArgs, where: Prisma.SpaceWhereIn
     sortField,
     sortKind: sortField === "sortKey" ? "text" : "date",
     where,
-    rows: ctx.prisma.space,
+    rows: rawSpacePages(ctx.prisma),
   });
 }
 
