@@ -289,6 +289,21 @@ describe("installed on a space: one rule for the space's integration list, the r
       expect(gql.data.node.integrations.nodes.map((node: { name: string }) => node.name)).toEqual(names);
       return names.includes(name);
     };
+    const edit = async (spaceId: string) => {
+      const edited = await server.graphql(token, `mutation($input: EditContentInput!) { editContent(input: $input) { revision { id } } }`, {
+        input: { space: spaceId, edits: [{ createPage: { title: "Page", markdown: "Text" } }] },
+      });
+      expect(edited.errors).toBeUndefined();
+      return edited.data.editContent.revision.id as string;
+    };
+    const contentUpdates = async () => {
+      const integration = await server.database.prisma.integration.findUniqueOrThrow({ where: { name } });
+      const events = await server.database.prisma.integrationEvent.findMany({ where: { integrationId: integration.id } });
+      return events
+        .map((event) => event.payload as { type: string; spaceId?: string; revisionId?: string })
+        .filter((payload) => payload.type === "space_content_updated")
+        .map((payload) => `${payload.spaceId} ${payload.revisionId}`);
+    };
     const render = (spaceId: string) =>
       server.rest(token, "POST", `/v1/integrations/${name}/render`, {
         componentId: "x",
@@ -308,6 +323,9 @@ describe("installed on a space: one rule for the space's integration list, the r
     expect(await listed(space)).toBe(true);
     expect(await listed(other)).toBe(true);
     expect((await render(space)).status).toBe(200);
+    // …and hears of content changes on every space.
+    const revision = await edit(other);
+    expect(await contentUpdates()).toEqual([`${other} ${revision}`]);
 
     // Back to selected spaces, installed on one of them.
     await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}`, { space_selection: "selected" });
@@ -316,5 +334,7 @@ describe("installed on a space: one rule for the space's integration list, the r
     expect(await listed(other)).toBe(false);
     expect((await render(space)).status).toBe(200);
     expect((await render(other)).status).toBe(404);
+    await edit(other);
+    expect(await contentUpdates()).toEqual([`${other} ${revision}`]);
   });
 });

@@ -212,9 +212,10 @@ export async function listOrganizationIntegrations(ctx: CoreContext, organizatio
  * `site_selection: all`). The one rule of the space's integration list, its blocks, the render
  * route and the blocks of published pages (blocks.ts).
  */
-export function installedWhere(organizationId: string, spaceId: string, siteId?: string): Prisma.IntegrationInstallationWhereInput {
+export function installedWhere(organizationId: string | null, spaceId: string, siteId?: string): Prisma.IntegrationInstallationWhereInput {
   return {
-    organizationId,
+    // null: the organization of the space, in the same statement.
+    ...(organizationId ? { organizationId } : { organization: { spaces: { some: { id: spaceId } } } }),
     status: "active",
     OR: [
       { spaceSelection: "all" },

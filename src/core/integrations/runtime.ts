@@ -21,7 +21,7 @@ import type { JobQueue } from "../jobs/index.ts";
 import type { Urls } from "../urls.ts";
 import { DomainError } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
-import { manifestOf } from "./index.ts";
+import { installedWhere, manifestOf } from "./index.ts";
 import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
 
 export const EVENT_JOB = "integration.event";
@@ -109,19 +109,18 @@ export class IntegrationRuntime {
   }
 
   /**
-   * `space_content_updated` for every installation on the space, inside the transaction that
-   * moved its head; returns whether any was recorded (then wake the queue after the commit).
+   * `space_content_updated` for every installation on the space (installedWhere: `space_selection:
+   * all` too), inside the transaction that moved its head; returns whether any was recorded (then
+   * wake the queue after the commit).
    */
   async contentUpdated(tx: Transaction, spaceId: string, revisionId: string, userId: string): Promise<boolean> {
-    const installed = await tx.integrationSpaceInstallation.findMany({
-      where: { spaceId, installation: { status: "active" } },
-      include: { installation: { include: { integration: true } } },
-    });
-    for (const row of installed) {
-      const user = await tx.user.findUnique({ where: { id: userId } });
-      await this.emit(tx, row.installation.integration, row.installationId, {
+    const installed = await tx.integrationInstallation.findMany({ where: installedWhere(null, spaceId), include: { integration: true } });
+    if (installed.length === 0) return false;
+    const user = await tx.user.findUnique({ where: { id: userId } });
+    for (const installation of installed) {
+      await this.emit(tx, installation.integration, installation.id, {
         type: "space_content_updated",
-        installationId: row.installationId,
+        installationId: installation.id,
         spaceId,
         revisionId,
         updatedBy: user
