@@ -343,9 +343,21 @@ describe("visitors", () => {
     const without = await (await get(`/sites/${site.id}/`)).text();
     expect(without).not.toContain("Beta docs");
     expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup`)).status).toBe(404);
-    const withClaim = await (await get(`/sites/${site.id}/?visitor.beta=true`)).text();
+    const claimed = await get(`/sites/${site.id}/?visitor.beta=true`);
+    const withClaim = await claimed.text();
     expect(withClaim).toContain("Beta docs");
     expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup?visitor.beta=true`)).status).toBe(200);
+    // The claims are then kept in a cookie, so a link followed keeps them, until other parameters replace them.
+    const cookie = claimed.headers.get("set-cookie")!.split(";")[0];
+    expect(cookie).toMatch(/^site_claims_/);
+    expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup`, { cookie })).status).toBe(200);
+    const replaced = await get(`/sites/${site.id}/${betaSiteSpace.path}/setup?visitor.beta=false`, { cookie });
+    expect(replaced.status).toBe(404);
+    const cleared = replaced.headers.get("set-cookie")!.split(";")[0];
+    expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup`, { cookie: cleared })).status).toBe(404);
+    // A cookie that does not validate against the schema (forged, or an older schema's) counts for nothing.
+    const forged = `site_claims_${site.id}=${encodeURIComponent(JSON.stringify({ beta: "yes" }))}`;
+    expect((await get(`/sites/${site.id}/${betaSiteSpace.path}/setup`, { cookie: forged })).status).toBe(404);
 
     const published = (await api().orgs.getPublishedContentSite(A.organizationId, site.id)).data;
     expect(published.structure.structure.map((item: any) => item.id)).not.toContain(betaSiteSpace.id);

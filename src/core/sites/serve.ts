@@ -35,6 +35,8 @@ export interface SiteResponse {
   headers?: Record<string, string>;
   /** How long the cache keeps it when not the default (a page whose integration block failed). */
   ttlMs?: number;
+  /** `Set-Cookie` values for this visitor (never cached). */
+  cookies?: string[];
 }
 
 interface CacheEntry {
@@ -161,7 +163,8 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     response = rendered.ttlMs ? rendered : { ...rendered, etag };
     cache.set(key, response, now);
   }
-  const headers: Record<string, string> = { ...response.headers, ...access.setCookies };
+  const headers: Record<string, string> = { ...response.headers };
+  const cookies = access.cookies;
   if (fingerprint.visibility !== "public") headers["X-Robots-Tag"] = "noindex";
   // Share-link and visitor-auth pages are private to their visitor: no shared cache keeps them.
   headers["Cache-Control"] =
@@ -169,14 +172,14 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
       ? "public, max-age=0, must-revalidate"
       : "private, no-cache";
   if (request.ifNoneMatch && request.ifNoneMatch === response.etag)
-    return { status: 304, contentType: response.contentType, body: "", etag, headers };
-  return { ...response, headers };
+    return { status: 304, contentType: response.contentType, body: "", etag, headers, cookies };
+  return { ...response, headers, cookies };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Visitors: who may read the site, and their claims
 
-type Access = { claims: VisitorClaims; setCookies: Record<string, string> } | { refused: SiteResponse };
+type Access = { claims: VisitorClaims; cookies: string[] } | { refused: SiteResponse };
 
 const refusal = (status: number, message: string): { refused: SiteResponse } => ({
   refused: page({ status, title: "Access refused", body: `<main><h1>Access refused</h1><p>${escapeHtml(message)}</p></main>` }),
@@ -186,14 +189,14 @@ const cookieOf = (name: string, value: string, base: string) =>
   `${name}=${encodeURIComponent(value)}; Path=${new URL(base).pathname || "/"}; HttpOnly; SameSite=Lax${base.startsWith("https:") ? "; Secure" : ""}`;
 
 async function visitorAccess(services: Services, site: Fingerprint, request: SiteRequest): Promise<Access> {
-  const setCookies: Record<string, string> = {};
+  const cookies: string[] = [];
   let claims: VisitorClaims = {};
   if (site.visibility === "share-link") {
     const cookie = `site_share_${site.id}`;
     const key = request.query.get("shareKey") ?? request.cookies[cookie];
     if (!key) return refusal(401, "This site is shared by link only: open it with its share link.");
     if (!(await activeShareLink(services, site, key))) return refusal(403, "This share link is not valid (revoked or unknown).");
-    if (request.query.get("shareKey")) setCookies["Set-Cookie"] = cookieOf(cookie, key, request.base);
+    if (request.query.get("shareKey")) cookies.push(cookieOf(cookie, key, request.base));
   } else if (site.visibility === "visitor-auth") {
     const cookie = `site_visitor_${site.id}`;
     const token = request.query.get("jwt_token") ?? request.cookies[cookie];
@@ -213,20 +216,40 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
     } catch {
       return signIn("The visitor token is not valid (bad signature, or expired).");
     }
-    if (request.query.get("jwt_token")) setCookies["Set-Cookie"] = cookieOf(cookie, token, request.base);
+    if (request.query.get("jwt_token")) cookies.push(cookieOf(cookie, token, request.base));
   }
-  const unsigned: Record<string, unknown> = {};
+  // Unsigned claims: the `visitor.<name>` parameters, then kept in a cookie (so that following a
+  // link keeps them) until other parameters replace them; checked against the adaptive schema on
+  // every request (it may have changed since), and left out when they do not validate.
+  const claimsCookie = `site_claims_${site.id}`;
+  let unsigned: Record<string, unknown> | undefined;
+  let fromQuery = false;
   for (const [name, value] of request.query) {
     if (!name.startsWith("visitor.")) continue;
+    unsigned ??= {};
+    fromQuery = true;
     unsigned[name.slice("visitor.".length)] =
       value === "true" ? true : value === "false" ? false : /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   }
-  if (Object.keys(unsigned).length) {
+  if (!unsigned && request.cookies[claimsCookie]) {
+    try {
+      const parsed: unknown = JSON.parse(request.cookies[claimsCookie]);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) unsigned = parsed as Record<string, unknown>;
+    } catch {
+      // Not a cookie of ours: no unsigned claims.
+    }
+  }
+  if (unsigned && Object.keys(unsigned).length) {
     const site_ = await services.prisma.site.findUniqueOrThrow({ where: { id: site.id } });
     const validate = unsignedClaimsValidator(adaptiveSchemaOf(site_).jsonSchema as Record<string, unknown>);
-    if (validate && validate(unsigned)) claims = { ...claims, unsigned };
+    if (validate && validate(unsigned)) {
+      claims = { ...claims, unsigned };
+      const cookie = cookieOf(claimsCookie, JSON.stringify(unsigned), request.base);
+      // Browsers drop cookies over about 4 KB: larger claims count for this request only.
+      if (fromQuery && cookie.length <= 3072) cookies.push(cookie);
+    }
   }
-  return { claims, setCookies };
+  return { claims, cookies };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -75,6 +75,7 @@ export function useSites(services: Services, cache = new SiteCache()): Plugin {
       });
       const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
       if (result.etag) headers.set("ETag", result.etag);
+      for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", cookie);
       endResponse(
         new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }),
       );
