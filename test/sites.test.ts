@@ -307,6 +307,38 @@ describe("structure rules", () => {
     expect(groups[0].sections).toEqual([]);
   });
 
+  it("puts a section in a group and takes it out by PATCH (siteSectionGroupId); another site's group is 400, changing nothing", async () => {
+    const site = await newSite();
+    const other = await newSite();
+    const a = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Grouped A" })).data;
+    const b = (await api().orgs.addSectionToSite(A.organizationId, site.id, { spaceId: (await newSpace()).id, title: "Grouped B" })).data;
+    const group = (await api().orgs.addSectionGroupToSite(A.organizationId, site.id, { title: "Holder", sections: [a.id] })).data;
+    await api().orgs.addSectionToSite(A.organizationId, other.id, { spaceId: (await newSpace()).id, title: "Elsewhere" });
+    const foreign = (await api().orgs.addSectionGroupToSite(A.organizationId, other.id, { title: "Foreign holder" })).data;
+    const patch = (body: Record<string, unknown>) => api().orgs.updateSiteSectionById(A.organizationId, site.id, b.id, body as never);
+
+    const before = await snapshot(site.id);
+    await expectRestError(patch({ siteSectionGroupId: foreign.id }), 400, "siteSectionGroupId");
+    await expectRestError(patch({ siteSectionGroupId: 3 }), 400, "siteSectionGroupId");
+    expectGraphQLError(
+      await server.graphql(A.token, `mutation($input: UpdateSiteSectionInput!) { updateSiteSection(input: $input) { section { id } } }`, {
+        input: { site: site.id, id: b.id, sectionGroup: foreign.id },
+      }),
+      "BAD_REQUEST",
+      "siteSectionGroupId",
+    );
+    expect(await snapshot(site.id)).toEqual(before);
+
+    expect((await patch({ siteSectionGroupId: group.id })).data.sectionGroup).toBe(group.id);
+    const grouped = (await api().orgs.listSiteSectionGroups(A.organizationId, site.id)).data.items[0];
+    expect(grouped.sections.map((s) => s.id)).toEqual([a.id, b.id]);
+    expect((await patch({ siteSectionGroupId: null })).data.sectionGroup).toBeUndefined();
+    // Out of its group, the section stands at the root right after the group.
+    const root = (await api().orgs.getSiteStructure(A.organizationId, site.id)).data.structure.map((item: any) => item.id);
+    expect(root.slice(root.indexOf(group.id))).toEqual([group.id, b.id]);
+    expect((await api().orgs.listSiteSectionGroups(A.organizationId, site.id)).data.items[0].sections.map((s) => s.id)).toEqual([a.id]);
+  });
+
   it("moves site spaces, sections and groups, and sorts the structure", async () => {
     const site = await newSite([(await newSpace("One")).id, (await newSpace("Two")).id, (await newSpace("Three")).id]);
     const [one, two, three] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;

@@ -12,6 +12,7 @@ import {
   restEnum,
   type RestRequest,
   type RestRoute,
+  stringOf,
   typedRoute,
 } from "../route.ts";
 import { restSearchPage, SearchPageFields } from "./search.ts";
@@ -743,6 +744,7 @@ export const siteRoutes: RestRoute[] = [
         ...site(params),
         id: params.siteSectionId,
         ...present(body, ["title", "path", "defaultSiteSpace", "condition", "icon", "description"]),
+        ...("siteSectionGroupId" in body ? { sectionGroup: stringOf(body.siteSectionGroupId) } : {}),
       },
     }),
     status: 200,

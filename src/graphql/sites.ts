@@ -852,6 +852,7 @@ builder.mutationFields((t) => ({
             condition: f.string({ description: "null removes it" }),
             icon: f.string({ description: "null removes it" }),
             description: f.string({ description: "null removes it" }),
+            sectionGroup: f.id({ description: "A section group of the site to put the section in (last); null takes it out of its group" }),
           }),
         }),
       }),

@@ -651,6 +651,8 @@ export async function updateSection(
     condition?: string | null;
     icon?: string | null;
     description?: string | null;
+    /** A group of the site to put the section in (last), or null to take it out of its group (where the group stands). */
+    sectionGroup?: string | null;
   },
 ): Promise<SiteSection> {
   await requireSite(ctx, organizationId, siteId, "site.editStructure");
@@ -669,6 +671,16 @@ export async function updateSection(
       const siteSpace = siteSpacesIn(structure, section.id).find((s) => s.id === patch.defaultSiteSpace);
       if (!siteSpace) throw badInput(`defaultSiteSpace: no site space "${patch.defaultSiteSpace}" in this section`);
       await makeDefaultSiteSpace(tx, structure, siteSpace);
+    }
+    if (patch.sectionGroup !== undefined && patch.sectionGroup !== section.sectionGroupId) {
+      if (patch.sectionGroup === null) {
+        await ungroup(tx, structure, findIn(structure.groups, section.sectionGroupId!, "section group"), [section]);
+      } else {
+        const group = structure.groups.find((g) => g.id === patch.sectionGroup);
+        if (!group) throw badInput(`siteSectionGroupId: no section group "${patch.sectionGroup}" in this site`);
+        data.sectionGroupId = group.id;
+        data.sortKey = lastKey(sectionsOfGroup(structure, group.id));
+      }
     }
     return tx.siteSection.update({ where: { id: section.id }, data });
   });
