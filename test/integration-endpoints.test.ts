@@ -7,7 +7,10 @@
 // 413, a loop is stopped by the CPU limit while the service keeps answering, and each request
 // leaves one event with its trace.
 import { execFile } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -336,5 +339,46 @@ describe("installed on a space: one rule for the space's integration list, the r
     expect((await render(other)).status).toBe(404);
     await edit(other);
     expect(await contentUpdates()).toEqual([`${other} ${revision}`]);
+  });
+});
+
+describe("development mode", () => {
+  it("fetch events go to the tunnel, signed, with the body as fetch-body; the tunnel's answer is the caller's", async () => {
+    const received: { signature: string; timestamp: string; contentType: string; body: Buffer }[] = [];
+    const tunnel = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk) => chunks.push(chunk));
+      req.on("end", () => {
+        received.push({
+          signature: String(req.headers["x-gitbook-signature"]),
+          timestamp: String(req.headers["x-gitbook-timestamp"]),
+          contentType: String(req.headers["content-type"]),
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(202, { "content-type": "text/plain", "x-from": "tunnel" }).end("answered by the tunnel");
+      });
+    });
+    await new Promise<void>((r) => tunnel.listen(0, "127.0.0.1", r));
+    try {
+      const { name, installation } = await publishRaw("dev", `export default { async fetch() { return new Response("script"); } };`);
+      const tunnelUrl = `http://127.0.0.1:${(tunnel.address() as AddressInfo).port}/`;
+      expect((await server.client(token).integrations.setIntegrationDevelopmentMode(name, { tunnelUrl })).status).toBe(204);
+      const answer = await call(`${installation}/hook?x=1`, { method: "POST", headers: { "content-type": "text/plain" }, body: "ping" });
+      expect(answer.status).toBe(202);
+      expect(answer.text).toBe("answered by the tunnel");
+      expect(answer.headers.get("x-from")).toBe("tunnel");
+      const delivery = received.find((candidate) => candidate.body.includes('"type":"fetch"'))!;
+      const secret = (await server.database.prisma.integration.findUniqueOrThrow({ where: { name } })).signingSecret;
+      const expected = createHmac("sha256", secret).update(`${delivery.timestamp}.`).update(delivery.body).digest("hex");
+      expect(delivery.signature).toBe(expected);
+      const form = await new Response(new Uint8Array(delivery.body), { headers: { "content-type": delivery.contentType } }).formData();
+      expect(JSON.parse(String(form.get("event")))).toMatchObject({
+        type: "fetch",
+        request: { method: "post", url: `${installation}/hook?x=1`, headers: { "content-type": "text/plain" } },
+      });
+      expect(await (form.get("fetch-body") as Blob).text()).toBe("ping");
+    } finally {
+      await new Promise((r) => tunnel.close(r));
+    }
   });
 });
