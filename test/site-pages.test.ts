@@ -174,6 +174,27 @@ function getWithHost(path: string, host: string): Promise<{ status: number; body
 /** A 1×1 PNG. */
 const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
 
+describe("variants", () => {
+  it("shows a section's site spaces as a variant switcher; a hidden one leaves the switcher but keeps its URL", async () => {
+    const v1 = await spaceWithPages("Version one");
+    const v2 = await spaceWithPages("Version two");
+    const site = await publishedSite([v1.id, v2.id]);
+    const [, second] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
+    const base = `${server.url}/sites/${site.id}`;
+    const home = await (await get(`/sites/${site.id}/`)).text();
+    expect(home).toContain(
+      `<nav class="variants" aria-label="Variants"><a href="${base}/" aria-current="page">Version one</a><a href="${base}/${second.path}/">Version two</a></nav>`,
+    );
+    const other = await (await get(`/sites/${site.id}/${second.path}/setup`)).text();
+    expect(other).toContain(`<a href="${base}/${second.path}/" aria-current="page">Version two</a>`);
+    expect(other).toContain(`href="${base}/${second.path}/introduction"`);
+
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, second.id, { hidden: true } as never);
+    expect(await (await get(`/sites/${site.id}/`)).text()).not.toContain('aria-label="Variants"');
+    expect((await get(`/sites/${site.id}/${second.path}/setup`)).status).toBe(200);
+  });
+});
+
 describe("the space's head revision", () => {
   it("shows a merged change request at once, and nothing of it before the merge", async () => {
     const space = await spaceWithPages("Merged");
