@@ -150,6 +150,8 @@ export interface IntegrationSettings {
   endpointMaxRequestBytes: number;
   /** Largest response body a script may answer through its public endpoint (larger: 502). */
   endpointMaxResponseBytes: number;
+  /** Records of public-endpoint requests kept per integration (older ones are deleted as new ones come). */
+  endpointEventsKept: number;
 }
 
 export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
@@ -161,6 +163,7 @@ export const DEFAULT_INTEGRATION_SETTINGS: IntegrationSettings = {
   allowedHosts: [],
   endpointMaxRequestBytes: 1024 * 1024,
   endpointMaxResponseBytes: 5 * 1024 * 1024,
+  endpointEventsKept: 1000,
 };
 
 /** Every environment variable the service reads, with its rule and meaning. */
@@ -226,6 +229,9 @@ export const variables = {
   INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES: optional(integer(0, 100 * 1024 * 1024))
     .transform((value) => value ?? 5 * 1024 * 1024)
     .describe("Largest response body a script may answer through its public endpoint, in bytes (default 5242880); larger is a 502."),
+  INTEGRATION_ENDPOINT_EVENTS_KEPT: optional(integer(1, 1_000_000))
+    .transform((value) => value ?? 1000)
+    .describe("Records of requests to an integration's public endpoint kept in its events (default 1000); older ones are deleted."),
   CORS_ORIGINS: optional(z.string())
     .transform((value, context) => {
       const origins = (value ?? "")
@@ -360,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedHosts: value.INTEGRATION_ALLOWED_HOSTS,
       endpointMaxRequestBytes: value.INTEGRATION_ENDPOINT_MAX_REQUEST_BYTES,
       endpointMaxResponseBytes: value.INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES,
+      endpointEventsKept: value.INTEGRATION_ENDPOINT_EVENTS_KEPT,
     },
     corsOrigins: value.CORS_ORIGINS,
     logLevel: value.LOG_LEVEL,

@@ -36,6 +36,7 @@ describe("loadConfig", () => {
         allowedHosts: [],
         endpointMaxRequestBytes: 1_048_576,
         endpointMaxResponseBytes: 5_242_880,
+        endpointEventsKept: 1000,
       },
       corsOrigins: [],
       logLevel: "info",
@@ -90,6 +91,7 @@ describe("loadConfig", () => {
       INTEGRATION_ALLOWED_HOSTS: "API.example.com, hooks.example.org",
       INTEGRATION_ENDPOINT_MAX_REQUEST_BYTES: "2048",
       INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES: "4096",
+      INTEGRATION_ENDPOINT_EVENTS_KEPT: "50",
     });
     expect(config).toEqual({
       port: 8080,
@@ -111,6 +113,7 @@ describe("loadConfig", () => {
         allowedHosts: ["api.example.com", "hooks.example.org"],
         endpointMaxRequestBytes: 2048,
         endpointMaxResponseBytes: 4096,
+        endpointEventsKept: 50,
       },
       corsOrigins: ["https://a.example.com", "http://localhost:3000"],
       logLevel: "warn",

@@ -21,6 +21,7 @@ import { startTestServer, type TestServer } from "./support/server.ts";
 const FIXTURE = resolve("test/fixtures/integrations/endpoint");
 const NAME = `endpoint-${Date.now().toString(36)}`;
 const MAX_REQUEST_BYTES = 64 * 1024;
+const EVENTS_KEPT = 30;
 const run = promisify(execFile);
 
 let server: TestServer;
@@ -75,7 +76,14 @@ async function publishRaw(suffix: string, script: string) {
 
 beforeAll(async () => {
   server = await startTestServer({
-    integrations: { eventAttempts: 1, cpuMs: 400, memoryMb: 96, timeoutMs: 8000, endpointMaxRequestBytes: MAX_REQUEST_BYTES },
+    integrations: {
+      eventAttempts: 1,
+      cpuMs: 400,
+      memoryMb: 96,
+      timeoutMs: 8000,
+      endpointMaxRequestBytes: MAX_REQUEST_BYTES,
+      endpointEventsKept: EVENTS_KEPT,
+    },
   });
   ({ organizationId: org, token } = await server.bootstrap());
   const home = mkdtempSync(join(tmpdir(), "gitbook-home-"));
@@ -232,6 +240,18 @@ describe("bad requests and misbehaving scripts", () => {
     const trace = logsOf(failed).join("\n");
     expect(trace).toContain("endpoint-integration failed on purpose");
     expect(trace).toMatch(/\[error\] fetch GET \/v1\/integrations\/.+\/throw failed after \d+ ms: the script answered 500/);
+  });
+
+  it("anonymous callers cannot grow the events without bound: only the newest records of an integration are kept", async () => {
+    const { name, installation } = await publishRaw("kept", `export default { async fetch() { return new Response("ok"); } };`);
+    for (let i = 0; i < EVENTS_KEPT + 5; i++) {
+      expect((await call(`${installation}/n${i}`)).status).toBe(200);
+      await fetchEvent(name, (payload) => payload.request.url.endsWith(`/n${i}`));
+    }
+    const kept = await fetchEvents(name);
+    expect(kept.map((event) => (event.payload as FetchPayload).request.url.split("/").at(-1))).toEqual(
+      Array.from({ length: EVENTS_KEPT }, (_, i) => `n${i + 5}`),
+    );
   });
 
   it("a raw script that throws, or answers garbage or too much, is a 502 naming the problem", async () => {

@@ -115,6 +115,20 @@ async function targetOf(
   return { integration, installation: row };
 }
 
+/** Fetch events are written by anonymous callers: only the newest `endpointEventsKept` of an integration are kept. */
+async function recordFetchEvent(services: Services, integrationId: string, data: Prisma.IntegrationEventUncheckedCreateInput) {
+  const prisma = services.prisma;
+  await prisma.integrationEvent.create({ data });
+  const fetchEvents = { integrationId, payload: { path: ["type"], equals: "fetch" } } satisfies Prisma.IntegrationEventWhereInput;
+  const oldestKept = await prisma.integrationEvent.findFirst({
+    where: fetchEvents,
+    orderBy: { seq: "desc" },
+    skip: services.integrations.settings.endpointEventsKept - 1,
+    select: { seq: true },
+  });
+  if (oldestKept) await prisma.integrationEvent.deleteMany({ where: { ...fetchEvents, seq: { lt: oldestKept.seq } } });
+}
+
 /** Delivers one request to the script behind `target` and answers what it said (DomainError: 404, 502). */
 export async function answerEndpointRequest(services: Services, target: EndpointTarget, request: EndpointRequest): Promise<EndpointAnswer> {
   const { integration, installation } = await targetOf(services, target);
@@ -164,26 +178,24 @@ export async function answerEndpointRequest(services: Services, target: Endpoint
     timestamp: services.clock.now().toISOString(),
   });
   runtime.afterAnswer(
-    services.prisma.integrationEvent.create({
-      data: {
-        id: eventId,
-        integrationId: integration.id,
-        installationId: installation?.id ?? null,
-        // The record keeps no credentials: no query string, no secret-looking header.
-        payload: {
-          ...event,
-          request: {
-            method,
-            url: request.url.split("?")[0]!,
-            headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !SECRET_HEADER.test(name))),
-          },
-        } as Prisma.InputJsonValue,
-        status: failure ? "failed" : "success",
-        attempts: 1,
-        logs: logs.slice(-500) as unknown as Prisma.InputJsonValue,
-        createdAt,
-        updatedAt: services.clock.now(),
-      },
+    recordFetchEvent(services, integration.id, {
+      id: eventId,
+      integrationId: integration.id,
+      installationId: installation?.id ?? null,
+      // The record keeps no credentials: no query string, no secret-looking header.
+      payload: {
+        ...event,
+        request: {
+          method,
+          url: request.url.split("?")[0]!,
+          headers: Object.fromEntries(Object.entries(headers).filter(([name]) => !SECRET_HEADER.test(name))),
+        },
+      } as Prisma.InputJsonValue,
+      status: failure ? "failed" : "success",
+      attempts: 1,
+      logs: logs.slice(-500) as unknown as Prisma.InputJsonValue,
+      createdAt,
+      updatedAt: services.clock.now(),
     }),
     (error) => services.logger.error({ err: error, eventId }, "recording an integration fetch event failed"),
   );
