@@ -20,6 +20,7 @@ export function roleOfScopes(scopes: readonly string[]): Role | null {
 
 export class Access {
   private readonly roles = new Map<string, Promise<Role | null>>();
+  private readonly memberships = new Map<string, Promise<Membership | null>>();
   private installation:
     | Promise<{ organizationId: string; spaceSelection: string; scopes: string[]; spaceIds: Set<string> } | null>
     | undefined;
@@ -54,7 +55,18 @@ export class Access {
     })());
   }
 
-  async membership(organizationId: string): Promise<Membership | null> {
+  /**
+   * The caller's membership of the organization, once per request and organization: every role
+   * check of a list's items asks for it (the viewer's memberships are loaded once and never
+   * change within a request).
+   */
+  membership(organizationId: string): Promise<Membership | null> {
+    let found = this.memberships.get(organizationId);
+    if (!found) this.memberships.set(organizationId, (found = this.findMembership(organizationId)));
+    return found;
+  }
+
+  private async findMembership(organizationId: string): Promise<Membership | null> {
     if (this.installationId) {
       const scope = await this.installationScope();
       return scope?.organizationId === organizationId ? { role: null } : null;

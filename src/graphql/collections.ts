@@ -77,8 +77,20 @@ export const CollectionConnection = builder.connectionObject(
 );
 
 /** A parent collection the caller may not read shows as no parent rather than as an error. */
-export async function visibleParent(core: GraphQLContext["core"], parentId: string | null) {
-  return parentId ? (await loadVisibleCollections(core, [parentId]))[0] : null;
+/**
+ * The parent collections a request has looked up, by id: the items of a list share few parents,
+ * and the collection loader and the role memo behind `loadVisibleCollections` never change within
+ * a request, so each parent is decided once rather than once per item.
+ */
+const visibleParents = new WeakMap<GraphQLContext["core"]["access"], Map<string, Promise<Collection | null>>>();
+
+export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Promise<Collection | null> | null {
+  if (!parentId) return null;
+  let parents = visibleParents.get(core.access);
+  if (!parents) visibleParents.set(core.access, (parents = new Map()));
+  let parent = parents.get(parentId);
+  if (!parent) parents.set(parentId, (parent = loadVisibleCollections(core, [parentId]).then((found) => found[0])));
+  return parent;
 }
 
 // Fields that refer back to Collection are added once the type exists.

@@ -122,15 +122,16 @@ export const SpaceRef = builder.loadableNode("Space", {
     }),
     changeRequestCount: t.int({
       description: "Change requests of the space, in any status",
-      resolve: async (s, _args, { core }) => Object.values(await core.loaders.changeRequestCounts.load(s.id)).reduce((a, b) => a + b, 0),
+      resolve: (s, _args, { core }) =>
+        core.loaders.changeRequestCounts.load(s.id).then((counts) => Object.values(counts).reduce((a, b) => a + b, 0)),
     }),
     openChangeRequestCount: t.int({
       description: "Number of open change requests",
-      resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).open ?? 0,
+      resolve: (s, _args, { core }) => core.loaders.changeRequestCounts.load(s.id).then((counts) => counts.open ?? 0),
     }),
     draftChangeRequestCount: t.int({
       description: "Number of change requests still in draft",
-      resolve: async (s, _args, { core }) => (await core.loaders.changeRequestCounts.load(s.id)).draft ?? 0,
+      resolve: (s, _args, { core }) => core.loaders.changeRequestCounts.load(s.id).then((counts) => counts.draft ?? 0),
     }),
     urls: t.field({
       description: "Addresses of the space",
@@ -146,7 +147,8 @@ export const SpaceRef = builder.loadableNode("Space", {
     permissions: t.field({
       description: "What the caller may do with the space",
       type: SpacePermissions,
-      resolve: async (s, _args, { core }) => spacePermissions(await core.access.roleOnSpace(s)),
+      // .then rather than async/await: a promise less per item of every list (issue 15).
+      resolve: (s, _args, { core }) => core.access.roleOnSpace(s).then(spacePermissions),
     }),
   }),
 });
