@@ -1,25 +1,17 @@
-// Prisma CLI configuration. Prisma 6.19 runs fully offline with its WebAssembly engines when the
-// datasource goes through a driver adapter; the CLI still reads `url` from the schema, so a
-// placeholder is set when no real DATABASE_URL is given (the app itself never uses it then).
+// Prisma CLI configuration (Prisma 7). The CLI only generates the client and diffs schemas here:
+// the service connects through driver adapters (src/db/client.ts) and applies
+// prisma/migrations with its own runner (src/db/migrate.ts).
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "prisma/config";
 
-if (!process.env.DATABASE_URL) {
-  process.env.DATABASE_URL = "postgresql://placeholder:placeholder@localhost:5432/placeholder";
-}
+// Prisma 7's CLI downloads a native schema engine from Prisma's CDN unless one is given; these
+// machines reach no network beyond the npm registry. prisma/schema-engine.mjs stands in for it
+// with Prisma's WebAssembly build of the engine (enough for `generate` and `migrate diff`).
+process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= fileURLToPath(new URL("./prisma/schema-engine.mjs", import.meta.url));
 
 export default defineConfig({
   schema: "prisma/schema.prisma",
-  experimental: { adapter: true },
-  engine: "js",
-  async adapter() {
-    if (process.env.DATABASE_URL && !process.env.DATABASE_URL.includes("placeholder")) {
-      const { PrismaPg } = await import("@prisma/adapter-pg");
-      return new PrismaPg({ connectionString: process.env.DATABASE_URL });
-    }
-    const { PrismaPg } = await import("@prisma/adapter-pg");
-    const { PGlite } = await import("@electric-sql/pglite");
-    const { PrismaPGlite } = await import("pglite-prisma-adapter");
-    // The PGlite adapter ships its own copy of Prisma's adapter types, hence the cast.
-    return new PrismaPGlite(new PGlite()) as unknown as InstanceType<typeof PrismaPg>;
-  },
+  migrations: { path: "prisma/migrations" },
+  // Only commands that connect (none of our workflow) read it.
+  ...(process.env.DATABASE_URL ? { datasource: { url: process.env.DATABASE_URL } } : {}),
 });

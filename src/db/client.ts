@@ -104,7 +104,6 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
 interface SqlQuery {
   sql: string;
   args: unknown[];
-  argTypes?: { scalarType?: string }[];
 }
 type Queryable = Record<string | symbol, unknown>;
 
@@ -246,13 +245,13 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionS
   });
 }
 
-// pglite-prisma-adapter is typed against an older @prisma/driver-adapter-utils; same runtime shape.
+// pglite-prisma-adapter 0.7 is typed against an older @prisma/driver-adapter-utils (7.2); same runtime shape.
 type Adapter = NonNullable<Prisma.PrismaClientOptions["adapter"]>;
 
 interface Instrumentation {
   /** Called for every statement Prisma sends (see `statementCount`). */
   onStatement(sql: string): void;
-  /** PGlite: decode `Bytes` arguments and yield to the event loop before each statement. */
+  /** PGlite: yield to the event loop before each statement. */
   pglite?: boolean;
 }
 
@@ -264,21 +263,13 @@ interface Instrumentation {
  * Prisma's `query` log events spares each query the event (its parameters serialized to JSON),
  * about a tenth of the client's CPU per query.
  *
- * On PGlite, also: pglite-prisma-adapter 0.6 predates Prisma 6.19 sending `Bytes` arguments as
- * base64 strings (tagged in `argTypes`), so PGlite would take them as bytea text and refuse
- * them; they are decoded, as @prisma/adapter-pg does. And PGlite runs each statement
- * synchronously in this thread and resolves at once: a long series of statements (an operation,
- * an import) would run as one chain of microtasks, and no timer (the execution deadline), no other
- * request and no client disconnect would be seen until it ends. Yielding to the event loop before
- * each statement lets them in.
+ * On PGlite, also: PGlite runs each statement synchronously in this thread and resolves at once:
+ * a long series of statements (an operation, an import) would run as one chain of microtasks, and
+ * no timer (the execution deadline), no other request and no client disconnect would be seen until
+ * it ends. Yielding to the event loop before each statement lets them in. (`Bytes` arguments,
+ * which Prisma sends as base64 strings, are decoded by pglite-prisma-adapter ≥ 0.7 itself.)
  */
 function instrument<T extends object>(factory: T, { onStatement, pglite = false }: Instrumentation): T {
-  const decode = (query: SqlQuery): SqlQuery => ({
-    ...query,
-    args: query.args.map((arg, index) =>
-      typeof arg === "string" && query.argTypes?.[index]?.scalarType === "bytes" ? Buffer.from(arg, "base64") : arg,
-    ),
-  });
   const wrapQueryable = <Q extends object>(target: Q, transaction: boolean): Q =>
     new Proxy(target, {
       get(object, property, receiver) {
@@ -292,7 +283,7 @@ function instrument<T extends object>(factory: T, { onStatement, pglite = false 
               // A statement of an operation stopped meanwhile (deadline, client gone) is not
               // started (statement-scope.ts); one already running cannot be cancelled here.
               currentStatementScope()?.check(query.sql);
-              return value.call(object, decode(query));
+              return value.call(object, query);
             };
           }
           return (query: SqlQuery) => {
