@@ -1,6 +1,7 @@
 // Integrations on GraphQL and the rules without a script run: public integrations installed in
 // other organizations, target rules, uninstalling (events recorded), sites, error codes, and the
 // statement count of lists (DataLoaders: as many statements for 25 installations as for 5).
+import { GitBookAPIError } from "@gitbook/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/core/ids.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
@@ -251,6 +252,119 @@ describe("GraphQL", () => {
     expect((await server.rest(guest.token, "GET", base)).status).toBe(403);
     const reader = await server.addMember(status.organizationId, "read");
     expect((await server.rest(reader.token, "GET", base)).status).toBe(200);
+  });
+
+  it("an installation token acts on the sites its installation is on, as its site scopes allow, on both surfaces", async () => {
+    const name = unique("sitetoken");
+    await publish(name, { scopes: ["site:metadata:read", "site:adaptive:read", "space:content:read"] });
+    const writer = unique("adaptivewrite");
+    await publish(writer, { scopes: ["site:adaptive:write"] });
+    const bare = unique("noscope");
+    await publish(bare, { scopes: ["space:content:read", "site:script:inject"] });
+    const client = server.client(token);
+    const installation = (await client.integrations.installIntegration(name, { organization: org })).data.id;
+    const writerInstallation = (await client.integrations.installIntegration(writer, { organization: org })).data.id;
+    const bareInstallation = (await client.integrations.installIntegration(bare, { organization: org })).data.id;
+    const newSite = async (title: string) => (await client.orgs.createSite(org, { title })).data.id;
+    const [installed, elsewhere] = [await newSite("Installed site"), await newSite("Other site")];
+    for (const [integration, id] of [
+      [name, installation],
+      [writer, writerInstallation],
+      [bare, bareInstallation],
+    ]) {
+      await client.integrations.installIntegrationOnSite(integration, id, { siteId: installed });
+    }
+    const tokenOf = async (integration: string, id: string) =>
+      (await client.integrations.createIntegrationInstallationToken(integration, id)).data.token;
+    /** The status a call of the official client ends with (its errors are GitBookAPIError). */
+    const statusOf = (call: Promise<{ status: number }>) =>
+      call.then(
+        (response) => response.status,
+        (error: unknown) => (error instanceof GitBookAPIError ? error.code : Promise.reject(error)),
+      );
+    const codeOf = (response: { errors?: { extensions?: { code?: string } }[] }) => response.errors?.[0]?.extensions?.code;
+    const siteQuery = `query($id: ID!) { site(id: $id) { title adaptiveSchema { jsonSchema } } }`;
+    const rename = `mutation($input: UpdateSiteInput!) { updateSite(input: $input) { site { title } } }`;
+    const schema = {
+      type: "object",
+      properties: { beta: { type: "boolean", description: "Beta reader" } },
+      additionalProperties: false,
+    };
+
+    // site:metadata:read and site:adaptive:read: reads the site and its adaptive schema, on both surfaces.
+    const siteToken = await tokenOf(name, installation);
+    const reader = server.client(siteToken);
+    expect((await reader.orgs.getSiteById(org, installed)).data.title).toBe("Installed site");
+    expect((await reader.orgs.getSiteAdaptiveSchema(org, installed)).data.jsonSchema).toMatchObject({ type: "object" });
+    const read = await server.graphql(siteToken, siteQuery, { id: installed });
+    expect(read.errors).toBeUndefined();
+    expect(read.data.site.title).toBe("Installed site");
+    // The organization's site list holds the sites of its installation only.
+    expect((await reader.orgs.listSites(org)).data.items.map((site) => site.id)).toEqual([installed]);
+    // Writes it has no scope for: 403, and nothing changed.
+    expect(await statusOf(reader.orgs.updateSiteById(org, installed, { title: "Renamed" }))).toBe(403);
+    expect(codeOf(await server.graphql(siteToken, rename, { input: { site: installed, title: "Renamed" } }))).toBe("FORBIDDEN");
+    expect(await statusOf(reader.orgs.updateSiteAdaptiveSchema(org, installed, { jsonSchema: schema as never }))).toBe(403);
+    expect(await statusOf(reader.orgs.publishSite(org, installed))).toBe(403);
+    expect(await statusOf(reader.orgs.createSiteShareLink(org, installed, { name: "Mine" } as never))).toBe(403);
+    expect((await client.orgs.getSiteById(org, installed)).data).toMatchObject({ title: "Installed site", published: false });
+    // A site of the same organization it is not installed on: not found, on both surfaces.
+    expect(await statusOf(reader.orgs.getSiteById(org, elsewhere))).toBe(404);
+    expect(await statusOf(reader.orgs.updateSiteById(org, elsewhere, { title: "Renamed" }))).toBe(404);
+    expect(codeOf(await server.graphql(siteToken, siteQuery, { id: elsewhere }))).toBe("NOT_FOUND");
+
+    // site:adaptive:write: changes the adaptive schema of its site, and nothing else (not even reading the site's settings).
+    const writerToken = await tokenOf(writer, writerInstallation);
+    const written = await server.client(writerToken).orgs.updateSiteAdaptiveSchema(org, installed, { jsonSchema: schema as never });
+    expect(written.data.jsonSchema).toEqual(schema);
+    expect((await client.orgs.getSiteAdaptiveSchema(org, installed)).data.jsonSchema).toEqual(schema);
+    const viaGraphQL = await server.graphql(
+      writerToken,
+      `mutation($input: UpdateSiteAdaptiveSchemaInput!) { updateSiteAdaptiveSchema(input: $input) { site { adaptiveSchema { jsonSchema } } } }`,
+      { input: { site: installed, jsonSchema: schema } },
+    );
+    expect(viaGraphQL.data.updateSiteAdaptiveSchema.site.adaptiveSchema.jsonSchema).toEqual(schema);
+    expect(await statusOf(server.client(writerToken).orgs.getSiteById(org, installed))).toBe(403);
+    expect(codeOf(await server.graphql(writerToken, siteQuery, { id: installed }))).toBe("FORBIDDEN");
+    expect(await statusOf(server.client(writerToken).orgs.updateSiteAdaptiveSchema(org, elsewhere, { jsonSchema: schema as never }))).toBe(
+      404,
+    );
+    // The reader's site:adaptive:read is no write.
+    expect((await reader.orgs.getSiteAdaptiveSchema(org, installed)).data.jsonSchema).toEqual(schema);
+
+    // Installed on the site without a site scope that reads it: 403 there, 404 elsewhere.
+    const bareToken = await tokenOf(bare, bareInstallation);
+    expect(await statusOf(server.client(bareToken).orgs.getSiteById(org, installed))).toBe(403);
+    expect(codeOf(await server.graphql(bareToken, siteQuery, { id: installed }))).toBe("FORBIDDEN");
+    expect(await statusOf(server.client(bareToken).orgs.getSiteById(org, elsewhere))).toBe(404);
+    expect((await server.client(bareToken).orgs.listSites(org)).data.items).toEqual([]);
+
+    // site_selection: all reaches every site of the organization (reads, still no writes), not another organization's.
+    await client.integrations.updateIntegrationInstallation(name, installation, { site_selection: "all" } as never);
+    const allToken = await tokenOf(name, installation);
+    const everywhere = server.client(allToken);
+    expect((await everywhere.orgs.getSiteById(org, elsewhere)).data.title).toBe("Other site");
+    expect((await server.graphql(allToken, siteQuery, { id: elsewhere })).data.site.title).toBe("Other site");
+    expect(await statusOf(everywhere.orgs.updateSiteById(org, elsewhere, { title: "Renamed" }))).toBe(403);
+    expect((await everywhere.orgs.listSites(org)).data.items.map((site) => site.id)).toEqual(
+      expect.arrayContaining([installed, elsewhere]),
+    );
+    const stranger = await server.bootstrap();
+    const strangerSite = (await server.client(stranger.token).orgs.createSite(stranger.organizationId, { title: "Stranger site" })).data.id;
+    expect(await statusOf(everywhere.orgs.getSiteById(stranger.organizationId, strangerSite))).toBe(404);
+    expect(codeOf(await server.graphql(allToken, siteQuery, { id: strangerSite }))).toBe("NOT_FOUND");
+
+    // Back to selected sites, then off its site: it sees no site.
+    await client.integrations.updateIntegrationInstallation(name, installation, { site_selection: "selected" } as never);
+    await client.integrations.uninstallIntegrationFromSite(name, installation, installed);
+    const afterToken = await tokenOf(name, installation);
+    expect(await statusOf(server.client(afterToken).orgs.getSiteById(org, installed))).toBe(404);
+    expect((await server.client(afterToken).orgs.listSites(org)).data.items).toEqual([]);
+    // Members keep their organization role on sites.
+    const member = await server.addMember(org, "read");
+    expect((await server.rest(member.token, "GET", `/v1/orgs/${org}/sites/${elsewhere}`)).status).toBe(200);
+    expect((await server.rest(member.token, "GET", `/v1/orgs/${org}/sites/${elsewhere}/adaptive-schema`)).status).toBe(200);
+    expect((await server.rest(member.token, "PATCH", `/v1/orgs/${org}/sites/${elsewhere}`, { title: "No" })).status).toBe(403);
   });
 
   it("an installation with missing required settings is pending until configured", async () => {

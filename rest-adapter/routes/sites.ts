@@ -311,7 +311,7 @@ export const siteRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
     path: `${prefix}/adaptive-schema`,
-    action: "site.read",
+    action: "site.readAdaptiveSchema",
     document: graphql(`
       query GetSiteAdaptiveSchema($site: ID!, $organization: ID) {
         site(id: $site, organization: $organization) { adaptiveSchema { jsonSchema updatedAt } }
@@ -323,7 +323,7 @@ export const siteRoutes: RestRoute[] = [
   typedRoute({
     method: "PUT",
     path: `${prefix}/adaptive-schema`,
-    action: "site.configure",
+    action: "site.updateAdaptiveSchema",
     document: graphql(`
       mutation UpdateSiteAdaptiveSchema($input: UpdateSiteAdaptiveSchemaInput!) {
         updateSiteAdaptiveSchema(input: $input) { site { adaptiveSchema { jsonSchema updatedAt } } }
@@ -338,7 +338,7 @@ export const siteRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
     path: `${prefix}/adaptive-schema/template-conditions`,
-    action: "site.read",
+    action: "site.readAdaptiveSchema",
     document: graphql(`
       query ListSiteTemplateConditions($site: ID!, $organization: ID) {
         site(id: $site, organization: $organization) { templateConditions { description condition } }

@@ -22,7 +22,14 @@ export class Access {
   private readonly roles = new Map<string, Promise<Role | null>>();
   private readonly memberships = new Map<string, Promise<Membership | null>>();
   private installation:
-    | Promise<{ organizationId: string; spaceSelection: string; scopes: string[]; spaceIds: Set<string> } | null>
+    | Promise<{
+        organizationId: string;
+        spaceSelection: string;
+        siteSelection: string;
+        scopes: string[];
+        spaceIds: Set<string>;
+        siteIds: Set<string>;
+      } | null>
     | undefined;
 
   /** `installationId`: the caller is an installation's token (see `installationScope`). */
@@ -49,8 +56,10 @@ export class Access {
       return {
         organizationId: installation.organizationId,
         spaceSelection: installation.spaceSelection,
+        siteSelection: installation.siteSelection,
         scopes: integration.scopes,
         spaceIds: targets.spaceIds,
+        siteIds: targets.siteIds,
       };
     })());
   }
@@ -105,11 +114,32 @@ export class Access {
   /**
    * A site has no default level and no parent: the organization role, raised by grants on the site
    * (to the caller or a team of theirs). A guest reaches a site only through a grant. An
-   * installation's token holds no role on sites (what it may do there is its installation's).
+   * installation's token holds no role on sites: what it may do on the sites of its installation
+   * is what its integration's scopes allow, action by action (`siteScopes`, policy.ts `tokenScopes`).
    */
   roleOnSite(site: Site): Promise<Role | null> {
     if (this.installationId) return Promise.resolve(null);
     return this.memo(site.id, () => this.roleOnItem({ id: site.id, organizationId: site.organizationId, defaultLevel: null }, null));
+  }
+
+  /**
+   * For an installation's token: its integration's scopes when `site` is one its installation is on
+   * (a site installation, or every site of the organization with `site_selection: all`); null for
+   * any other site, and for callers that are not installations.
+   */
+  async siteScopes(site: Pick<Site, "id" | "organizationId">): Promise<readonly string[] | null> {
+    const sites = await this.installationSites(site.organizationId);
+    return sites && (sites.all || sites.siteIds.has(site.id)) ? sites.scopes : null;
+  }
+
+  /** For an installation's token: the sites of `organizationId` its installation is on, and its scopes; null otherwise. */
+  async installationSites(
+    organizationId: string,
+  ): Promise<{ all: boolean; siteIds: ReadonlySet<string>; scopes: readonly string[] } | null> {
+    if (!this.installationId) return null;
+    const scope = await this.installationScope();
+    if (!scope || scope.organizationId !== organizationId) return null;
+    return { all: scope.siteSelection === "all", siteIds: scope.siteIds, scopes: scope.scopes };
   }
 
   private memo(id: string, compute: () => Promise<Role | null>): Promise<Role | null> {

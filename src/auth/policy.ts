@@ -4,7 +4,7 @@
 // The README's permission table is printed from this one (`npm run schema`; a test checks it).
 import type { Collection, Site, Space } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
-import { forbidden } from "../core/errors.ts";
+import { DomainError, forbidden } from "../core/errors.ts";
 import { atLeast, type Role } from "./roles.ts";
 
 /**
@@ -22,6 +22,12 @@ export interface Rule {
   least: Least;
   /** What the operation does, as "to …" in a refusal. */
   does: string;
+  /**
+   * Site rules only: the integration scopes (any one of them) that let an installation's token do
+   * it on a site its installation is on. Without them a token may not (403); on other sites it sees
+   * nothing (404). Installation tokens hold no role on sites.
+   */
+  tokenScopes?: readonly string[];
 }
 
 export const POLICY = {
@@ -110,10 +116,22 @@ export const POLICY = {
   "comment.deleteOwn": { scope: "space", least: "comment", does: "delete a comment or reply (your own; admins: any)" },
 
   "site.list": { scope: "organization", least: "member", does: "list the organization's sites (a guest: those granted to them)" },
-  "site.read": { scope: "site", least: "read", does: "read the site" },
+  "site.read": { scope: "site", least: "read", does: "read the site", tokenScopes: ["site:metadata:read"] },
   "site.create": { scope: "organization", least: "create", does: "create a site" },
   "site.editStructure": { scope: "site", least: "create", does: "change the site's spaces, sections and section groups" },
-  "site.configure": { scope: "site", least: "admin", does: "change the site's settings, customization and adaptive schema" },
+  "site.configure": { scope: "site", least: "admin", does: "change the site's settings and customization" },
+  "site.readAdaptiveSchema": {
+    scope: "site",
+    least: "read",
+    does: "read the site's adaptive schema and its template conditions",
+    tokenScopes: ["site:adaptive:read", "site:adaptive:write"],
+  },
+  "site.updateAdaptiveSchema": {
+    scope: "site",
+    least: "admin",
+    does: "change the site's adaptive schema",
+    tokenScopes: ["site:adaptive:write"],
+  },
   "site.publish": { scope: "site", least: "admin", does: "publish or unpublish the site" },
   "site.manageAccess": { scope: "site", least: "admin", does: "manage the site's share links and publishing auth" },
   "site.grant": { scope: "site", least: "admin", does: "change who can access the site" },
@@ -157,6 +175,15 @@ async function heldOn(ctx: CoreContext, scope: Scope, target: Target): Promise<R
  */
 export async function authorize(ctx: CoreContext, action: Action, target: Target): Promise<void> {
   const rule: Rule = POLICY[action];
+  if (ctx.viewer.installationId && "site" in target) {
+    const scopes = await ctx.access.siteScopes(target.site);
+    if (scopes && rule.tokenScopes?.some((scope) => scopes.includes(scope))) return;
+    throw forbidden(
+      rule.tokenScopes
+        ? `This installation's token needs the integration scope ${rule.tokenScopes.join(" or ")} to ${rule.does}`
+        : `An installation's token may not ${rule.does}`,
+    );
+  }
   if (allows(rule.least, await heldOn(ctx, rule.scope, target))) return;
   const who =
     rule.least === "owner"
@@ -167,8 +194,35 @@ export async function authorize(ctx: CoreContext, action: Action, target: Target
   throw forbidden(`You need ${who} to ${rule.does}`);
 }
 
-/** The matrix as a Markdown table (printed into the README). */
+/** Whether the caller may do `action` on `target` (what `authorize` would allow). */
+export async function may(ctx: CoreContext, action: Action, target: Target): Promise<boolean> {
+  try {
+    await authorize(ctx, action, target);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "FORBIDDEN") return false;
+    throw error;
+  }
+}
+
+/** The matrix as a Markdown table (printed into the README), then what installation tokens may do on sites. */
 export function policyTable(): string {
-  const rows = Object.entries(POLICY).map(([action, rule]) => `| \`${action}\` | ${rule.does} | ${rule.scope} | ${rule.least} |`);
-  return ["| Operation | What it does | Role taken on | Least role |", "| --- | --- | --- | --- |", ...rows].join("\n");
+  const rules: [string, Rule][] = Object.entries(POLICY);
+  const rows = rules.map(([action, rule]) => `| \`${action}\` | ${rule.does} | ${rule.scope} | ${rule.least} |`);
+  const tokens = rules
+    .filter(([, rule]) => rule.tokenScopes)
+    .map(([action, rule]) => `| \`${action}\` | ${rule.tokenScopes!.map((scope) => `\`${scope}\``).join(" or ")} |`);
+  return [
+    "| Operation | What it does | Role taken on | Least role |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+    "",
+    "An installation's token holds no role on sites. On a site its installation is on (a site installation, or every site of",
+    "the organization with `site_selection: all`) it may do only these, each with one of the integration's scopes; anything",
+    "else there is 403, and other sites are 404:",
+    "",
+    "| Operation | Integration scope |",
+    "| --- | --- |",
+    ...tokens,
+  ].join("\n");
 }

@@ -45,7 +45,7 @@ import {
   updateSiteSpace,
   type Structure,
 } from "../core/sites/index.ts";
-import { adaptiveSchemaOf, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
+import { readAdaptiveSchema, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
 import { siteLoaders } from "../core/sites/loaders.ts";
 import { readPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from "../core/sites/publishing-auth.ts";
 import {
@@ -209,7 +209,7 @@ export const SiteRef = builder.loadableNode("Site", {
           updatedAt: a.field({ description: "When the schema last changed", type: "DateTime" }),
         }),
       }),
-      resolve: (s) => adaptiveSchemaOf(s),
+      resolve: (s, _args, { core }) => readAdaptiveSchema(core, s),
     }),
     templateConditions: t.field({
       type: [
@@ -222,7 +222,7 @@ export const SiteRef = builder.loadableNode("Site", {
         }),
       ],
       description: "Conditions built from the adaptive schema's claims",
-      resolve: (s) => templateConditions(adaptiveSchemaOf(s).jsonSchema),
+      resolve: async (s, _args, { core }) => templateConditions((await readAdaptiveSchema(core, s)).jsonSchema),
     }),
   }),
 });

@@ -3,6 +3,7 @@
 // meta-schema; claims in `unsigned` are those a visitor may give as `visitor.<name>` parameters.
 import { Ajv, type ValidateFunction } from "ajv";
 import type { Site } from "../../generated/prisma/client.ts";
+import { authorize } from "../../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput } from "../errors.ts";
 import { requireSite, writeSite } from "./index.ts";
@@ -26,6 +27,12 @@ export function adaptiveSchemaOf(site: Site) {
     jsonSchema: (site.adaptiveSchema as Record<string, unknown> | null) ?? EMPTY_ADAPTIVE_SCHEMA,
     updatedAt: site.adaptiveSchemaUpdatedAt ?? site.createdAt,
   };
+}
+
+/** The schema of a site the caller sees, if it may read it (an installation's token: with `site:adaptive:read`). */
+export async function readAdaptiveSchema(ctx: CoreContext, site: Site) {
+  await authorize(ctx, "site.readAdaptiveSchema", { site });
+  return adaptiveSchemaOf(site);
 }
 
 /** A draft-07 JSON Schema of an object, whose `unsigned` property (if any) is an object schema. */
@@ -61,7 +68,7 @@ export async function updateAdaptiveSchema(
   siteId: string,
   jsonSchema: unknown,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.configure");
+  await requireSite(ctx, organizationId, siteId, "site.updateAdaptiveSchema");
   const schema = checkAdaptiveSchema(jsonSchema);
   return writeSite(ctx, siteId, (now) => ({ adaptiveSchema: schema as never, adaptiveSchemaUpdatedAt: now }));
 }

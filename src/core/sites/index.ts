@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma, type Site, type SiteSection, type SiteSectionGroup, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
-import { authorize, POLICY, type Action } from "../../auth/policy.ts";
+import { authorize, may, POLICY, type Action } from "../../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -40,15 +40,19 @@ const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 /**
  * The site, if the caller is a member of its organization (a guest: one granted a role on the
  * site) and it is one of `organizationId`'s (when given: REST paths name the organization); 404
- * otherwise. An installation's token sees its organization's sites as before (what it may do there
- * is its installation's).
+ * otherwise. An installation's token sees the sites its installation is on (what it may do there is
+ * what its integration's scopes allow: policy.ts `tokenScopes`).
  */
 export async function getSite(ctx: CoreContext, organizationId: string | null | undefined, siteId: string): Promise<Site> {
   const site = await siteLoaders(ctx).site.load(siteId);
   if (!site || (organizationId != null && site.organizationId !== organizationId)) throw notFound("site", siteId);
+  if (ctx.viewer.installationId) {
+    if (!(await ctx.access.siteScopes(site))) throw notFound("site", siteId);
+    return site;
+  }
   const membership = await ctx.access.membership(site.organizationId);
   if (!membership) throw notFound("site", siteId);
-  if (membership.role === null && !ctx.viewer.installationId && !(await ctx.access.roleOnSite(site))) throw notFound("site", siteId);
+  if (membership.role === null && !(await ctx.access.roleOnSite(site))) throw notFound("site", siteId);
   return site;
 }
 
@@ -208,9 +212,20 @@ export async function listSites(ctx: CoreContext, organizationId: string, args: 
   await authorize(ctx, "site.list", { organizationId });
   const guest = (await ctx.access.organizationRole(organizationId)) === null;
   const userId = ctx.viewer.userId;
+  const installation = await ctx.access.installationSites(organizationId);
+  // An installation's token lists the sites its installation is on, if its scopes let it read them.
+  const visible: Prisma.SiteWhereInput = installation
+    ? POLICY["site.read"].tokenScopes.some((scope) => installation.scopes.includes(scope))
+      ? installation.all
+        ? {}
+        : { id: { in: [...installation.siteIds] } }
+      : { id: { in: [] } }
+    : guest
+      ? { grants: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } } }
+      : {};
   const where: Prisma.SiteWhereInput = {
     organizationId,
-    ...(guest ? { grants: { some: { OR: [{ userId }, { team: { members: { some: { userId } } } }] } } } : {}),
+    ...visible,
     ...(filters.title ? { title: { contains: filters.title, mode: "insensitive" } } : {}),
     ...(filters.published != null ? { published: filters.published } : {}),
     ...(filters.space ? { siteSpaces: { some: { spaceId: filters.space } } } : {}),
@@ -938,8 +953,10 @@ export async function sitesOfSpace(ctx: CoreContext, space: Space): Promise<Site
   if (!membership) return [];
   const sites = await siteLoaders(ctx).sitesOfSpace.load(space.id);
   if (membership.role) return sites;
-  const roles = await Promise.all(sites.map((site) => ctx.access.roleOnSite(site)));
-  return sites.filter((_site, index) => roles[index] !== null);
+  const readable = await Promise.all(
+    sites.map(async (site) => (ctx.viewer.installationId ? may(ctx, "site.read", { site }) : (await ctx.access.roleOnSite(site)) !== null)),
+  );
+  return sites.filter((_site, index) => readable[index]);
 }
 
 /**
