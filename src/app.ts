@@ -18,6 +18,7 @@ import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/inde
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
 import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
 import { useIntegrationEndpoints } from "./graphql/plugins/use-integration-endpoints.ts";
+import { registerSiteScripts } from "./core/integrations/site-scripts.ts";
 import { useIntegrationScripts } from "./graphql/plugins/use-integration-scripts.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
@@ -181,6 +182,7 @@ export function createApp({
   });
   registerOpenAPIReference();
   registerIntegrationBlocks();
+  registerSiteScripts();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();
   if (startJobs) jobs.start();

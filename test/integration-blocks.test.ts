@@ -432,4 +432,89 @@ describe("scripts injected into a site", () => {
     expect(failing.status).toBe(502);
     expect((await failing.json()).error.message).toContain(`The integration "${broken}" could not answer its site script`);
   });
+  it("a published page loads, async, the script of each integration with site:script:inject on its site, and its CSP allows exactly those", async () => {
+    const INJECTED = `${NAME}-inject`;
+    const UNSCOPED = `${NAME}-unscoped`;
+    const source = `export default { async fetch(request) {
+      const event = JSON.parse((await request.formData()).get("event"));
+      if (event.type !== "fetch_published_script") return new Response("OK");
+      return new Response("document.documentElement.dataset.injected = " + JSON.stringify(event.siteId) + "; document.title = 'Injected';");
+    } };`;
+    for (const [name, scopes] of [
+      [INJECTED, ["site:script:inject"]],
+      [UNSCOPED, ["site:metadata:read"]],
+    ] as const) {
+      const published = await server.rest(A.token, "POST", `/v1/integrations/${name}`, {
+        organization: A.organizationId,
+        title: `Inject ${name.slice(-4)}`,
+        script: source,
+        visibility: "private",
+        scopes,
+      });
+      expect(published.status, JSON.stringify(published.body)).toBe(200);
+    }
+    const injected = await installation(INJECTED);
+    const unscoped = await installation(UNSCOPED);
+    const space = (await server.client(A.token).orgs.createSpace(A.organizationId, { title: "Injected" })).data.id;
+    await createPage(space, "Home", "Hello readers.");
+    const [site, other] = [await publishedSite([space]), await publishedSite([space])];
+    const view = async (id: string) => {
+      const response = await fetch(`${server.url}/sites/${id}/`);
+      expect(response.status).toBe(200);
+      return { html: await response.text(), policy: response.headers.get("content-security-policy")! };
+    };
+    const scriptOf = (name: string, id: string, on: string) =>
+      `${server.url}/v1/integrations/${name}/installations/${id}/sites/${on}/script.js`;
+
+    // Not installed on the site yet: no script, and the policy allows none.
+    let page = await view(site);
+    expect(page.html).toContain("Hello readers.");
+    expect(page.html).not.toContain("<script");
+    expect(page.policy).not.toContain("script-src");
+    expect(page.policy).toContain("default-src 'none'");
+
+    // Both installed on the site: only the one with the scope is loaded (the cache key follows installations).
+    await server.client(A.token).integrations.installIntegrationOnSite(INJECTED, injected, { siteId: site });
+    await server.client(A.token).integrations.installIntegrationOnSite(UNSCOPED, unscoped, { siteId: site });
+    page = await view(site);
+    const url = `${scriptOf(INJECTED, injected, site)}?v=1`;
+    expect(page.html.match(/<script[^>]*>/g)).toEqual([`<script src="${url}" async>`]);
+    expect(page.html).not.toContain(UNSCOPED);
+    const scriptSrc = page.policy
+      .split(";")
+      .map((part) => part.trim())
+      .filter((part) => part.startsWith("script-src"));
+    expect(scriptSrc).toEqual([`script-src ${scriptOf(INJECTED, injected, site)}`]);
+    // The same on the site's other pages (search), and the API lists the same script.
+    expect((await (await fetch(`${server.url}/sites/${site}/~search?q=hello`)).text()).match(/<script[^>]*>/g)).toHaveLength(1);
+    expect(
+      (await server.rest(A.token, "GET", `/v1/orgs/${A.organizationId}/sites/${site}/integration-scripts`)).body.map((s: any) => s.script),
+    ).toEqual([url]);
+    // Another site of the organization, where it is not installed: none.
+    expect((await view(other)).html).not.toContain("<script");
+
+    // In a real browser the script runs; an inline script does not (the policy allows only the listed URL).
+    await eventsDelivered();
+    const browser = await launchBrowser();
+    try {
+      const tab = await browser.newPage();
+      await tab.goto(`${server.url}/sites/${site}/`);
+      await expect.poll(() => tab.evaluate(() => document.documentElement.dataset.injected ?? null), { timeout: 10_000 }).toBe(site);
+      expect(await tab.title()).toBe("Injected");
+      await tab.evaluate(() => {
+        const inline = document.createElement("script");
+        inline.textContent = "document.documentElement.dataset.inline = 'ran';";
+        document.head.append(inline);
+      });
+      expect(await tab.evaluate(() => document.documentElement.dataset.inline ?? null)).toBeNull();
+    } finally {
+      await browser.close();
+    }
+
+    // Off the site: the page loads no script again.
+    await server.client(A.token).integrations.uninstallIntegrationFromSite(INJECTED, injected, site);
+    page = await view(site);
+    expect(page.html).not.toContain("<script");
+    expect(page.policy).not.toContain("script-src");
+  });
 });

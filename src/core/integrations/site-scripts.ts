@@ -11,6 +11,7 @@
 import type { Integration, IntegrationInstallation, Prisma, Site } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DomainError, notFound } from "../errors.ts";
+import { registerPageScripts } from "../sites/render.ts";
 import { manifestOf } from "./index.ts";
 
 const INJECT_SCOPE = "site:script:inject";
@@ -47,6 +48,24 @@ function onSite(organizationId: string, siteId: string): Prisma.IntegrationInsta
 /** Where a site loads an installation's script. */
 export const scriptUrl = (services: Pick<Services, "urls">, integration: Integration, installationId: string, siteId: string) =>
   services.urls.api(`/integrations/${integration.name}/installations/${installationId}/sites/${siteId}/script.js?v=${integration.version}`);
+
+/**
+ * The script URLs of a site's published pages (as `siteIntegrationScripts` lists them, in the same
+ * order): one statement. The site cache key follows these installations (src/core/sites/serve.ts).
+ */
+export async function publishedPageScripts(services: Services, site: { id: string; organizationId: string }): Promise<string[]> {
+  const installations = await services.prisma.integrationInstallation.findMany({
+    where: onSite(site.organizationId, site.id),
+    select: { id: true, integration: true },
+    orderBy: { id: "asc" },
+  });
+  return installations.map(({ integration, id }) => scriptUrl(services, integration, id, site.id));
+}
+
+/** Makes published pages load the scripts of the integrations with `site:script:inject` on their site (called by createApp). */
+export function registerSiteScripts(): void {
+  registerPageScripts(publishedPageScripts);
+}
 
 /** The published `SiteIntegrationScript` items of a site the caller reads (its resolver checked that). */
 export async function siteIntegrationScripts(ctx: CoreContext, site: Site) {

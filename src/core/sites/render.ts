@@ -96,5 +96,21 @@ export async function renderMarkdownIn(context: BlockContext, markdown: string, 
   return md.renderer.render(tokens, md.options, env);
 }
 
+/**
+ * The scripts a site's published pages load (absolute URLs, each in a `<script src async>` and
+ * allowed by the page's Content-Security-Policy): integrations register them (site-scripts.ts).
+ */
+export type PageScripts = (services: Services, site: { id: string; organizationId: string }) => Promise<string[]>;
+const pageScriptProviders = new Set<PageScripts>();
+
+export function registerPageScripts(provider: PageScripts): void {
+  pageScriptProviders.add(provider);
+}
+
+/** The scripts of a site's published pages, from every registered provider (none until one is). */
+export async function pageScriptsOf(services: Services, site: { id: string; organizationId: string }): Promise<string[]> {
+  return (await Promise.all([...pageScriptProviders].map((provider) => provider(services, site)))).flat();
+}
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]);

@@ -16,7 +16,7 @@ import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
-import { type BlockContext, escapeHtml, renderMarkdownIn } from "./render.ts";
+import { type BlockContext, escapeHtml, pageScriptsOf, renderMarkdownIn } from "./render.ts";
 import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
@@ -92,7 +92,10 @@ interface Fingerprint {
   /** A digest of the site's row and of its structure rows: any change of the site changes it. */
   version: string;
   heads: string | null;
-  /** A digest of the organization's installations of integrations with blocks, and of those on the site and its spaces. */
+  /**
+   * A digest of the organization's installations of integrations with blocks or with site scripts
+   * (`site:script:inject`), and of those on the site and its spaces: pages show both.
+   */
   integrations: string | null;
   authPrivateKey: string;
   authFallbackURL: string | null;
@@ -115,7 +118,7 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
            || coalesce((SELECT x::text FROM "IntegrationSiteInstallation" x WHERE x."installationId" = inst.id AND x."siteId" = s.id), ''),
            ',' ORDER BY inst.id))
          FROM "IntegrationInstallation" inst JOIN "Integration" i ON i.id = inst."integrationId"
-         WHERE inst."organizationId" = s."organizationId" AND i."hasBlocks") AS integrations
+         WHERE inst."organizationId" = s."organizationId" AND (i."hasBlocks" OR 'site:script:inject' = ANY(i.scopes))) AS integrations
     FROM "Site" s WHERE ${where}`);
   return rows[0] ?? null;
 }
@@ -257,18 +260,22 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
 
 interface Loaded {
   site: Site;
+  /** The scripts of integrations its pages load (`<script src async>`, allowed by the page's CSP). */
+  scripts: string[];
   structure: Structure;
   spaces: Map<string, Space>;
   contents: Map<string, ReturnType<typeof contentOf>>;
 }
 
-async function load(services: Services, siteId: string, claims: VisitorClaims): Promise<Loaded> {
+async function load(services: Services, fingerprint: Fingerprint, claims: VisitorClaims): Promise<Loaded> {
   const prisma = services.prisma;
-  const [site, siteSpaces, sections, groups] = await Promise.all([
+  const siteId = fingerprint.id;
+  const [site, siteSpaces, sections, groups, scripts] = await Promise.all([
     prisma.site.findUniqueOrThrow({ where: { id: siteId } }),
     prisma.siteSpace.findMany({ where: { siteId } }),
     prisma.siteSection.findMany({ where: { siteId } }),
     prisma.siteSectionGroup.findMany({ where: { siteId } }),
+    pageScriptsOf(services, fingerprint),
   ]);
   const spaces = await prisma.space.findMany({ where: { id: { in: siteSpaces.map((s) => s.spaceId) }, deletedAt: null } });
   const live = new Set(spaces.map((space) => space.id));
@@ -285,7 +292,7 @@ async function load(services: Services, siteId: string, claims: VisitorClaims): 
   const revisions = await prisma.revision.findMany({ where: { id: { in: spaces.map((space) => space.revisionId) } } });
   const byId = new Map(revisions.map((revision) => [revision.id, revision]));
   const contents = new Map(spaces.map((space) => [space.id, contentOf(byId.get(space.revisionId)!)]));
-  return { site, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents };
+  return { site, scripts, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents };
 }
 
 interface Place {
@@ -331,7 +338,7 @@ function locate(loaded: Loaded, base: string, segments: string[]): Place | null 
 const firstDocument = (pages: PageNode[]) => flatten(pages).find((located) => located.page.kind === "document" && !located.page.hidden);
 
 async function render(services: Services, fingerprint: Fingerprint, request: SiteRequest, claims: VisitorClaims): Promise<SiteResponse> {
-  const loaded = await load(services, fingerprint.id, claims);
+  const loaded = await load(services, fingerprint, claims);
   const base = request.base;
   const indexed = fingerprint.visibility === "public";
   if (request.path === "robots.txt") {
@@ -457,21 +464,49 @@ function withChrome(
   const body = `<header class="theme-${look.theme}"><a class="title" href="${escapeHtml(base)}/">${escapeHtml(title)}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
 <form class="search" action="${escapeHtml(place.spaceBase)}/~search" method="get"><input type="search" name="q" placeholder="Search" aria-label="Search"></form></header>
 <div class="layout"><nav class="pages" aria-label="Pages">${navigation(content.pages, place.spaceBase, view.current)}</nav><main>${view.main}</main></div>`;
-  return page({ status: view.status, title: `${view.title} · ${title}`, body, indexed, primaryColor: look.primaryColor });
+  return page({
+    status: view.status,
+    title: `${view.title} · ${title}`,
+    body,
+    indexed,
+    primaryColor: look.primaryColor,
+    scripts: loaded.scripts,
+  });
 }
 
-function page(view: { status: number; title: string; body: string; indexed?: boolean; primaryColor?: string }): SiteResponse {
+const PAGE_POLICY =
+  "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/**
+ * A `script-src` source for exactly one script URL: scheme, host, port and path (a path not
+ * ending in `/` matches only itself). CSP source expressions hold no query (browsers ignore it
+ * when matching), so it is left out; `;` and `,`, which would end the source, are percent-encoded.
+ */
+export function scriptSource(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname.replace(/[;,]/g, (char) => encodeURIComponent(char))}`;
+}
+
+function page(view: {
+  status: number;
+  title: string;
+  body: string;
+  indexed?: boolean;
+  primaryColor?: string;
+  /** Integration scripts (absolute URLs), loaded async and allowed by the policy: no other script runs. */
+  scripts?: string[];
+}): SiteResponse {
   const robots = view.indexed ? "" : '<meta name="robots" content="noindex">';
   // The primary color was checked (#rgb to #rrggbbaa) by pageLook: safe inside the style element.
   const theme = `:root{--primary:${view.primaryColor ?? DEFAULT_CUSTOMIZATION.styling.primaryColor.light}}`;
+  const scripts = view.scripts ?? [];
+  const tags = scripts.map((src) => `<script src="${escapeHtml(src)}" async></script>`).join("");
+  const policy = scripts.length ? `${PAGE_POLICY}; script-src ${[...new Set(scripts.map(scriptSource))].join(" ")}` : PAGE_POLICY;
   return {
     status: view.status,
     contentType: "text/html; charset=utf-8",
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${theme}${STYLE}</style></head><body>${view.body}</body></html>`,
-    headers: {
-      "Content-Security-Policy":
-        "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-    },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${theme}${STYLE}</style>${tags}</head><body>${view.body}</body></html>`,
+    headers: { "Content-Security-Policy": policy },
   };
 }
 
