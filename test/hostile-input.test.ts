@@ -315,7 +315,11 @@ describe("REST routes with hostile inputs", () => {
             });
             const text = await response.text();
             count("rest", response.status);
-            expect(response.status, `${describeRequest()} → ${text.slice(0, 300)}`).toBeLessThan(500);
+            // A "." or ".." segment is removed by the client before sending (WHATWG URL), so the
+            // request may name another published operation: one not built answers its 501 envelope.
+            const movedElsewhere = path.split("/").some((part) => /^(\.|%2e){1,2}$/i.test(part));
+            const unbuilt = response.status === 501 && /is part of the published API but not built in this service/.test(text);
+            if (!(movedElsewhere && unbuilt)) expect(response.status, `${describeRequest()} → ${text.slice(0, 300)}`).toBeLessThan(500);
             if (response.status >= 400) {
               expect(response.headers.get("content-type"), describeRequest()).toMatch(/^application\/json/);
               expect(JSON.parse(text), describeRequest()).toEqual({ error: { code: response.status, message: expect.any(String) } });
