@@ -552,7 +552,9 @@ async function integrationTargets(service: Service, notes: string[]): Promise<Ro
       visibility: "private",
     });
   await publish();
-  await call("POST", `/v1/integrations/${name}/installations`, { organization: service.organizationId });
+  const installation = await call("POST", `/v1/integrations/${name}/installations`, { organization: service.organizationId });
+  // Render needs the integration installed on the context's space: here, on all of them.
+  await call("PATCH", `/v1/integrations/${name}/installations/${installation.id}`, { space_selection: "all" });
   const render = { componentId: "hello-button", props: { label: "bench" }, context: { type: "document", spaceId: service.spaceId } };
   const timedRender = async () => {
     const start = performance.now();
