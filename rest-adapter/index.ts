@@ -94,6 +94,24 @@ async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Re
 }
 
 /**
+ * The variables without their undefined values, at any depth: what GraphQL over HTTP receives,
+ * since JSON has no undefined. A row's `variables` writes `order: query.order` for an absent
+ * parameter; left in, graphql-js and graphql-jit both coerce the variable to null, so the field's
+ * argument default (`order: ListOrder = desc`) never applied, and graphql-jit also gave null to an
+ * input field with a default (graphql-js applies that one). Omitted, both apply the schema's defaults.
+ */
+export function definedValues<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : definedValues(item))) as T;
+  if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    if (field !== undefined) kept[key] = definedValues(field);
+  }
+  return kept as T;
+}
+
+/**
  * The `Location` of a 201 (the published API lists it on its create routes): the created
  * resource's `urls.location`, else the API URL the route builds from the request and body.
  */
@@ -121,7 +139,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (body instanceof Response) return body;
     let variableValues: Record<string, unknown>;
     try {
-      variableValues = route.variables({ params, query, body });
+      variableValues = definedValues(route.variables({ params, query, body }));
     } catch (error) {
       if (error instanceof RestInputError) return errorResponse(400, error.message);
       throw error;

@@ -44,7 +44,8 @@ const changeRequestRoutes: RestRoute[] = [
     variables: ({ params, query }) => ({
       id: params.spaceId,
       ...pageVariables(query),
-      status: graphqlEnum("status", query.status ?? "open", CHANGE_REQUEST_STATUSES),
+      // Absent: the argument's default (open) applies.
+      status: query.status === undefined ? undefined : graphqlEnum("status", query.status, CHANGE_REQUEST_STATUSES),
       contributor: query.contributor,
     }),
     status: 200,

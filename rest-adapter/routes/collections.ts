@@ -147,7 +147,7 @@ export const collectionRoutes: RestRoute[] = [
       }`,
       [CollectionFields, ListInfo],
     ),
-    variables: ({ params, query }) => ({ id: params.organizationId, nested: query.nested ?? true, ...pageVariables(query) }),
+    variables: ({ params, query }) => ({ id: params.organizationId, nested: query.nested, ...pageVariables(query) }),
     status: 200,
     body: (data) => listBody(data.organization.collections, restCollection),
   }),
