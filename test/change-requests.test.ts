@@ -4,7 +4,7 @@
 // may do what. REST through the official client (every answer validated against the spec).
 import { ChangeRequestStatus } from "@gitbook/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectRestError, graphqlData } from "./support/expect.ts";
+import { expectGraphQLError, expectRestError, graphqlData } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -162,6 +162,108 @@ describe("opening and reading change requests", () => {
     });
     expect(page2.data.items.map((c) => c.id)).toEqual([ids[0]]);
     expect(page2.data.next).toBeUndefined();
+  });
+
+  it("filters by creator, requested reviewer and topic and orders by updatedAt (default) or createdAt, on both surfaces, in the same statements", async () => {
+    const space = await newSpace();
+    const ids: string[] = [];
+    for (const [token, subject] of [
+      [A.token, "one"],
+      [members.edit.token, "two"],
+      [A.token, "three"],
+    ]) {
+      ids.push((await api(token).createChangeRequest(space, { subject })).data.id);
+    }
+    await api().requestReviewersForChangeRequest(space, ids[0], { users: [members.review.userId] });
+    // Opened in the order three, one, two: the last update is two's.
+    for (const index of [2, 0, 1]) {
+      server.clock.advance(1000);
+      await api().updateChangeRequestById(space, ids[index], { status: "open" });
+    }
+    const list = async (query: Record<string, unknown>) => {
+      const { data } = await api().listChangeRequestsForSpace(space, query as never);
+      if (!query.limit) expect(data.count).toBe(data.items.length);
+      return data.items.map((changeRequest) => changeRequest.id);
+    };
+    expect(await list({})).toEqual([ids[1], ids[0], ids[2]]);
+    expect(await list({ orderBy: "updatedAt" })).toEqual([ids[1], ids[0], ids[2]]);
+    expect(await list({ orderBy: "createdAt" })).toEqual([ids[2], ids[1], ids[0]]);
+    expect(await list({ creator: A.userId })).toEqual([ids[0], ids[2]]);
+    expect(await list({ creator: members.edit.userId })).toEqual([ids[1]]);
+    expect(await list({ creator: A.userId, orderBy: "createdAt" })).toEqual([ids[2], ids[0]]);
+    expect(await list({ requestedReviewer: members.review.userId })).toEqual([ids[0]]);
+    expect(await list({ requestedReviewer: members.edit.userId })).toEqual([]);
+    expect(await list({ requestedReviewer: members.review.userId, creator: members.edit.userId })).toEqual([]);
+    expect(await list({ status: "draft", creator: A.userId })).toEqual([]);
+    // No change request is linked to a site topic (there are none).
+    expect(await list({ topic: "topic_1" })).toEqual([]);
+
+    // Paging in updatedAt order, ties broken by number (two updated at the same time).
+    server.clock.advance(1000);
+    await api().updateChangeRequestById(space, ids[2], { subject: "three, again" });
+    await api().updateChangeRequestById(space, ids[0], { subject: "one, again" });
+    const seen: string[] = [];
+    let page: string | undefined;
+    do {
+      const { data } = await api().listChangeRequestsForSpace(space, { limit: 1, ...(page ? { page } : {}) });
+      seen.push(...data.items.map((changeRequest) => changeRequest.id));
+      page = data.next?.page;
+    } while (page);
+    expect(seen).toEqual([ids[2], ids[0], ids[1]]);
+    expect(await list({ orderBy: "createdAt", limit: 2 })).toEqual([ids[2], ids[1]]);
+
+    const LIST = /* GraphQL */ `
+      query($id: ID!, $creator: ID, $requestedReviewer: ID, $topic: String, $orderBy: ChangeRequestOrderBy) {
+        space(id: $id) {
+          changeRequests(first: 10, creator: $creator, requestedReviewer: $requestedReviewer, topic: $topic, orderBy: $orderBy) {
+            totalCount nodes { id }
+          }
+        }
+      }`;
+    const graphqlIds = async (variables: Record<string, unknown>) =>
+      (await gql(A.token, LIST, { id: space, ...variables })).space.changeRequests.nodes.map((node: { id: string }) => node.id);
+    expect(await graphqlIds({})).toEqual([ids[2], ids[0], ids[1]]);
+    expect(await graphqlIds({ orderBy: "CREATED_AT" })).toEqual([ids[2], ids[1], ids[0]]);
+    expect(await graphqlIds({ creator: A.userId, orderBy: "CREATED_AT" })).toEqual([ids[2], ids[0]]);
+    expect(await graphqlIds({ requestedReviewer: members.review.userId })).toEqual([ids[0]]);
+    expect(await graphqlIds({ topic: "topic_1" })).toEqual([]);
+
+    // Filtering is in the list's own statements: the same three items in as many statements in
+    // either order, and never more with filters (fewer items may need fewer users loaded).
+    const statements = async (query: string) => {
+      const before = server.database.statementCount;
+      const response = await server.rest(A.token, "GET", `/v1/spaces/${space}/change-requests${query}`);
+      expect(response.status).toBe(200);
+      return server.database.statementCount - before;
+    };
+    const plain = await statements("");
+    expect(await statements("?orderBy=createdAt")).toBe(plain);
+    expect(await statements(`?creator=${A.userId}&requestedReviewer=${members.review.userId}&orderBy=createdAt`)).toBeLessThanOrEqual(
+      plain,
+    );
+    expect(await statements(`?creator=${A.userId}&topic=topic_1`)).toBeLessThanOrEqual(plain);
+  });
+
+  it("refuses bad list parameters with 400 naming them (GraphQL: extensions.code), reading nothing", async () => {
+    const space = await newSpace();
+    for (const [query, name] of [
+      ["orderBy=title", "orderBy"],
+      ["orderBy=", "orderBy"],
+      ["creator=", "creator"],
+      ["requestedReviewer=", "requestedReviewer"],
+      [`topic=`, "topic"],
+      [`creator=${"u".repeat(201)}`, "creator"],
+    ]) {
+      const response = await server.rest(A.token, "GET", `/v1/spaces/${space}/change-requests?${query}`);
+      expect({ query, status: response.status }).toEqual({ query, status: 400 });
+      expect(response.body.error.message).toContain(name);
+    }
+    await expectRestError(api().listChangeRequestsForSpace(space, { orderBy: "title" as never }), 400, "orderBy");
+    const LIST = /* GraphQL */ `query($id: ID!, $creator: ID, $topic: String) { space(id: $id) { changeRequests(creator: $creator, topic: $topic) { totalCount } } }`;
+    expectGraphQLError(await server.graphql(A.token, LIST, { id: space, creator: "" }), "BAD_REQUEST", "creator");
+    expectGraphQLError(await server.graphql(A.token, LIST, { id: space, topic: "" }), "BAD_REQUEST", "topic");
+    const ORDERED = /* GraphQL */ `query($id: ID!, $o: ChangeRequestOrderBy) { space(id: $id) { changeRequests(orderBy: $o) { totalCount } } }`;
+    expectGraphQLError(await server.graphql(A.token, ORDERED, { id: space, o: "TITLE" }), "BAD_REQUEST", "TITLE");
   });
 
   it("refuses bad subjects and statuses with 400 naming the field, changing nothing", async () => {

@@ -105,6 +105,7 @@ describe("rows of the real table whose variables feed an argument with a default
         "GET /v1/orgs/:organizationId/sites/:siteId/permissions/aggregate Site.usersWithAccess(order)",
         "GET /v1/orgs/:organizationId/sites/:siteId/permissions/aggregate Site.usersWithAccess(sort)",
         "GET /v1/spaces/:spaceId/change-requests Space.changeRequests(status)",
+        "GET /v1/spaces/:spaceId/change-requests Space.changeRequests(orderBy)",
         "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/comments ContentTarget.comments(order)",
         "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/comments ContentTarget.comments(status)",
         "GET /v1/spaces/:spaceId/comments ContentTarget.comments(order)",

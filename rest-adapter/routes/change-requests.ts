@@ -2,13 +2,14 @@
 // content: the space content rows (content.ts, links.ts, import.ts) made on the change request's
 // head by `onChangeRequest`. `changeRequestId` is the id or the number.
 import { graphql } from "../graphql.ts";
-import { CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
+import { CHANGE_REQUEST_ORDERS, CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
 import {
   graphqlEnum,
   listBody,
   ListInfo,
   pageVariables,
   present,
+  RestInputError,
   type RestRequest,
   type RestRoute,
   stringOf,
@@ -21,6 +22,14 @@ import { contentLinkRoutes, LIST_QUERY } from "./links.ts";
 
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 
+/** The published `orderBy` values and their GraphQL names. */
+const ORDER_BY: Record<(typeof CHANGE_REQUEST_ORDERS)[number], string> = { updatedAt: "UPDATED_AT", createdAt: "CREATED_AT" };
+
+function checkOrderBy(value: unknown): (typeof CHANGE_REQUEST_ORDERS)[number] {
+  if (typeof value === "string" && (CHANGE_REQUEST_ORDERS as readonly string[]).includes(value)) return value as never;
+  throw new RestInputError(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${JSON.stringify(value)})`);
+}
+
 const target = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId });
 
 const changeRequestRoutes: RestRoute[] = [
@@ -28,11 +37,25 @@ const changeRequestRoutes: RestRoute[] = [
     method: "GET",
     path: "/v1/spaces/:spaceId/change-requests",
     action: "changeRequest.read",
-    query: { ...LIST_QUERY, status: "string", contributor: "string" },
+    query: {
+      ...LIST_QUERY,
+      status: "string",
+      contributor: "string",
+      creator: "string",
+      requestedReviewer: "string",
+      topic: "string",
+      orderBy: "string",
+    },
     document: graphql(
-      `query ListChangeRequests($id: ID!, $first: Int, $after: String, $status: ChangeRequestStatus, $contributor: ID) {
+      `query ListChangeRequests(
+        $id: ID!, $first: Int, $after: String, $status: ChangeRequestStatus, $contributor: ID, $creator: ID, $requestedReviewer: ID,
+        $topic: String, $orderBy: ChangeRequestOrderBy
+      ) {
         space(id: $id) {
-          changeRequests(first: $first, after: $after, status: $status, contributor: $contributor) {
+          changeRequests(
+            first: $first, after: $after, status: $status, contributor: $contributor, creator: $creator,
+            requestedReviewer: $requestedReviewer, topic: $topic, orderBy: $orderBy
+          ) {
             totalCount
             pageInfo { ...ListInfo }
             nodes { ...ChangeRequestFields }
@@ -41,12 +64,16 @@ const changeRequestRoutes: RestRoute[] = [
       }`,
       [ChangeRequestFields, ListInfo],
     ),
+    // Absent parameters stay absent: the arguments' defaults (status open, orderBy updatedAt) apply.
     variables: ({ params, query }) => ({
       id: params.spaceId,
       ...pageVariables(query),
-      // Absent: the argument's default (open) applies.
       status: query.status === undefined ? undefined : graphqlEnum("status", query.status, CHANGE_REQUEST_STATUSES),
       contributor: query.contributor,
+      creator: query.creator,
+      requestedReviewer: query.requestedReviewer,
+      topic: query.topic,
+      orderBy: query.orderBy === undefined ? undefined : ORDER_BY[checkOrderBy(query.orderBy)],
     }),
     status: 200,
     body: (data) => listBody(data.space.changeRequests, restChangeRequest),

@@ -98,6 +98,8 @@ export async function paginate<T extends object, W extends object>(
     sortKind: SortKind;
     direction?: "asc" | "desc";
     idField?: keyof T & string;
+    /** The tie-breaker's type: text (default) or an integer column. */
+    idKind?: "text" | "number";
     where: W;
   },
 ): Promise<Page<T>> {
@@ -108,13 +110,22 @@ export async function paginate<T extends object, W extends object>(
   const { sortField, where } = options;
   const direction = options.direction ?? "asc";
   const idField = options.idField ?? ("id" as keyof T & string);
+  // A numeric tie-breaker (a change request's number) travels as text in the cursor.
+  const idOf = (id: string) => {
+    if (options.idKind !== "number") return id;
+    if (!/^\d{1,9}$/.test(id))
+      throw badInput(
+        `page cursor "${[...(args.after ?? "")].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`,
+      );
+    return Number(id);
+  };
   const beyond = direction === "asc" ? "gt" : "lt";
   let pageWhere = where;
   if (args.after) {
     const { value, id } = decodeCursor(args.after, options.sortKind);
     // Every Prisma where input takes AND of itself and field conditions; W cannot say so.
     pageWhere = {
-      AND: [where, { OR: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, [idField]: { [beyond]: id } }] }],
+      AND: [where, { OR: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, [idField]: { [beyond]: idOf(id) } }] }],
     } as unknown as W;
   }
   const [rows, totalCount] = await Promise.all([
@@ -145,7 +156,10 @@ export function pageInMemory<T>(items: T[], args: PageArgs, keyOf: (item: T) => 
       key = undefined;
     }
     const index = typeof key === "string" ? items.findIndex((item) => keyOf(item) === key) : -1;
-    if (index < 0) throw badInput(`page cursor "${args.after}" is not valid for this list: pass back the value of next.page`);
+    if (index < 0)
+      throw badInput(
+        `page cursor "${[...(args.after ?? "")].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`,
+      );
     start = index + 1;
   }
   return {

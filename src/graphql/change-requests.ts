@@ -4,6 +4,7 @@
 import { changeRequestStatusOf } from "../core/storage-types.ts";
 import type { ChangeRequest } from "../generated/prisma/client.ts";
 import {
+  CHANGE_REQUEST_ORDERS,
   CHANGE_REQUEST_STATUSES,
   CHANGE_REQUEST_SUBJECT_MAX,
   createChangeRequest,
@@ -27,6 +28,14 @@ export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
   values: Object.fromEntries(CHANGE_REQUEST_STATUSES.map((status) => [enumName(status), { value: status }])) as Record<
     Uppercase<(typeof CHANGE_REQUEST_STATUSES)[number]>,
     { value: (typeof CHANGE_REQUEST_STATUSES)[number] }
+  >,
+});
+
+export const ChangeRequestOrderBy = builder.enumType("ChangeRequestOrderBy", {
+  description: "What a list of change requests is sorted by, newest first",
+  values: { UPDATED_AT: { value: "updatedAt" }, CREATED_AT: { value: "createdAt" } } satisfies Record<
+    string,
+    { value: (typeof CHANGE_REQUEST_ORDERS)[number] }
   >,
 });
 
@@ -142,9 +151,27 @@ builder.objectFields(SpaceRef, (t) => ({
       args: {
         status: t.arg({ type: ChangeRequestStatus, defaultValue: "open", description: "Only those in this status (default: open)" }),
         contributor: t.arg.id({ description: "Only those a user opened or edited (a user id)" }),
+        creator: t.arg.id({ description: "Only those a user opened (a user id)" }),
+        requestedReviewer: t.arg.id({ description: "Only those a user is asked to review (a user id)" }),
+        topic: t.arg.string({ description: "Only those linked to this site topic (there are no site topics here: none)" }),
+        orderBy: t.arg({ type: ChangeRequestOrderBy, defaultValue: "updatedAt", description: "Newest first by (default: UPDATED_AT)" }),
       },
       resolve: async (s, args, { core }) =>
-        toConnection(await listChangeRequests(core, s.id, { status: args.status, contributor: args.contributor }, args)),
+        toConnection(
+          await listChangeRequests(
+            core,
+            s.id,
+            {
+              status: args.status,
+              contributor: args.contributor,
+              creator: args.creator,
+              requestedReviewer: args.requestedReviewer,
+              topic: args.topic,
+              orderBy: args.orderBy,
+            },
+            args,
+          ),
+        ),
     },
     ChangeRequestConnection,
   ),

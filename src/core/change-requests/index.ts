@@ -11,7 +11,7 @@ import { contentLockKey } from "../content/target.ts";
 import type { Content } from "../content/tree.ts";
 import { DomainError, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
-import { paginate, type PageArgs } from "../pagination.ts";
+import { pageInMemory, paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { authorize } from "../../auth/policy.ts";
@@ -81,28 +81,65 @@ export async function createChangeRequest(
   return created;
 }
 
+/** What a list of change requests can be sorted by (newest first): the published `orderBy`. */
+export const CHANGE_REQUEST_ORDERS = ["updatedAt", "createdAt"] as const;
+
 export interface ChangeRequestFilter {
   status?: string | null;
   /** A user id: change requests the user opened or edited. */
   contributor?: string | null;
+  /** A user id: change requests the user opened. */
+  creator?: string | null;
+  /** A user id: change requests the user is asked to review (and has not withdrawn from). */
+  requestedReviewer?: string | null;
+  /**
+   * A site topic: change requests linked to it. This service has no site topics, so no change
+   * request is linked to one: any topic lists none (and reads no rows).
+   */
+  topic?: string | null;
+  /** updatedAt (default, the published one) or createdAt; newest first either way. */
+  orderBy?: string | null;
 }
 
-/** Change requests of the space, newest (highest number) first; `status` defaults to open. */
+/** A user-id filter: text the id column can hold, else 400 naming it. */
+function checkUserFilter(field: string, value: string | null | undefined): string | undefined {
+  if (value == null) return undefined;
+  if (value.length === 0 || value.length > 200) throw badInput(`${field} must be a user id (got "${value.slice(0, 100)}")`);
+  return value;
+}
+
+/**
+ * Change requests of the space, newest first by `orderBy` (updatedAt unless createdAt, ties by
+ * number); `status` defaults to open. Every filter is part of one query and its count.
+ */
 export async function listChangeRequests(ctx: CoreContext, spaceId: string, filter: ChangeRequestFilter, page: PageArgs) {
+  const status = checkStatus(filter.status ?? "open", CHANGE_REQUEST_STATUSES);
+  const orderBy = filter.orderBy ?? "updatedAt";
+  if (!(CHANGE_REQUEST_ORDERS as readonly string[]).includes(orderBy)) {
+    throw badInput(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got "${orderBy}")`);
+  }
+  const contributor = checkUserFilter("contributor", filter.contributor);
+  const creator = checkUserFilter("creator", filter.creator);
+  const requestedReviewer = checkUserFilter("requestedReviewer", filter.requestedReviewer);
+  if (filter.topic != null && (filter.topic.length === 0 || filter.topic.length > 200)) {
+    throw badInput(`topic must be a site topic id (got "${filter.topic.slice(0, 100)}")`);
+  }
   const { space } = await readSpace(ctx, spaceId);
   await authorize(ctx, "changeRequest.read", { space });
-  const status = checkStatus(filter.status ?? "open", CHANGE_REQUEST_STATUSES);
   const where: Prisma.ChangeRequestWhereInput = {
     spaceId,
     status,
-    ...(filter.contributor
-      ? { OR: [{ createdById: filter.contributor }, { revisions: { some: { createdById: filter.contributor } } }] }
-      : {}),
+    ...(contributor ? { OR: [{ createdById: contributor }, { revisions: { some: { createdById: contributor } } }] } : {}),
+    ...(creator ? { createdById: creator } : {}),
+    ...(requestedReviewer ? { requestedReviewers: { some: { userId: requestedReviewer } } } : {}),
   };
+  if (filter.topic != null) return pageInMemory<ChangeRequest>([], page, (changeRequest) => changeRequest.id);
+  // createdAt order is number order: numbers are given in creation order, one by one.
   return paginate<ChangeRequest, Prisma.ChangeRequestWhereInput>(page, {
-    sortField: "number",
-    sortKind: "number",
+    sortField: orderBy === "createdAt" ? "number" : "updatedAt",
+    sortKind: orderBy === "createdAt" ? "number" : "date",
     direction: "desc",
+    ...(orderBy === "createdAt" ? {} : { idField: "number", idKind: "number" }),
     where,
     rows: ctx.prisma.changeRequest,
   });
