@@ -241,3 +241,127 @@ describe("statements", () => {
     expect(large).toBe(small);
   });
 });
+
+describe("references in a page's markdown (format.markdown.refs)", () => {
+  const p = { guide: newId("Page"), install: newId("Page"), setup: newId("Page") };
+  const file = newId("File");
+  let space: string;
+  let other: string;
+  const GUIDE = (url: string) =>
+    [
+      "# Guide",
+      'See [install](guide/install), [setup](/guide/setup#first-step) and [setup again](</guide/setup> "Setup").',
+      "Broken: [missing](missing-page), [abs missing](/nowhere). Local: [top](#guide).",
+      `![pic](files/${file}) ![gone](files/fil_missing) [other](space://${other}) [app](${url}/app/s/${other}) [ext](https://example.com/x).`,
+      "`[code](/guide/setup)` stays code.",
+    ].join("\n\n");
+  const INSTALL = "# Install\n\nBack to [guide](../guide), [abs](/guide) and [ref link][s].\n\n[s]: /guide/setup";
+
+  beforeAll(async () => {
+    const ctx = ctxOf();
+    space = (await createSpace(ctx, { organizationId: A.organizationId, title: "Refs" })).id;
+    other = (await createSpace(ctx, { organizationId: A.organizationId, title: "Refs other" })).id;
+    const bytes = Buffer.from("another picture");
+    await editContent(ctx, {
+      target: { spaceId: space },
+      edits: [
+        { op: "addFile", file: { id: file, name: "pic.png", contentType: "image/png", size: bytes.length, blob: sha(bytes) } },
+        doc(p.guide, "Guide", "guide", GUIDE(server.url)),
+        doc(p.install, "Install", "install", INSTALL, p.guide),
+        doc(p.setup, "Setup", "setup", "# Setup\n\n## First step", p.guide),
+      ],
+      blobs: { markdown: [], files: [bytes] },
+    });
+  });
+
+  const markdownOf = async (path: string) => {
+    const response = await server.rest(A.token, "GET", path);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body.markdown as string;
+  };
+
+  it("relative (the default) writes root-absolute page links relative to the page and keeps everything else as stored", async () => {
+    const page = (id: string, query = "") => `/v1/spaces/${space}/content/page/${id}?format=markdown${query}`;
+    const guide = GUIDE(server.url)
+      .replace("(/guide/setup#first-step)", "(guide/setup#first-step)")
+      .replace('(</guide/setup> "Setup")', '(guide/setup "Setup")');
+    expect(await markdownOf(page(p.guide))).toBe(guide);
+    expect(await markdownOf(page(p.guide, "&format.markdown.refs=relative"))).toBe(guide);
+    expect(await markdownOf(page(p.install))).toBe(
+      INSTALL.replace("[abs](/guide)", "[abs](../guide)").replace("[s]: /guide/setup", "[s]: setup"),
+    );
+    // By path, and through the official client.
+    expect(await markdownOf(`/v1/spaces/${space}/content/path/guide/install?format=markdown`)).toBe(await markdownOf(page(p.install)));
+    const { data } = await server.client(A.token).spaces.getPageById(space, p.guide, { format: "markdown" });
+    expect((data as { markdown: string }).markdown).toBe(guide);
+  });
+
+  it("stable names pages, anchors, files and spaces by id; on the change request's content too; GraphQL the same", async () => {
+    const stableGuide = GUIDE(server.url)
+      .replace("(guide/install)", `(page://${p.install})`)
+      .replace("(/guide/setup#first-step)", `(page://${p.setup}#first-step)`)
+      .replace('(</guide/setup> "Setup")', `(page://${p.setup} "Setup")`)
+      .replace(`(files/${file})`, `(file://${file})`)
+      .replace(`(${server.url}/app/s/${other})`, `(space://${other})`);
+    const stableInstall = INSTALL.replace("(../guide)", `(page://${p.guide})`)
+      .replace("(/guide)", `(page://${p.guide})`)
+      .replace("[s]: /guide/setup", `[s]: page://${p.setup}`);
+    const query = "?format=markdown&format.markdown.refs=stable";
+    expect(await markdownOf(`/v1/spaces/${space}/content/page/${p.guide}${query}`)).toBe(stableGuide);
+    expect(await markdownOf(`/v1/spaces/${space}/content/path/guide/install${query}`)).toBe(stableInstall);
+
+    const { data: changeRequest } = await server.client(A.token).spaces.createChangeRequest(space, { subject: "Refs" });
+    expect(await markdownOf(`/v1/spaces/${space}/change-requests/${changeRequest.id}/content/page/${p.install}${query}`)).toBe(
+      stableInstall,
+    );
+    expect(await markdownOf(`/v1/spaces/${space}/change-requests/${changeRequest.number}/content/path/guide${query}`)).toBe(stableGuide);
+
+    const data = await graphqlData(
+      server,
+      A.token,
+      `query($space: ID!, $page: ID!) { contentTarget(space: $space) {
+        stable: page(id: $page) { markdown(refs: STABLE) } relative: page(id: $page) { markdown(refs: RELATIVE) } stored: page(id: $page) { markdown }
+      } }`,
+      { space, page: p.install },
+    );
+    expect(data.contentTarget).toEqual({
+      stable: { markdown: stableInstall },
+      relative: { markdown: INSTALL.replace("[abs](/guide)", "[abs](../guide)").replace("[s]: /guide/setup", "[s]: setup") },
+      stored: { markdown: INSTALL },
+    });
+  });
+
+  it("accepts dereferenced and evaluated (nothing in a body to expand or evaluate) and ignores refs for documents", async () => {
+    const base = `/v1/spaces/${space}/content/page/${p.guide}?format=markdown`;
+    const plain = await markdownOf(base);
+    for (const query of ["&dereferenced=true", "&dereferenced=reusable-contents", "&dereferenced=false", "&evaluated=deterministic-only"]) {
+      expect(await markdownOf(base + query)).toBe(plain);
+    }
+    const documentRead = await server.rest(A.token, "GET", `/v1/spaces/${space}/content/page/${p.guide}?format.markdown.refs=stable`);
+    expect(documentRead.status).toBe(200);
+    expect(documentRead.body.document).toBeTruthy();
+    expect(documentRead.body.markdown).toBeUndefined();
+  });
+
+  it("refuses bad values with 400 naming the parameter (GraphQL: extensions.code)", async () => {
+    for (const [query, name] of [
+      ["format.markdown.refs=absolute", "format.markdown.refs"],
+      ["format=markdown&format.markdown.refs=", "format.markdown.refs"],
+      ["dereferenced=yes", "dereferenced"],
+      ["evaluated=maybe", "evaluated"],
+      ["format=html", "format"],
+    ]) {
+      const response = await server.rest(A.token, "GET", `/v1/spaces/${space}/content/page/${p.guide}?${query}`);
+      expect({ query, status: response.status }).toEqual({ query, status: 400 });
+      expect(response.body.error.message).toContain(name);
+    }
+    const result = await server.graphql(
+      A.token,
+      `query($space: ID!, $page: ID!, $refs: MarkdownRefs) { contentTarget(space: $space) { page(id: $page) { markdown(refs: $refs) } } }`,
+      { space, page: p.guide, refs: "ABSOLUTE" },
+    );
+    expect(result.status).toBe(400);
+    expect(result.errors?.[0].extensions?.code).toBe("BAD_REQUEST");
+    expect(result.errors?.[0].message).toContain("ABSOLUTE");
+  });
+});

@@ -5,7 +5,11 @@
 //
 // Flags: `metadata=false` leaves out the revision's `git` metadata (there is none until git sync
 // exists). `computed` is accepted and changes nothing: no page is computed content. `evaluated`
-// is accepted and changes nothing: markdown bodies hold no expressions to evaluate.
+// is accepted and changes nothing: markdown bodies hold no expressions to evaluate. `dereferenced`
+// is accepted and changes nothing: a page body includes no other content (reusable contents are
+// not embedded in pages here) to expand. `format.markdown.refs` (relative, the default, or
+// stable) writes the references of a single page's markdown (src/core/links/refs.ts); the
+// revision and page-list rows give the markdown as stored.
 //
 // Every document page carries its body, as the published schema's `Document` union requires:
 // `markdown` in lists and revisions; for a single page `document` (the parsed tree) unless
@@ -13,7 +17,18 @@
 // its `parentId`) and nested here, so the operation documents need no fixed depth.
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { graphql, type ResultOf } from "../graphql.ts";
-import { compact, formatVariables, listBody, pageVariables, restEnum, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { MARKDOWN_REFS } from "../../src/core/links/refs.ts";
+import {
+  compact,
+  formatVariables,
+  listBody,
+  pageVariables,
+  RestInputError,
+  restEnum,
+  type RestRequest,
+  type RestRoute,
+  typedRoute,
+} from "../route.ts";
 
 const PageFields = graphql(`
   fragment ContentPageFields on Page {
@@ -22,7 +37,7 @@ const PageFields = graphql(`
     hidden noIndex noRobotsIndex variables
     layout { width cover coverSize coverMask title description tableOfContents outline pagination metadata tags actions anchors }
     cover { ref { kind file } refDark { kind file } yPos }
-    markdown @include(if: $markdown)
+    markdown(refs: $refs) @include(if: $markdown)
     document @include(if: $document)
   }`);
 type PageData = ResultOf<typeof PageFields>;
@@ -139,7 +154,32 @@ export function restRevision(r: ResultOf<typeof RevisionFields>) {
 }
 
 export const FLAGS = { metadata: "boolean", computed: "boolean" } as const;
-export const PAGE_QUERY = { format: "string", evaluated: "string", ...FLAGS } as const;
+export const PAGE_QUERY = {
+  format: "string",
+  "format.markdown.refs": "string",
+  evaluated: "string",
+  dereferenced: "string",
+  ...FLAGS,
+} as const;
+
+const DEREFERENCED = ["true", "false", "reusable-contents"];
+
+/**
+ * The variables of a single page's format: `format` (document unless markdown), `evaluated`,
+ * `dereferenced` (checked; nothing to do, see above) and `format.markdown.refs` (relative unless
+ * stable; checked even where ignored, without format=markdown).
+ */
+function pageFormatVariables(request: RestRequest) {
+  const { dereferenced } = request.query;
+  if (dereferenced !== undefined && !DEREFERENCED.includes(String(dereferenced))) {
+    throw new RestInputError(`dereferenced must be one of ${DEREFERENCED.join(", ")} (got ${JSON.stringify(dereferenced)})`);
+  }
+  const refs = request.query["format.markdown.refs"] ?? "relative";
+  if (typeof refs !== "string" || !(MARKDOWN_REFS as readonly string[]).includes(refs)) {
+    throw new RestInputError(`format.markdown.refs must be one of ${MARKDOWN_REFS.join(", ")} (got ${JSON.stringify(refs)})`);
+  }
+  return { ...formatVariables(request, "document"), refs: refs.toUpperCase() };
+}
 
 /** A page and its subtree, nested. */
 export function singlePage(page: PageData & { descendants: PageData[] }) {
@@ -171,7 +211,7 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: FLAGS,
     document: graphql(
-      `query GetContent($space: ID!, $changeRequest: ID, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!) {
+      `query GetContent($space: ID!, $changeRequest: ID, $metadata: Boolean!, $markdown: Boolean!, $document: Boolean!, $refs: MarkdownRefs) {
         contentTarget(space: $space, changeRequest: $changeRequest) { content { ...ContentRevisionFields } }
       }`,
       [RevisionFields],
@@ -186,7 +226,7 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: FLAGS,
     document: graphql(
-      `query ListPages($space: ID!, $changeRequest: ID, $markdown: Boolean!, $document: Boolean!) {
+      `query ListPages($space: ID!, $changeRequest: ID, $markdown: Boolean!, $document: Boolean!, $refs: MarkdownRefs) {
         contentTarget(space: $space, changeRequest: $changeRequest) { content { allPages { ...ContentPageFields } } }
       }`,
       [PageFields],
@@ -201,12 +241,12 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: PAGE_QUERY,
     document: graphql(
-      `query GetPage($space: ID!, $changeRequest: ID, $page: ID!, $markdown: Boolean!, $document: Boolean!) {
+      `query GetPage($space: ID!, $changeRequest: ID, $page: ID!, $markdown: Boolean!, $document: Boolean!, $refs: MarkdownRefs) {
         contentTarget(space: $space, changeRequest: $changeRequest) { page(id: $page) { ...ContentPageFields descendants { ...ContentPageFields } } }
       }`,
       [PageFields],
     ),
-    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...formatVariables(request, "document") }),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId, ...pageFormatVariables(request) }),
     status: 200,
     body: (data) => singlePage(data.contentTarget.page),
   }),
@@ -217,12 +257,12 @@ export const contentRoutes: RestRoute[] = [
     action: "space.read",
     query: { ...PAGE_QUERY, cachedMetadata: "boolean" },
     document: graphql(
-      `query GetPageByPath($space: ID!, $changeRequest: ID, $path: String!, $markdown: Boolean!, $document: Boolean!) {
+      `query GetPageByPath($space: ID!, $changeRequest: ID, $path: String!, $markdown: Boolean!, $document: Boolean!, $refs: MarkdownRefs) {
         contentTarget(space: $space, changeRequest: $changeRequest) { page(path: $path) { ...ContentPageFields descendants { ...ContentPageFields } } }
       }`,
       [PageFields],
     ),
-    variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...formatVariables(request, "document") }),
+    variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...pageFormatVariables(request) }),
     status: 200,
     body: (data) => singlePage(data.contentTarget.page),
   }),

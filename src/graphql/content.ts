@@ -5,6 +5,7 @@
 import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
+import { formatMarkdownRefs, type MarkdownRefs } from "../core/links/refs.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
 import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
 import {
@@ -143,6 +144,11 @@ const FileDimensions = builder.simpleObject("FileDimensions", {
   fields: (t) => ({ width: t.int({ description: "Width in pixels" }), height: t.int({ description: "Height in pixels" }) }),
 });
 
+const MarkdownRefsEnum = builder.enumType("MarkdownRefs", {
+  description: "How a page's markdown writes its references to content (the published format.markdown.refs)",
+  values: { RELATIVE: { value: "relative" }, STABLE: { value: "stable" } } satisfies Record<string, { value: MarkdownRefs }>,
+});
+
 export const PageRef = builder.objectRef<PageItem>("Page");
 PageRef.implement({
   description:
@@ -206,7 +212,18 @@ PageRef.implement({
     markdown: t.string({
       nullable: true,
       description: "The page body (documents only); loaded only when asked for, in one statement for all pages of a request",
-      resolve: (p, _args, { core }) => markdownOf(core, p.page),
+      args: {
+        refs: t.arg({
+          type: MarkdownRefsEnum,
+          description:
+            "How references to content are written: RELATIVE (root-absolute page links become relative to the page), " +
+            "STABLE (page://, file://, space:// with ids); absent: as stored",
+        }),
+      },
+      resolve: async (p, { refs }, { core }) => {
+        const markdown = await markdownOf(core, p.page);
+        return markdown !== null && refs ? formatMarkdownRefs(markdown, p.revision, p.page.id, refs, core.urls.publicUrl) : markdown;
+      },
     }),
     document: t.field({
       type: "JSON",

@@ -115,7 +115,7 @@ function resolvePath(basePath: string, target: string): string | null {
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-interface Resolver {
+export interface Resolver {
   pagesByPath: Map<string, string>;
   pagePaths: Map<string, string>;
   anchorsOf: Map<string, Set<string>>;
@@ -136,7 +136,7 @@ function safeDecode(text: string) {
   }
 }
 
-function resolveUrl(r: Resolver, fromPageId: string, url: string): Resolved {
+export function resolveUrl(r: Resolver, fromPageId: string, url: string): Resolved {
   const spaceUrl = url.match(/^space:\/\/([^/?#]+)/i);
   if (spaceUrl) return { status: "space", target: { kind: "space", space: spaceUrl[1] } };
   if (url.startsWith(r.publicUrl + "/") || url === r.publicUrl) {
