@@ -4,6 +4,8 @@
 import type { TadaDocumentNode } from "gql.tada";
 import LZString from "lz-string";
 import { graphql, type FragmentOf } from "../graphql.ts";
+import { restSite, SiteFields } from "./sites.ts";
+import { restSpace, SpaceFields } from "./spaces.ts";
 import {
   type Connection,
   compact,
@@ -34,15 +36,24 @@ const InstallationFields = graphql(`
 
 // The installations on a space and on a site, with the space or site id as \`target\`: one shape,
 // so one set of rows serves both (contentInstallationRoutes).
-const SpaceInstallationFields = graphql(`
+// \`extended\` (published on these rows): the space or site object itself instead of its id.
+const SpaceInstallationFields = graphql(
+  `
   fragment SpaceInstallationFields on IntegrationSpaceInstallation {
     integrationName installationId status configuration externalIds target: spaceId urls { location publicEndpoint }
-  }`);
+    space @include(if: $extended) { ...SpaceFields }
+  }`,
+  [SpaceFields],
+);
 
-const SiteInstallationFields = graphql(`
+const SiteInstallationFields = graphql(
+  `
   fragment SiteInstallationFields on IntegrationSiteInstallation {
     integrationName installationId status configuration externalIds target: siteId urls { location publicEndpoint }
-  }`);
+    site @include(if: $extended) { ...SiteFields }
+  }`,
+  [SiteFields],
+);
 
 const EventFields = graphql(`
   fragment EventFields on IntegrationEvent { id integrationId installationId createdAt payload status logs { level message timestamp } }`);
@@ -110,7 +121,7 @@ export function restInstallation(installation: FragmentOf<typeof InstallationFie
 
 type ContentInstallation = FragmentOf<typeof SpaceInstallationFields> | FragmentOf<typeof SiteInstallationFields>;
 
-/** An installation on a space (`{ space }`) or a site (`{ site }`). */
+/** An installation on a space (`{ space }`) or a site (`{ site }`): its id, or the object when asked (`extended`). */
 const restContentInstallation = (kind: "space" | "site") => (row: ContentInstallation) => ({
   integration: row.integrationName,
   installation: row.installationId,
@@ -118,8 +129,10 @@ const restContentInstallation = (kind: "space" | "site") => (row: ContentInstall
   configuration: row.configuration,
   externalIds: row.externalIds,
   urls: { ...row.urls, publicContentEndpoint: row.urls.publicEndpoint },
-  [kind]: row.target,
+  [kind]: "space" in row && row.space ? restSpace(row.space) : "site" in row && row.site ? restSite(row.site) : row.target,
 });
+
+const extendedVariables = ({ query }: RestRequest) => ({ extended: query.extended === true });
 
 const InstalledIntegrationFields = graphql(
   `
@@ -274,9 +287,14 @@ function contentInstallationRoutes(
       method: "GET",
       path: rows,
       action: "organization.read",
-      query: { page: "string", limit: "limit" },
+      query: { page: "string", limit: "limit", extended: "boolean" },
       document: documents.listOfInstallation,
-      variables: (request) => ({ name: name(request), id: request.params.installationId, ...pageVariables(request.query) }),
+      variables: (request) => ({
+        name: name(request),
+        id: request.params.installationId,
+        ...pageVariables(request.query),
+        ...extendedVariables(request),
+      }),
       status: 200,
       body: (data) => listBody(data.integration.list, rest),
     }),
@@ -284,8 +302,10 @@ function contentInstallationRoutes(
       method: "POST",
       path: rows,
       action: actions.install,
+      query: { extended: "boolean" },
       document: documents.install,
       variables: (request) => ({
+        ...extendedVariables(request),
         input: {
           ...installationKey(request),
           [kind]: stringField(request.body, bodyField, true),
@@ -299,8 +319,9 @@ function contentInstallationRoutes(
       method: "GET",
       path: row,
       action: actions.read,
+      query: { extended: "boolean" },
       document: documents.read,
-      variables: rowKey,
+      variables: (request) => ({ ...rowKey(request), ...extendedVariables(request) }),
       status: 200,
       body: (data) => rest(data.row),
     }),
@@ -308,8 +329,10 @@ function contentInstallationRoutes(
       method: "PATCH",
       path: row,
       action: actions.install,
+      query: { extended: "boolean" },
       document: documents.update,
       variables: (request) => ({
+        ...extendedVariables(request),
         input: {
           ...rowKey(request),
           configuration: objectField(request.body, "configuration"),
@@ -332,9 +355,14 @@ function contentInstallationRoutes(
       method: "GET",
       path: `/v1/integrations/:integrationName/${kind}s`,
       action: "integration.read",
-      query: { page: "string", limit: "limit", externalId: "string" },
+      query: { page: "string", limit: "limit", externalId: "string", extended: "boolean" },
       document: documents.listEverywhere,
-      variables: (request) => ({ name: name(request), externalId: request.query.externalId, ...pageVariables(request.query) }),
+      variables: (request) => ({
+        name: name(request),
+        externalId: request.query.externalId,
+        ...pageVariables(request.query),
+        ...extendedVariables(request),
+      }),
       status: 200,
       body: (data) => listBody(data.integration.list, rest),
     }),
@@ -496,7 +524,7 @@ export const integrationRoutes: RestRoute[] = [
     { bodyField: "space", actions: { read: "space.read", install: "integration.installOnSpace" } },
     {
       listOfInstallation: graphql(
-        `query ListIntegrationInstallationSpaces($name: String!, $id: ID!, $first: Int, $after: String) {
+        `query ListIntegrationInstallationSpaces($extended: Boolean!, $name: String!, $id: ID!, $first: Int, $after: String) {
           integration(name: $name) {
             list: installationSpaces(installation: $id, first: $first, after: $after) {
               totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
@@ -506,19 +534,19 @@ export const integrationRoutes: RestRoute[] = [
         [SpaceInstallationFields, ListInfo],
       ),
       install: graphql(
-        `mutation InstallIntegrationOnSpace($input: InstallIntegrationOnSpaceInput!) {
+        `mutation InstallIntegrationOnSpace($extended: Boolean!, $input: InstallIntegrationOnSpaceInput!) {
           result: installIntegrationOnSpace(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
         }`,
         [SpaceInstallationFields],
       ),
       read: graphql(
-        `query GetIntegrationSpaceInstallation($integration: String!, $installation: ID!, $space: ID!) {
+        `query GetIntegrationSpaceInstallation($extended: Boolean!, $integration: String!, $installation: ID!, $space: ID!) {
           row: integrationSpaceInstallation(integration: $integration, installation: $installation, space: $space) { ...SpaceInstallationFields }
         }`,
         [SpaceInstallationFields],
       ),
       update: graphql(
-        `mutation UpdateIntegrationSpaceInstallation($input: UpdateIntegrationSpaceInstallationInput!) {
+        `mutation UpdateIntegrationSpaceInstallation($extended: Boolean!, $input: UpdateIntegrationSpaceInstallationInput!) {
           result: updateIntegrationSpaceInstallation(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
         }`,
         [SpaceInstallationFields],
@@ -529,7 +557,7 @@ export const integrationRoutes: RestRoute[] = [
         }`,
       ),
       listEverywhere: graphql(
-        `query ListIntegrationSpaceInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
+        `query ListIntegrationSpaceInstallations($extended: Boolean!, $name: String!, $externalId: String, $first: Int, $after: String) {
           integration(name: $name) {
             list: spaceInstallations(externalId: $externalId, first: $first, after: $after) {
               totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
@@ -545,7 +573,7 @@ export const integrationRoutes: RestRoute[] = [
     { bodyField: "siteId", actions: { read: "site.read", install: "integration.installOnSite" } },
     {
       listOfInstallation: graphql(
-        `query ListIntegrationInstallationSites($name: String!, $id: ID!, $first: Int, $after: String) {
+        `query ListIntegrationInstallationSites($extended: Boolean!, $name: String!, $id: ID!, $first: Int, $after: String) {
           integration(name: $name) {
             list: installationSites(installation: $id, first: $first, after: $after) {
               totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }
@@ -555,19 +583,19 @@ export const integrationRoutes: RestRoute[] = [
         [SiteInstallationFields, ListInfo],
       ),
       install: graphql(
-        `mutation InstallIntegrationOnSite($input: InstallIntegrationOnSiteInput!) {
+        `mutation InstallIntegrationOnSite($extended: Boolean!, $input: InstallIntegrationOnSiteInput!) {
           result: installIntegrationOnSite(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
         }`,
         [SiteInstallationFields],
       ),
       read: graphql(
-        `query GetIntegrationSiteInstallation($integration: String!, $installation: ID!, $site: ID!) {
+        `query GetIntegrationSiteInstallation($extended: Boolean!, $integration: String!, $installation: ID!, $site: ID!) {
           row: integrationSiteInstallation(integration: $integration, installation: $installation, site: $site) { ...SiteInstallationFields }
         }`,
         [SiteInstallationFields],
       ),
       update: graphql(
-        `mutation UpdateIntegrationSiteInstallation($input: UpdateIntegrationSiteInstallationInput!) {
+        `mutation UpdateIntegrationSiteInstallation($extended: Boolean!, $input: UpdateIntegrationSiteInstallationInput!) {
           result: updateIntegrationSiteInstallation(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
         }`,
         [SiteInstallationFields],
@@ -578,7 +606,7 @@ export const integrationRoutes: RestRoute[] = [
         }`,
       ),
       listEverywhere: graphql(
-        `query ListIntegrationSiteInstallations($name: String!, $externalId: String, $first: Int, $after: String) {
+        `query ListIntegrationSiteInstallations($extended: Boolean!, $name: String!, $externalId: String, $first: Int, $after: String) {
           integration(name: $name) {
             list: siteInstallations(externalId: $externalId, first: $first, after: $after) {
               totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }

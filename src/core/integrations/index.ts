@@ -153,7 +153,28 @@ export interface IntegrationFilters {
   target?: string | null;
 }
 
+/** The published `IntegrationCategory` values, which the lists' `category` filter takes. */
+export const INTEGRATION_CATEGORIES = ["analytics", "collaboration", "content", "marketing", "visitor-auth", "other"] as const;
+
+/** The lists' filters, checked as published (400 naming the one that is not). */
+function checkFilters(filters: IntegrationFilters): void {
+  if (filters.category != null) checkOneOf("category", filters.category, INTEGRATION_CATEGORIES);
+  if (filters.scope != null) checkOneOf("scope", filters.scope, INTEGRATION_SCOPES);
+  if (filters.target != null) checkOneOf("target", filters.target, INTEGRATION_TARGETS);
+  if (
+    filters.blockDomain != null &&
+    !(filters.blockDomain.length <= INTEGRATION_NAME_MAX && INTEGRATION_NAME_PATTERN.test(filters.blockDomain))
+  ) {
+    throw badInput(
+      `blockDomain must match ${INTEGRATION_NAME_PATTERN.source}, at most ${INTEGRATION_NAME_MAX} characters (got "${filters.blockDomain.slice(0, 100)}")`,
+    );
+  }
+  if (filters.owner != null && !filters.owner) throw badInput("owner must be an organization id");
+  if (filters.search != null && filters.search.length > 512) throw badInput("search must be at most 512 characters");
+}
+
 function filterWhere(filters: IntegrationFilters): Prisma.IntegrationWhereInput[] {
+  checkFilters(filters);
   const and: Prisma.IntegrationWhereInput[] = [];
   if (filters.search)
     and.push({
