@@ -1,4 +1,14 @@
 // Types shared by several domains: role and visibility enums, positions, page → connection.
+import {
+  type FieldNode,
+  getDirectiveValues,
+  type GraphQLResolveInfo,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type SelectionNode,
+  type SelectionSetNode,
+} from "graphql";
 import { ROLES } from "../auth/roles.ts";
 import type { Page } from "../core/pagination.ts";
 import { SPACE_EDIT_MODES, SPACE_VISIBILITIES } from "../core/spaces/index.ts";
@@ -26,9 +36,21 @@ export const ContentPositionInput = builder.inputType("ContentPositionInput", {
   }),
 });
 
+/** One edge of a connection; its cursor is encoded only when asked for (REST lists read the last one only). */
+class Edge<T> {
+  constructor(
+    readonly node: T,
+    private readonly page: Page<T>,
+  ) {}
+
+  get cursor(): string {
+    return this.page.cursorOf(this.node);
+  }
+}
+
 /** A core page as the connection object Pothos expects. */
 export function toConnection<T>(page: Page<T>) {
-  const edges = page.items.map((node) => ({ cursor: page.cursorOf(node), node }));
+  const edges = page.items.map((node) => new Edge(node, page));
   return {
     edges,
     totalCount: page.totalCount,
@@ -39,6 +61,38 @@ export function toConnection<T>(page: Page<T>) {
       endCursor: edges.at(-1)?.cursor ?? null,
     },
   };
+}
+
+/**
+ * The names of the fields a connection field selects on its items (`nodes { … }` and
+ * `edges { node { … } }`), through fragments, leaving out what `@skip`/`@include` leave out: a
+ * list loads in one go, before its items resolve, what their fields will read (issue 15).
+ */
+export function selectedNodeFields(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined, onField: (field: FieldNode) => void) => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (!included(selection, info.variableValues)) continue;
+      if (selection.kind === Kind.FIELD) onField(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, onField);
+      else visit(info.fragments[selection.name.value]?.selectionSet, onField);
+    }
+  };
+  const addName = (field: FieldNode) => names.add(field.name.value);
+  for (const fieldNode of info.fieldNodes) {
+    visit(fieldNode.selectionSet, (field) => {
+      if (field.name.value === "nodes") visit(field.selectionSet, addName);
+      else if (field.name.value === "edges")
+        visit(field.selectionSet, (edge) => edge.name.value === "node" && visit(edge.selectionSet, addName));
+    });
+  }
+  return names;
+}
+
+function included(selection: SelectionNode, variables: Record<string, unknown>): boolean {
+  if (!selection.directives?.length) return true;
+  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
 }
 
 /** `CreatePageInput` → `createPage`: the mutation an input or payload type belongs to. */

@@ -1,4 +1,5 @@
 // The schema: every domain file registers its types on the builder when imported.
+import { GraphQLObjectType, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import { builder } from "./builder.ts";
 import "./organizations.ts";
 import "./collections.ts";
@@ -25,4 +26,25 @@ import "./integrations.ts";
 import "./integration-blocks.ts";
 import "./system.ts";
 
-export const schema = builder.toSchema({ sortSchema: true });
+export const schema = syncNodeIds(builder.toSchema({ sortSchema: true }));
+
+/**
+ * Node ids answer at once (issue 15). The relay plugin resolves every node's `id` through an async
+ * function (a promise, and an await, per item of every list and per reference to a node); ours
+ * are the row's id, which `encodeGlobalID` (builder.ts) turns into String(id): a string id is
+ * answered as it is, anything else goes through the plugin's resolver as before.
+ */
+function syncNodeIds(built: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(built.getTypeMap())) {
+    if (!(type instanceof GraphQLObjectType) || !type.getInterfaces().some((iface) => iface.name === "Node")) continue;
+    const idOf = (type.extensions.pothosOptions as { id?: { resolve?: GraphQLFieldResolver<unknown, unknown> } } | undefined)?.id?.resolve;
+    const field = type.getFields().id;
+    const plugin = field?.resolve;
+    if (!idOf || !plugin) continue;
+    field.resolve = (parent, args, context, info) => {
+      const id = idOf(parent, args, context, info);
+      return typeof id === "string" ? id : plugin(parent, args, context, info);
+    };
+  }
+  return built;
+}
