@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { Session } from "node:inspector/promises";
+import { writeHeapSnapshot } from "node:v8";
 import type { AddressInfo } from "node:net";
 import { generateKeyBetween } from "fractional-indexing";
 import pg from "pg";
@@ -152,7 +153,11 @@ async function main() {
         break;
       case "usage":
         globalThis.gc?.();
-        process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
+        {
+          // rss and its parts: V8's heap, memory outside it (Buffers, ArrayBuffers: PGlite's WebAssembly memory is one).
+          const memory = process.memoryUsage();
+          process.send!({ type: "usage", rss: memory.rss, memory, cpu: process.cpuUsage() });
+        }
         break;
       case "profile":
         // A V8 CPU profile of what follows, until "profile-stop" (test/bench/profile.ts).
@@ -169,6 +174,13 @@ async function main() {
         profiler!.disconnect();
         profiler = undefined;
         process.send!({ type: "profiled", file });
+        break;
+      }
+      case "heap-snapshot": {
+        // A V8 heap snapshot (test/bench/memory.ts --snapshot): what the heap holds after the load.
+        globalThis.gc?.();
+        const file = writeHeapSnapshot((message as { type: string; file: string }).file);
+        process.send!({ type: "heap-snapshot", file });
         break;
       }
       case "sandboxes":
