@@ -163,10 +163,16 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
     const status = route.statusOf?.(result.data) ?? route.status;
-    if (!route.body) return new Response(null, { status });
+    const { Response: YogaResponse } = yoga.fetchAPI;
+    if (!route.body) return new YogaResponse(null, { status });
     const responseBody = route.body(result.data);
     const location = status === 201 ? locationOf(route, responseBody, { params, query, body }, contextValue) : undefined;
-    return Response.json(responseBody, { status, ...(location ? { headers: { Location: location } } : {}) });
+    // Yoga's own Response (as its GraphQL answers use): its string body is written to the socket
+    // as it is, where the global Response's body is a web stream the server pumps chunk by chunk
+    // (a ReadableStream, a reader and their promises per request: issue 15). Same bytes and type.
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (location) headers.Location = location;
+    return new YogaResponse(JSON.stringify(responseBody), { status, headers });
   }
 
   // The routes' documents are fixed and parsed once: graphql-jit compiles each into a function on
@@ -191,7 +197,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       if (match) {
         const { route } = match.store as { route: CompiledRoute };
         const response = await run(route, match.params as Record<string, string>, request, url);
-        endResponse(head ? new Response(null, { status: response.status, headers: response.headers }) : response);
+        endResponse(head ? new yoga.fetchAPI.Response(null, { status: response.status, headers: response.headers }) : response);
         return;
       }
       const allowed = METHODS.filter((method) => router.find(method, url.pathname));
