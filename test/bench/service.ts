@@ -139,6 +139,25 @@ async function main() {
   server.on("request", (req, res) => void yoga(req, res));
   const content = await seedContent(url, seeded.token, seeded.organizationId);
 
+  // BENCH_STALLS=<ms>: logs every time the event loop was blocked longer than that, with the
+  // process's CPU time over the stall (close to the stall: our work; far below: the scheduler ran
+  // other processes) and the time since start (comparable with --trace-gc's).
+  if (process.env.BENCH_STALLS) {
+    const threshold = Number(process.env.BENCH_STALLS);
+    let last = performance.now();
+    let cpu = process.cpuUsage();
+    setInterval(() => {
+      const now = performance.now();
+      const used = process.cpuUsage(cpu);
+      if (now - last - 5 > threshold)
+        console.log(
+          `stall ${(now - last - 5).toFixed(0)} ms at ${now.toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms`,
+        );
+      last = now;
+      cpu = process.cpuUsage();
+    }, 5).unref();
+  }
+
   let profiler: Session | undefined;
   process.on("message", async (message: { type: string }) => {
     switch (message.type) {
@@ -181,6 +200,27 @@ async function main() {
         globalThis.gc?.();
         const file = writeHeapSnapshot((message as { type: string; file: string }).file);
         process.send!({ type: "heap-snapshot", file });
+        break;
+      }
+      case "heap-sampling":
+        // V8's sampling heap profiler, counting also what a GC freed since (major: promoted, then dead).
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post("HeapProfiler.enable");
+        await profiler.post("HeapProfiler.startSampling", {
+          samplingInterval: 16384,
+          includeObjectsCollectedByMajorGC: process.env.BENCH_SAMPLE_MAJOR === "1",
+          includeObjectsCollectedByMinorGC: process.env.BENCH_SAMPLE_MINOR === "1",
+        } as never);
+        process.send!({ type: "heap-sampling" });
+        break;
+      case "heap-sampling-stop": {
+        const { profile } = await profiler!.post("HeapProfiler.stopSampling");
+        const file = (message as { type: string; file: string }).file;
+        writeFileSync(file, JSON.stringify(profile));
+        profiler!.disconnect();
+        profiler = undefined;
+        process.send!({ type: "heap-sampled", file });
         break;
       }
       case "sandboxes":

@@ -1,0 +1,42 @@
+// Test-only: `npx tsx test/bench/tail.ts <space|list|page> [seconds]`: the bench's "p99 at half of
+// the maximum rate" row for one read, alone: the maximum rate (autocannon, 10 connections), then
+// requests evenly spaced at half of it (paced.ts). BENCH_NODE_FLAGS passes V8/Node flags to the
+// service child (e.g. --trace-gc, whose lines then interleave with the slowest requests' times).
+import autocannon from "autocannon";
+import { createScratchDatabase } from "../support/database.ts";
+import { paced } from "./paced.ts";
+import { startChild } from "./protocol.ts";
+
+const [name = "space", seconds = "6"] = process.argv.slice(2);
+
+async function main() {
+  const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
+  const execArgv = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: scratch?.url ?? "" }, execArgv);
+  const s = await child.next<any>();
+  const headers = { authorization: `Bearer ${s.token}`, "content-type": "application/json" };
+  const paths: Record<string, string> = {
+    space: `/v1/spaces/${s.spaceId}`,
+    list: `/v1/orgs/${s.organizationId}/spaces?limit=100`,
+    page: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`,
+  };
+  const request = { method: "GET" as const, path: paths[name], headers };
+  const max = await autocannon({ url: s.url, connections: 10, duration: 3, requests: [request] });
+  const rate = Math.max(1, Math.floor(Number(process.env.RATE ?? max.requests.average / 2)));
+  console.log(`${s.kind} ${name}: maximum ${max.requests.average.toFixed(0)} req/s; paced at ${rate} req/s for ${seconds} s`);
+  if (process.env.HEAP_SAMPLE) await child.ask({ type: "heap-sampling" });
+  for (let round = 0; round < Number(process.env.ROUNDS ?? 1); round++) {
+    const x = await paced(s.url, request, { rate, seconds: Number(seconds), connections: 10 });
+    console.log(
+      `${s.kind} ${name} at ${rate} req/s: p50 ${x.p50} ms, p99 ${x.p99} ms, max ${x.max} ms (p99/p50 ${(x.p99 / x.p50).toFixed(1)})`,
+    );
+  }
+  if (process.env.HEAP_SAMPLE) await child.ask({ type: "heap-sampling-stop", file: process.env.HEAP_SAMPLE });
+  await child.ask({ type: "exit" });
+  await scratch?.drop();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
