@@ -215,6 +215,9 @@ async function main() {
         process.send!({ type: "heap-sampling" });
         break;
       case "heap-sampling-stop": {
+        // After a full GC: without BENCH_SAMPLE_MAJOR what remains is what lives on; with it, also
+        // what was promoted to the old generation and died there (what major GCs collect).
+        globalThis.gc?.();
         const { profile } = await profiler!.post("HeapProfiler.stopSampling");
         const file = (message as { type: string; file: string }).file;
         writeFileSync(file, JSON.stringify(profile));
