@@ -189,26 +189,31 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
         router.on(route.method as HTTPMethod, route.path, (_req, _res, params) => params as never, { route });
       }
     },
-    async onRequest({ request, url, endResponse }) {
+    // Not async: a request outside /v1 passes without a promise.
+    onRequest({ request, url, endResponse }) {
       if (url.pathname !== PREFIX && !url.pathname.startsWith(`${PREFIX}/`)) return;
-      // HEAD is the GET route's answer without its body (same status and headers).
-      const head = request.method === "HEAD";
-      const match = router.find((head ? "GET" : request.method) as HTTPMethod, url.pathname);
-      if (match) {
-        const { route } = match.store as { route: CompiledRoute };
-        const response = await run(route, match.params as Record<string, string>, request, url);
-        endResponse(head ? new yoga.fetchAPI.Response(null, { status: response.status, headers: response.headers }) : response);
-        return;
-      }
-      const allowed = METHODS.filter((method) => router.find(method, url.pathname));
-      if (allowed.includes("GET")) allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
-      endResponse(
-        allowed.length
-          ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, {
-              Allow: allowed.join(", "),
-            })
-          : errorResponse(404, `No route ${request.method} ${url.pathname}`),
-      );
+      return answer(request, url, endResponse);
     },
   };
+
+  async function answer(request: Request, url: URL, endResponse: (response: Response) => void) {
+    // HEAD is the GET route's answer without its body (same status and headers).
+    const head = request.method === "HEAD";
+    const match = router.find((head ? "GET" : request.method) as HTTPMethod, url.pathname);
+    if (match) {
+      const { route } = match.store as { route: CompiledRoute };
+      const response = await run(route, match.params as Record<string, string>, request, url);
+      endResponse(head ? new yoga.fetchAPI.Response(null, { status: response.status, headers: response.headers }) : response);
+      return;
+    }
+    const allowed = METHODS.filter((method) => router.find(method, url.pathname));
+    if (allowed.includes("GET")) allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
+    endResponse(
+      allowed.length
+        ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, {
+            Allow: allowed.join(", "),
+          })
+        : errorResponse(404, `No route ${request.method} ${url.pathname}`),
+    );
+  }
 }

@@ -19,15 +19,23 @@ export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpo
   if (!onRequest) return plugin;
   return {
     ...plugin,
-    async onRequest(payload) {
-      try {
-        await onRequest.call(plugin, payload);
-      } catch (error) {
+    // Sync when the hook is: a hook that lets the request pass (most do, for most paths) costs
+    // no promise and no microtask here (issue 15).
+    onRequest(payload) {
+      const fail = (error: unknown) => {
         // A client that went away mid-request (its body cut off) is no server error.
         const gone = payload.request.signal.aborted || (error as { name?: unknown } | null)?.name === "AbortError";
         if (!gone) console.error("Unexpected error:", error);
         payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
+      };
+      let result: unknown;
+      try {
+        result = onRequest.call(plugin, payload);
+      } catch (error) {
+        fail(error);
+        return;
       }
+      if (result instanceof Promise) return result.then(undefined, fail);
     },
   };
 }

@@ -87,28 +87,46 @@ export function useExecutionDeadline(timeoutMs: number): Plugin {
       (args as { signal?: AbortSignal }).signal = signal;
       // graphql-jit (the REST routes' compiled operations) does not read the signal: the answer
       // is raced against it, so a REST call is answered at its deadline too.
-      setExecuteFn((executeArgs) => {
-        if (signal.aborted) return Promise.reject(signal.reason);
-        const scope = new StatementScope(signal);
-        const execution = Promise.resolve(runInStatementScope(scope, () => executeFn(executeArgs)));
-        // An execution that ends in time ends its scope. A stopped one's scope stays stopped: the
-        // executor answers at the abort, but resolvers already running unwind after it, and none
-        // of them may start a statement (long-lived work an operation wakes, like the job worker,
-        // starts outside its scope).
-        const end = () => {
-          if (!signal.aborted) scope.end();
-        };
-        execution.then(end, end);
-        let onAbort: () => void = () => {};
-        const aborted = new Promise<never>((_, reject) => {
-          onAbort = () => reject(signal.reason);
-          signal.addEventListener("abort", onAbort, { once: true });
-        });
-        return Promise.race([execution, aborted]).finally(() => {
-          signal.removeEventListener("abort", onAbort);
-          release();
-        });
-      });
+      // One promise per execution (issue 15), where a race of the execution and an abort promise,
+      // with its then, finally and Promise.resolve, made five.
+      setExecuteFn(
+        (executeArgs) =>
+          new Promise((resolve, reject) => {
+            if (signal.aborted) return reject(signal.reason);
+            const scope = new StatementScope(signal);
+            const onAbort = () => {
+              release();
+              reject(signal.reason);
+            };
+            signal.addEventListener("abort", onAbort, { once: true });
+            // An execution that ends in time ends its scope. A stopped one's scope stays stopped:
+            // the executor answers at the abort, but resolvers already running unwind after it,
+            // and none of them may start a statement (long-lived work an operation wakes, like
+            // the job worker, starts outside its scope).
+            const settle = () => {
+              signal.removeEventListener("abort", onAbort);
+              if (!signal.aborted) scope.end();
+              release();
+            };
+            let execution: ReturnType<typeof executeFn>;
+            try {
+              execution = runInStatementScope(scope, () => executeFn(executeArgs));
+            } catch (error) {
+              settle();
+              return reject(error);
+            }
+            Promise.resolve(execution).then(
+              (result) => {
+                settle();
+                resolve(result);
+              },
+              (error) => {
+                settle();
+                reject(error);
+              },
+            );
+          }),
+      );
       return {
         onExecuteDone() {
           release();

@@ -86,11 +86,9 @@ export function useFileDownloads(services: Services): Plugin {
     onYogaInit({ yoga }) {
       graphqlEndpoint = yoga.graphqlEndpoint;
     },
-    async onRequest({ request, url, endResponse }) {
-      if (url.pathname.startsWith(`${FILES_PATH}/`)) {
-        endResponse(await download(request, url));
-        return;
-      }
+    // Not async: every other request passes without a promise.
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname.startsWith(`${FILES_PATH}/`)) return download(request, url).then(endResponse);
       // Upload requests: refuse a multipart body that is too large, or of unknown length, before
       // Yoga reads it into memory. (Each file's own limit is checked, naming it, by uploadFiles.)
       if (

@@ -48,14 +48,17 @@ export function useHealth(options: { database: Database; registry: Registry; isD
   }
 
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Not async: every other request passes without a promise.
+    onRequest({ request, url, endResponse }) {
       if (request.method !== "GET" && request.method !== "HEAD") return;
       if (url.pathname === "/health") endResponse(json(200, { status: "ok" }));
-      else if (url.pathname === "/ready") endResponse(await readiness());
+      else if (url.pathname === "/ready") return readiness().then(endResponse);
       else if (url.pathname === "/metrics") {
-        endResponse(
-          new Response(await registry.metrics(), { headers: { "content-type": registry.contentType, "cache-control": "no-store" } }),
-        );
+        return registry
+          .metrics()
+          .then((text) =>
+            endResponse(new Response(text, { headers: { "content-type": registry.contentType, "cache-control": "no-store" } })),
+          );
       }
     },
   };

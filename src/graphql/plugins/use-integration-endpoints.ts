@@ -38,9 +38,10 @@ export function useIntegrationEndpoints(services: Services): Plugin {
   }
 
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Not async: every other request passes without a promise.
+    onRequest({ request, url, endResponse }) {
       const target = endpointOf(url.pathname);
-      if (target) endResponse(await serve(request, url, target));
+      if (target) return serve(request, url, target).then(endResponse);
     },
   };
 }

@@ -33,9 +33,10 @@ export function useIntegrationScripts(services: Services): Plugin {
   }
 
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Not async: every other request passes without a promise.
+    onRequest({ request, url, endResponse }) {
       const match = url.pathname.match(SCRIPT_PATH);
-      if (match) endResponse(await serve(request, match));
+      if (match) return serve(request, match).then(endResponse);
     },
   };
 }

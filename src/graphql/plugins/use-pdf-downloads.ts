@@ -31,10 +31,12 @@ export function usePdfDownloads(services: Services): Plugin {
   }
 
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Not async: every other request passes without a promise.
+    onRequest({ request, url, endResponse }) {
       if (!url.pathname.startsWith(`${PDF_PATH}/`)) return;
-      const response = await serve(request, url);
-      endResponse(request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response);
+      return serve(request, url).then((response) =>
+        endResponse(request.method === "HEAD" ? new Response(null, { status: response.status, headers: response.headers }) : response),
+      );
     },
   };
 }

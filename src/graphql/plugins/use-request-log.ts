@@ -15,6 +15,7 @@ interface Started {
   id: string;
   at: bigint | undefined;
   route: string;
+  path: string;
 }
 
 /** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
@@ -51,17 +52,21 @@ export function useRequestLog(options: { logger: Logger; registry: Registry; res
     return "other";
   }
 
+  const unstarted = (request: Request): Started => {
+    const path = new URL(request.url).pathname;
+    return { id: randomUUID(), at: undefined, route: routeOf(request.method, path), path };
+  };
+
   return {
     onRequest({ request, url }) {
       const given = request.headers.get(REQUEST_ID_HEADER);
       const id = given && SANE_ID.test(given) ? given : randomUUID();
-      started.set(request, { id, at: process.hrtime.bigint(), route: routeOf(request.method, url.pathname) });
+      started.set(request, { id, at: process.hrtime.bigint(), route: routeOf(request.method, url.pathname), path: url.pathname });
     },
     onResponse({ request, response }) {
-      const url = new URL(request.url);
       // Yoga's own GraphiQL page answers before any plugin's onRequest: such a request gets its
-      // id here, and no duration.
-      const entry = started.get(request) ?? { id: randomUUID(), at: undefined, route: routeOf(request.method, url.pathname) };
+      // id here, and no duration. (The path is kept from onRequest: no URL parsed again per request.)
+      const entry = started.get(request) ?? unstarted(request);
       response.headers.set(REQUEST_ID_HEADER, entry.id);
       const seconds = entry.at === undefined ? undefined : Number(process.hrtime.bigint() - entry.at) / 1e9;
       const status = response.status;
@@ -70,7 +75,7 @@ export function useRequestLog(options: { logger: Logger; registry: Registry; res
       const line = {
         reqId: entry.id,
         method: request.method,
-        path: url.pathname,
+        path: entry.path,
         route: entry.route,
         status,
         ms: seconds === undefined ? undefined : Math.round(seconds * 1e4) / 10,

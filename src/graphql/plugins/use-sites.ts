@@ -35,50 +35,53 @@ export function isSiteRequest(request: Request, url: URL, publicHost: string): b
 export function useSites(services: Services, cache = new SiteCache()): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   return {
-    async onRequest({ request, url, endResponse }) {
-      if (request.method !== "GET" && request.method !== "HEAD") return;
-      let site: SiteRequest["site"];
-      let path: string;
-      let base: string;
-      const host = (request.headers.get("host") ?? url.host).toLowerCase();
-      if (url.pathname.startsWith(SITES_PREFIX)) {
-        const [siteId, ...rest] = url.pathname.slice(SITES_PREFIX.length).split("/");
-        if (!siteId) return;
-        site = { siteId };
-        path = rest.join("/");
-        base = services.urls.site(`/${siteId}`);
-        // `/sites/{id}` without the slash: the same page, with relative URLs right.
-        if (rest.length === 0) {
-          endResponse(new Response(null, { status: 308, headers: { Location: `${base}/${url.search}` } }));
-          return;
-        }
-      } else if (host !== publicHost && !SERVICE_PATHS.test(url.pathname)) {
-        site = { hostname: host.replace(/:\d+$/, "") };
-        path = url.pathname.slice(1);
-        base = `${url.protocol}//${host}`;
-      } else {
-        return;
-      }
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(path);
-      } catch {
-        decoded = path;
-      }
-      const result = await serveSite(services, cache, {
-        site,
-        path: decoded.replace(/\/+$/, ""),
-        base,
-        query: url.searchParams,
-        cookies: parseCookies(request.headers.get("cookie")),
-        ifNoneMatch: request.headers.get("if-none-match"),
-      });
-      const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
-      if (result.etag) headers.set("ETag", result.etag);
-      for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", cookie);
-      endResponse(
-        new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }),
-      );
+    // Not async: a request that is not a site's (every API call) passes without a promise.
+    onRequest({ request, url, endResponse }) {
+      if (!isSiteRequest(request, url, publicHost)) return;
+      return serve(request, url, endResponse);
     },
   };
+
+  async function serve(request: Request, url: URL, endResponse: (response: Response) => void) {
+    let site: SiteRequest["site"];
+    let path: string;
+    let base: string;
+    const host = (request.headers.get("host") ?? url.host).toLowerCase();
+    if (url.pathname.startsWith(SITES_PREFIX)) {
+      const [siteId, ...rest] = url.pathname.slice(SITES_PREFIX.length).split("/");
+      if (!siteId) return;
+      site = { siteId };
+      path = rest.join("/");
+      base = services.urls.site(`/${siteId}`);
+      // `/sites/{id}` without the slash: the same page, with relative URLs right.
+      if (rest.length === 0) {
+        endResponse(new Response(null, { status: 308, headers: { Location: `${base}/${url.search}` } }));
+        return;
+      }
+    } else if (host !== publicHost && !SERVICE_PATHS.test(url.pathname)) {
+      site = { hostname: host.replace(/:\d+$/, "") };
+      path = url.pathname.slice(1);
+      base = `${url.protocol}//${host}`;
+    } else {
+      return;
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      decoded = path;
+    }
+    const result = await serveSite(services, cache, {
+      site,
+      path: decoded.replace(/\/+$/, ""),
+      base,
+      query: url.searchParams,
+      cookies: parseCookies(request.headers.get("cookie")),
+      ifNoneMatch: request.headers.get("if-none-match"),
+    });
+    const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
+    if (result.etag) headers.set("ETag", result.etag);
+    for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", cookie);
+    endResponse(new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }));
+  }
 }
