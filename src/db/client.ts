@@ -8,6 +8,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
+import { preparedPGlite } from "./pglite-prepared.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
 
 export interface Database {
@@ -88,7 +89,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const db = pglite;
   return wrap(
     "pglite",
-    new PrismaPGlite(db),
+    // Statements prepared once and run in one call into PGlite each (pglite-prepared.ts).
+    new PrismaPGlite(preparedPGlite(db)),
     async (sql) => void (await db.exec(sql)),
     async () => {
       try {
