@@ -20,6 +20,9 @@ beforeAll(async () => {
   const created = await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Stall space" });
   spaceId = created.body.id;
   await server.rest(admin.token, "GET", `/v1/orgs/${admin.organizationId}`); // warm the canary's route
+  // …and /graphql, so that the first vector's canary measures its refusal, not the endpoint's
+  // first request (at load 10 the first refusal took 800 ms and its canary waited 429 ms).
+  await server.graphql(admin.token, "{ viewer { id } }");
 });
 
 afterAll(async () => {
