@@ -12,6 +12,7 @@ import { seedDemo } from "./core/bootstrap/index.ts";
 import { collectUnreferencedBlobs } from "./core/blobs.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { outsideAnswer } from "./http/client-error.ts";
 import { createLogger } from "./logger.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -39,6 +40,7 @@ async function main() {
     services,
     close: stopJobs,
     createServer,
+    rateLimitHeaders,
   } = createApp({
     database,
     config,
@@ -49,9 +51,17 @@ async function main() {
 
   const server = createServer(config, (request: IncomingMessage, response: ServerResponse) => {
     if (draining) {
-      // A request on a kept-alive connection after shutdown began: refuse it and close.
-      response.writeHead(503, { "content-type": "application/json", connection: "close", "retry-after": "5" });
-      response.end(JSON.stringify({ error: { code: 503, message: "The server is shutting down; retry on another instance" } }));
+      // A request on a kept-alive connection after shutdown began: refused (the envelope of its
+      // surface, with the security and X-RateLimit-* headers every answer carries) and closed.
+      void outsideAnswer({ graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders }, request.socket.remoteAddress, {
+        status: 503,
+        message: "The server is shutting down; retry on another instance",
+        path: request.url,
+        code: "SHUTTING_DOWN",
+      }).then(({ headers, body }) => {
+        response.writeHead(503, { ...headers, "Retry-After": "5" });
+        response.end(body);
+      });
       return;
     }
     inFlight++;

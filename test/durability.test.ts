@@ -1,6 +1,7 @@
 // The real server (src/main.ts) as child processes:
 // - graceful shutdown (both databases): a request under way when SIGTERM arrives is finished, a
-//   new request on its connection is answered 503 in the envelope, and the process exits 0;
+//   new request on its connection is answered 503 in the envelope (with the security and
+//   rate-limit headers of every answer), and the process exits 0;
 // - kill -9 (PostgreSQL only): every write acknowledged before the kill is there after a restart;
 // - two instances on one PostgreSQL (PostgreSQL only): concurrent creations and edits through
 //   both leave no anomaly (every acknowledged creation once, every acknowledged page in the head,
@@ -131,7 +132,12 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       expect(answers[0]).toMatch(/^HTTP\/1\.1 201/);
       expect(answers[1]).toMatch(/^HTTP\/1\.1 503/);
       expect(answers[1]).toContain('{"error":{"code":503,"message":"The server is shutting down; retry on another instance"}}');
-      expect(answers[1]).toMatch(/\r\ncontent-type: application\/json\r\n/i);
+      expect(answers[1]).toMatch(/\r\ncontent-type: application\/json(; charset=utf-8)?\r\n/i);
+      // Like every answer: the security headers, the address's rate-limit headers (shown, not counted).
+      expect(answers[1]).toMatch(/\r\nretry-after: 5\r\n/i);
+      expect(answers[1]).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+      for (const name of ["limit", "remaining", "reset"])
+        expect(answers[1]).toMatch(new RegExp(`\\r\\nx-ratelimit-${name}: \\d+\\r\\n`, "i"));
       expect(await server.exited).toEqual({ code: 0, signal: null });
       const database = await target.open();
       try {

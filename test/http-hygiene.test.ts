@@ -112,17 +112,45 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("rate limits shared by instanc
 describe("every response", () => {
   let server: TestServer;
   let admin: BootstrapResult;
+  const ORIGIN = "https://docs.example.com";
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ corsOrigins: [ORIGIN] });
     admin = await server.bootstrap("Every response org");
   });
   afterAll(async () => {
     await server?.close();
   });
 
+  /** A space with a page, published as a site, and a text file uploaded to it: what readers and browsers fetch. */
+  async function published() {
+    const auth = { authorization: `Bearer ${admin.token}` };
+    const space = (await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Everyone" })).body;
+    const page = await server.graphql(admin.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: space.id, title: "Welcome", markdown: "Hello." },
+    });
+    expect(page.errors).toBeUndefined();
+    const form = new FormData();
+    form.set(
+      "operations",
+      JSON.stringify({
+        query: `mutation($input: UploadFilesInput!) { uploadFiles(input: $input) { files { downloadURL } } }`,
+        variables: { input: { space: space.id, files: [null] } },
+      }),
+    );
+    form.set("map", JSON.stringify({ 0: ["variables.input.files.0"] }));
+    form.set("0", new Blob(["Hello, files!"]), "notes.txt");
+    const uploaded = (await (await fetch(`${server.url}/graphql`, { method: "POST", headers: auth, body: form })).json()) as any;
+    const download = new URL(uploaded.data.uploadFiles.files[0].downloadURL);
+    const site = await server.client(admin.token).orgs.createSite(admin.organizationId, { title: "Readers", spaces: [space.id] });
+    await server.client(admin.token).orgs.publishSite(admin.organizationId, site.data.id);
+    return { siteId: site.data.id, file: download.pathname + download.search };
+  }
+
   it("carries X-RateLimit-* headers, and every error is the JSON envelope, whatever answered it", async () => {
     const auth = { authorization: `Bearer ${admin.token}` };
+    const { siteId, file } = await published();
+    const json = { "content-type": "application/json" };
     const cases: [string, string, RequestInit?][] = [
       ["GET", "/health"],
       ["GET", "/ready"],
@@ -130,32 +158,67 @@ describe("every response", () => {
       ["GET", "/"],
       ["GET", "/reference"],
       ["GET", "/graphql", { headers: { accept: "text/html" } }],
+      ["GET", "/v1/"],
       ["GET", "/v1/unknown"],
       ["GET", "/nothing-here"],
       ["GET", "/favicon.ico"],
       ["GET", `/files/${"0".repeat(64)}/a.txt`],
+      ["GET", file],
+      ["HEAD", file],
+      ["GET", "/pdf/nothing"],
+      ["GET", `/sites/${siteId}/`],
+      ["HEAD", `/sites/${siteId}/`],
+      ["GET", `/sites/${siteId}/robots.txt`],
+      ["GET", `/sites/${siteId}/nowhere`],
+      ["GET", "/sites/site_nothing/"],
+      ["GET", "/v1/integrations/nothing/integration"],
+      ["POST", "/v1/integrations/nothing/integration/installations/x", { headers: json, body: "{}" }],
+      ["GET", "/v1/integrations/nothing/installations/x/sites/y/script.js"],
       ["HEAD", `/v1/orgs/${admin.organizationId}`, { headers: auth }],
-      ["OPTIONS", "/graphql", { headers: { origin: "https://x.example", "access-control-request-method": "POST" } }],
+      ["HEAD", "/v1/orgs/org_missing", { headers: auth }],
+      ["OPTIONS", "/graphql", { headers: { origin: ORIGIN, "access-control-request-method": "POST" } }],
+      ["OPTIONS", `/v1/orgs/${admin.organizationId}`, { headers: { origin: ORIGIN, "access-control-request-method": "GET" } }],
+      ["OPTIONS", "/v1/user", { headers: { origin: "https://elsewhere.example", "access-control-request-method": "GET" } }],
       ["PUT", `/v1/orgs/${admin.organizationId}`, { headers: auth }],
-      ["POST", "/graphql", { headers: { "content-type": "application/json" }, body: "{" }],
+      ["POST", "/graphql", { headers: json, body: "{" }],
       ["POST", "/graphql", { headers: { "content-type": "text/plain" }, body: "x" }],
+      // A body above GRAPHQL_ANONYMOUS_BODY_BYTES without a token: 401 unread, connection closed.
+      ["POST", "/graphql", { headers: json, body: JSON.stringify({ query: `{ viewer { id } }${" ".repeat(70_000)}` }) }],
+      // A document over GRAPHQL_MAX_DOCUMENT_BYTES: 413 as the body arrives.
+      ["POST", "/graphql", { headers: { ...json, ...auth }, body: JSON.stringify({ query: `{ ${"viewer { id } ".repeat(5000)} }` }) }],
       ["DELETE", "/graphql"],
       ["GET", "/v1/user"],
       ["GET", "/v1/user", { headers: auth }],
     ];
+    const statuses: string[] = [];
     for (const [method, path, init] of cases) {
-      const response = await fetch(`${server.url}${path}`, { method, ...init });
-      const what = `${method} ${path} → ${response.status}`;
+      const response = await fetch(`${server.url}${path}`, { method, redirect: "manual", ...init });
+      const what = `${method} ${path.slice(0, 80)} → ${response.status}`;
+      statuses.push(what);
       expect(response.headers.get("x-ratelimit-limit"), what).toMatch(/^\d+$/);
       expect(response.headers.get("x-ratelimit-remaining"), what).toMatch(/^\d+$/);
       expect(response.headers.get("x-ratelimit-reset"), what).toMatch(/^\d+$/);
+      expect(response.headers.get("x-content-type-options"), what).toBe("nosniff");
       const text = await response.text();
-      if (response.status >= 400 && method !== "HEAD") {
+      // A published site's missing page is a page for its readers, not an API error.
+      const sitePage = path.startsWith("/sites/") && (response.headers.get("content-type") ?? "").startsWith("text/html");
+      if (response.status >= 400 && method !== "HEAD" && !sitePage) {
         expect(response.headers.get("content-type"), what).toMatch(/^application\/json/);
         const body = JSON.parse(text);
         expect(body.error?.code ?? body.errors?.[0]?.extensions?.code, what).toBeTruthy();
       }
     }
+    // The cases answer what they are meant to (a site page, a file, a preflight), not all the same error.
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        `GET ${file.slice(0, 80)} → 200`,
+        `GET /sites/${siteId}/ → 200`,
+        `GET /sites/${siteId}/nowhere → 404`,
+        `OPTIONS /v1/orgs/${admin.organizationId} → 204`,
+        "POST /graphql → 401",
+        "POST /graphql → 413",
+      ]),
+    );
   });
 });
 

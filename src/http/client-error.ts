@@ -60,7 +60,6 @@ export function createHttpServer(
 }
 
 export function handleClientErrors(server: Server, options: { graphqlEndpoint?: string; rateLimitHeaders?: RateLimitPeek } = {}): void {
-  const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
   server.on("clientError", (error: NodeJS.ErrnoException, duplex) => {
     const socket = duplex as HttpSocket;
     // The client reset or closed the connection: there is nobody to answer.
@@ -69,26 +68,17 @@ export function handleClientErrors(server: Server, options: { graphqlEndpoint?: 
       return;
     }
     const { status, message } = clientErrorAnswer(error);
-    const address = socket.remoteAddress ?? "unknown";
-    void peek(options.rateLimitHeaders, address).then((rateLimit) => {
+    void outsideAnswer(options, socket.remoteAddress, {
+      status,
+      message,
+      // The path is known only when the request's head was read (a request timeout after it).
+      path: socket._httpMessage?.req?.url,
+      code: status === 408 ? "REQUEST_TIMEOUT" : "BAD_REQUEST",
+    }).then(({ headers, body }) => {
       if (unwritable(socket)) {
         socket.destroy();
         return;
       }
-      // The path is known only when the request's head was read (a request timeout after it).
-      const path = socket._httpMessage?.req?.url?.split("?")[0];
-      const body = JSON.stringify(
-        path === graphqlEndpoint
-          ? { errors: [{ message, extensions: { code: status === 408 ? "REQUEST_TIMEOUT" : "BAD_REQUEST", http: { status } } }] }
-          : { error: { code: status, message } },
-      );
-      const headers: Record<string, string> = {
-        "Content-Type": "application/json; charset=utf-8",
-        "Content-Length": String(Buffer.byteLength(body)),
-        Connection: "close",
-        ...API_SECURITY_HEADERS,
-        ...rateLimit,
-      };
       const head = Object.entries(headers)
         .map(([name, value]) => `${name}: ${value}\r\n`)
         .join("");
@@ -97,6 +87,35 @@ export function handleClientErrors(server: Server, options: { graphqlEndpoint?: 
       socket.once("finish", () => socket.destroy());
     });
   });
+}
+
+/**
+ * An answer given outside the app (Node's own client errors above, the 503 of a request that
+ * arrives while the server shuts down): the error envelope of the path's surface (GraphQL's on
+ * the GraphQL endpoint, else REST's), the API security headers, and the client address's
+ * X-RateLimit-* (shown, not counted: such a request does no work; left out when the counters do
+ * not answer within 250 ms). The connection is closed after it.
+ */
+export async function outsideAnswer(
+  options: { graphqlEndpoint?: string; rateLimitHeaders?: RateLimitPeek },
+  address: string | undefined,
+  answer: { status: number; message: string; path?: string; code: string },
+): Promise<{ headers: Record<string, string>; body: string }> {
+  const rateLimit = await peek(options.rateLimitHeaders, address ?? "unknown");
+  const { status, message, code } = answer;
+  const body = JSON.stringify(
+    answer.path?.split("?")[0] === (options.graphqlEndpoint ?? "/graphql")
+      ? { errors: [{ message, extensions: { code, http: { status } } }] }
+      : { error: { code: status, message } },
+  );
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+    ...API_SECURITY_HEADERS,
+    ...rateLimit,
+  };
+  return { headers, body };
 }
 
 async function peek(rateLimitHeaders: RateLimitPeek | undefined, address: string): Promise<Record<string, string>> {
