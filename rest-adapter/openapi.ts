@@ -11,13 +11,27 @@ import type { RestRoute } from "./route.ts";
 
 const require = createRequire(import.meta.url);
 
-type Json = Record<string, any>;
-type Operation = Json;
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
+/** An operation of an OpenAPI document: the fields read here, the rest copied as they are. */
+interface Operation {
+  operationId?: string;
+  security?: unknown;
+  [field: string]: unknown;
+}
+
+type PathItem = Partial<Record<(typeof HTTP_METHODS)[number], Operation>>;
+
+/** An OpenAPI document: its operations by path and method, its components by kind and name. */
+export interface OpenApiSpec {
+  paths: Record<string, PathItem>;
+  components?: Record<string, Record<string, unknown>>;
+  [field: string]: unknown;
+}
+
 /** The published GitBook API (`@gitbook/api`), read once. */
-export function publishedSpec(): Json {
-  return require("@gitbook/api/spec/openapi.json");
+export function publishedSpec(): OpenApiSpec {
+  return require("@gitbook/api/spec/openapi.json") as OpenApiSpec;
 }
 
 /** `/v1/spaces/:spaceId/content/path/*` → `/spaces/{spaceId}/content/path/{pagePath}` (published spelling). */
@@ -31,11 +45,12 @@ function openApiPath(route: RestRoute): string {
 /** Method + path with parameter names erased, to compare routes whatever their names. */
 const shape = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/^\/v1/, "").replace(/\{\w+\}|:\w+|\*$/g, "{}")}`;
 
-function publishedOperations(spec: Json): Map<string, { path: string; method: string; operation: Operation }> {
+function publishedOperations(spec: OpenApiSpec): Map<string, { path: string; method: string; operation: Operation }> {
   const operations = new Map<string, { path: string; method: string; operation: Operation }>();
-  for (const [path, item] of Object.entries<Json>(spec.paths)) {
+  for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of HTTP_METHODS) {
-      if (item[method]) operations.set(shape(method, path), { path, method, operation: item[method] });
+      const operation = item[method];
+      if (operation) operations.set(shape(method, path), { path, method, operation });
     }
   }
   return operations;
@@ -88,8 +103,8 @@ function beyondOperation(route: RestRoute, path: string): Operation {
 }
 
 /** Every `#/components/<kind>/<name>` reachable from `roots`, so only what is used is copied. */
-function referencedComponents(spec: Json, roots: unknown[]): Json {
-  const components: Json = {};
+function referencedComponents(spec: OpenApiSpec, roots: unknown[]): Record<string, Record<string, unknown>> {
+  const components: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
   const queue = [...roots];
   while (queue.length > 0) {
@@ -118,9 +133,9 @@ export interface ReferenceOptions {
 }
 
 /** The OpenAPI 3.1 document of `routes`. */
-export function openApiDocument(routes: RestRoute[], options: ReferenceOptions, spec: Json = publishedSpec()): Json {
+export function openApiDocument(routes: RestRoute[], options: ReferenceOptions, spec: OpenApiSpec = publishedSpec()) {
   const published = publishedOperations(spec);
-  const paths: Json = {};
+  const paths: Record<string, Record<string, Operation>> = {};
   for (const route of routes) {
     const match = published.get(shape(route.method, route.path));
     const path = match?.path ?? openApiPath(route);
@@ -156,7 +171,7 @@ export function openApiDocument(routes: RestRoute[], options: ReferenceOptions, 
 }
 
 /** Published operations with no served route of the same method and path shape. */
-export function unbuiltOperations(routes: RestRoute[], spec: Json = publishedSpec()) {
+export function unbuiltOperations(routes: RestRoute[], spec: OpenApiSpec = publishedSpec()) {
   const served = new Set(routes.map((route) => shape(route.method, route.path)));
   return [...publishedOperations(spec).entries()].filter(([key]) => !served.has(key)).map(([, operation]) => operation);
 }
