@@ -187,6 +187,16 @@ const filterVariables = ({ query }: RestRequest) => ({
   ...pageVariables(query),
 });
 
+/** The same filters as GraphQL variables, and the list field that takes them (for an operation's root or its owner's field). */
+const FILTER_DEFINITIONS = `
+  $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID, $scope: String,
+  $target: String, $first: Int, $after: String` as const;
+const INTEGRATION_LIST = `
+  integrations(
+    search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
+    scope: $scope, target: $target, first: $first, after: $after
+  ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }` as const;
+
 const name = ({ params }: RestRequest) => params.integrationName;
 const installationKey = ({ params }: RestRequest) => ({ integration: params.integrationName, installation: params.installationId });
 
@@ -266,6 +276,66 @@ interface ContentDocuments {
   update: TadaDocumentNode<{ result: { row: ContentInstallation } }, never>;
   uninstall: TadaDocumentNode<{ result: { removed: boolean } }, never>;
   listEverywhere: TadaDocumentNode<{ integration: { list: Connection<ContentInstallation> } }, never>;
+}
+
+const CONTENT_KINDS = { space: "Space", site: "Site" } as const;
+
+/**
+ * The documents of the rows on spaces or on sites: one text for both kinds, as the schema names
+ * their fields alike (`installationSpaces`, `installationSites`…). The names are literal types,
+ * so gql.tada still reads each kind's documents whole and the compiler checks them against the
+ * schema and against ContentDocuments, where contentInstallationRoutes takes them.
+ */
+function contentDocuments<
+  Kind extends keyof typeof CONTENT_KINDS,
+  Fields extends typeof SpaceInstallationFields | typeof SiteInstallationFields,
+>(kind: Kind, fields: Fields) {
+  const Name = CONTENT_KINDS[kind];
+  return {
+    listOfInstallation: graphql(
+      `query ListIntegrationInstallation${Name}s($extended: Boolean!, $name: String!, $id: ID!, $first: Int, $after: String) {
+        integration(name: $name) {
+          list: installation${Name}s(installation: $id, first: $first, after: $after) {
+            totalCount pageInfo { ...ListInfo } nodes { ...${Name}InstallationFields }
+          }
+        }
+      }`,
+      [fields, ListInfo],
+    ),
+    install: graphql(
+      `mutation InstallIntegrationOn${Name}($extended: Boolean!, $input: InstallIntegrationOn${Name}Input!) {
+        result: installIntegrationOn${Name}(input: $input) { row: ${kind}Installation { ...${Name}InstallationFields } }
+      }`,
+      [fields],
+    ),
+    read: graphql(
+      `query GetIntegration${Name}Installation($extended: Boolean!, $integration: String!, $installation: ID!, $${kind}: ID!) {
+        row: integration${Name}Installation(integration: $integration, installation: $installation, ${kind}: $${kind}) { ...${Name}InstallationFields }
+      }`,
+      [fields],
+    ),
+    update: graphql(
+      `mutation UpdateIntegration${Name}Installation($extended: Boolean!, $input: UpdateIntegration${Name}InstallationInput!) {
+        result: updateIntegration${Name}Installation(input: $input) { row: ${kind}Installation { ...${Name}InstallationFields } }
+      }`,
+      [fields],
+    ),
+    uninstall: graphql(
+      `mutation UninstallIntegrationFrom${Name}($input: UninstallIntegrationFrom${Name}Input!) {
+        result: uninstallIntegrationFrom${Name}(input: $input) { removed }
+      }`,
+    ),
+    listEverywhere: graphql(
+      `query ListIntegration${Name}Installations($extended: Boolean!, $name: String!, $externalId: String, $first: Int, $after: String) {
+        integration(name: $name) {
+          list: ${kind}Installations(externalId: $externalId, first: $first, after: $after) {
+            totalCount pageInfo { ...ListInfo } nodes { ...${Name}InstallationFields }
+          }
+        }
+      }`,
+      [fields, ListInfo],
+    ),
+  };
 }
 
 /**
@@ -374,18 +444,7 @@ export const integrationRoutes: RestRoute[] = [
     path: "/v1/integrations",
     action: "viewer",
     query: FILTER_QUERY,
-    document: graphql(
-      `query ListIntegrations(
-        $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID, $scope: String,
-        $target: String, $first: Int, $after: String
-      ) {
-        integrations(
-          search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
-          scope: $scope, target: $target, first: $first, after: $after
-        ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
-      }`,
-      [IntegrationFields, ListInfo],
-    ),
+    document: graphql(`query ListIntegrations(${FILTER_DEFINITIONS}) { ${INTEGRATION_LIST} }`, [IntegrationFields, ListInfo]),
     variables: filterVariables,
     status: 200,
     body: (data) => listBody(data.integrations, restIntegration),
@@ -522,100 +581,12 @@ export const integrationRoutes: RestRoute[] = [
   ...contentInstallationRoutes(
     "space",
     { bodyField: "space", actions: { read: "space.read", install: "integration.installOnSpace" } },
-    {
-      listOfInstallation: graphql(
-        `query ListIntegrationInstallationSpaces($extended: Boolean!, $name: String!, $id: ID!, $first: Int, $after: String) {
-          integration(name: $name) {
-            list: installationSpaces(installation: $id, first: $first, after: $after) {
-              totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
-            }
-          }
-        }`,
-        [SpaceInstallationFields, ListInfo],
-      ),
-      install: graphql(
-        `mutation InstallIntegrationOnSpace($extended: Boolean!, $input: InstallIntegrationOnSpaceInput!) {
-          result: installIntegrationOnSpace(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
-        }`,
-        [SpaceInstallationFields],
-      ),
-      read: graphql(
-        `query GetIntegrationSpaceInstallation($extended: Boolean!, $integration: String!, $installation: ID!, $space: ID!) {
-          row: integrationSpaceInstallation(integration: $integration, installation: $installation, space: $space) { ...SpaceInstallationFields }
-        }`,
-        [SpaceInstallationFields],
-      ),
-      update: graphql(
-        `mutation UpdateIntegrationSpaceInstallation($extended: Boolean!, $input: UpdateIntegrationSpaceInstallationInput!) {
-          result: updateIntegrationSpaceInstallation(input: $input) { row: spaceInstallation { ...SpaceInstallationFields } }
-        }`,
-        [SpaceInstallationFields],
-      ),
-      uninstall: graphql(
-        `mutation UninstallIntegrationFromSpace($input: UninstallIntegrationFromSpaceInput!) {
-          result: uninstallIntegrationFromSpace(input: $input) { removed }
-        }`,
-      ),
-      listEverywhere: graphql(
-        `query ListIntegrationSpaceInstallations($extended: Boolean!, $name: String!, $externalId: String, $first: Int, $after: String) {
-          integration(name: $name) {
-            list: spaceInstallations(externalId: $externalId, first: $first, after: $after) {
-              totalCount pageInfo { ...ListInfo } nodes { ...SpaceInstallationFields }
-            }
-          }
-        }`,
-        [SpaceInstallationFields, ListInfo],
-      ),
-    },
+    contentDocuments("space", SpaceInstallationFields),
   ),
   ...contentInstallationRoutes(
     "site",
     { bodyField: "siteId", actions: { read: "site.read", install: "integration.installOnSite" } },
-    {
-      listOfInstallation: graphql(
-        `query ListIntegrationInstallationSites($extended: Boolean!, $name: String!, $id: ID!, $first: Int, $after: String) {
-          integration(name: $name) {
-            list: installationSites(installation: $id, first: $first, after: $after) {
-              totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }
-            }
-          }
-        }`,
-        [SiteInstallationFields, ListInfo],
-      ),
-      install: graphql(
-        `mutation InstallIntegrationOnSite($extended: Boolean!, $input: InstallIntegrationOnSiteInput!) {
-          result: installIntegrationOnSite(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
-        }`,
-        [SiteInstallationFields],
-      ),
-      read: graphql(
-        `query GetIntegrationSiteInstallation($extended: Boolean!, $integration: String!, $installation: ID!, $site: ID!) {
-          row: integrationSiteInstallation(integration: $integration, installation: $installation, site: $site) { ...SiteInstallationFields }
-        }`,
-        [SiteInstallationFields],
-      ),
-      update: graphql(
-        `mutation UpdateIntegrationSiteInstallation($extended: Boolean!, $input: UpdateIntegrationSiteInstallationInput!) {
-          result: updateIntegrationSiteInstallation(input: $input) { row: siteInstallation { ...SiteInstallationFields } }
-        }`,
-        [SiteInstallationFields],
-      ),
-      uninstall: graphql(
-        `mutation UninstallIntegrationFromSite($input: UninstallIntegrationFromSiteInput!) {
-          result: uninstallIntegrationFromSite(input: $input) { removed }
-        }`,
-      ),
-      listEverywhere: graphql(
-        `query ListIntegrationSiteInstallations($extended: Boolean!, $name: String!, $externalId: String, $first: Int, $after: String) {
-          integration(name: $name) {
-            list: siteInstallations(externalId: $externalId, first: $first, after: $after) {
-              totalCount pageInfo { ...ListInfo } nodes { ...SiteInstallationFields }
-            }
-          }
-        }`,
-        [SiteInstallationFields, ListInfo],
-      ),
-    },
+    contentDocuments("site", SiteInstallationFields),
   ),
   typedRoute({
     method: "GET",
@@ -699,17 +670,7 @@ export const integrationRoutes: RestRoute[] = [
     action: "integration.list",
     query: FILTER_QUERY,
     document: graphql(
-      `query ListOrganizationIntegrations(
-        $id: ID!, $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID,
-        $scope: String, $target: String, $first: Int, $after: String
-      ) {
-        organization(id: $id) {
-          integrations(
-            search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
-            scope: $scope, target: $target, first: $first, after: $after
-          ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
-        }
-      }`,
+      `query ListOrganizationIntegrations($id: ID!, ${FILTER_DEFINITIONS}) { organization(id: $id) { ${INTEGRATION_LIST} } }`,
       [IntegrationFields, ListInfo],
     ),
     variables: (request) => ({ id: request.params.organizationId, ...filterVariables(request) }),
@@ -774,20 +735,10 @@ export const integrationRoutes: RestRoute[] = [
     path: "/v1/spaces/:spaceId/integrations",
     action: "space.read",
     query: FILTER_QUERY,
-    document: graphql(
-      `query ListSpaceIntegrations(
-        $id: ID!, $search: String, $category: String, $blockDomain: String, $blocks: Boolean, $contentSources: Boolean, $owner: ID,
-        $scope: String, $target: String, $first: Int, $after: String
-      ) {
-        space(id: $id) {
-          integrations(
-            search: $search, category: $category, blockDomain: $blockDomain, blocks: $blocks, contentSources: $contentSources, owner: $owner,
-            scope: $scope, target: $target, first: $first, after: $after
-          ) { totalCount pageInfo { ...ListInfo } nodes { ...IntegrationFields } }
-        }
-      }`,
-      [IntegrationFields, ListInfo],
-    ),
+    document: graphql(`query ListSpaceIntegrations($id: ID!, ${FILTER_DEFINITIONS}) { space(id: $id) { ${INTEGRATION_LIST} } }`, [
+      IntegrationFields,
+      ListInfo,
+    ]),
     variables: (request) => ({ id: request.params.spaceId, ...filterVariables(request) }),
     status: 200,
     body: (data) => listBody(data.space.integrations, restIntegration),
