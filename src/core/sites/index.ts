@@ -101,6 +101,11 @@ export async function structureOf(ctx: CoreContext, site: Site): Promise<Structu
     loaders.sections.load(site.id),
     loaders.sectionGroups.load(site.id),
   ]);
+  return structureFrom(site, siteSpaces, sections, groups);
+}
+
+/** A site's structure from its rows, each kind in order, and its root (sections outside groups, and groups). */
+function structureFrom(site: Site, siteSpaces: SiteSpace[], sections: SiteSection[], groups: SiteSectionGroup[]): Structure {
   return {
     site,
     root: sortByKey([...sections.filter((section) => !section.sectionGroupId), ...groups]),
@@ -281,13 +286,7 @@ async function loadStructure(tx: Transaction, siteId: string) {
     tx.siteSection.findMany({ where: { siteId } }),
     tx.siteSectionGroup.findMany({ where: { siteId } }),
   ]);
-  return {
-    site,
-    root: sortByKey([...sections.filter((section) => !section.sectionGroupId), ...groups]),
-    sections: sortByKey(sections),
-    groups: sortByKey(groups),
-    siteSpaces: sortByKey(siteSpaces),
-  } satisfies Structure;
+  return structureFrom(site, siteSpaces, sections, groups);
 }
 
 const lastKey = (rows: { sortKey: string; id: string }[]) => generateKeyBetween(sortByKey(rows).at(-1)?.sortKey ?? null, null);
@@ -457,6 +456,30 @@ function findIn<T extends { id: string }>(rows: T[], id: string, what: string): 
   return row;
 }
 
+/**
+ * An edit of one row of a site's structure (a site space, section or section group) named by its
+ * id: `editStructure` (the caller may edit the site, which is locked), the row found among
+ * `rowsOf(structure)` (404 as `what` otherwise), then `edit` on it with the edit's own arguments.
+ */
+function rowEdit<Row extends { id: string }, Args extends unknown[], T>(
+  rowsOf: (structure: Structure) => Row[],
+  what: string,
+  edit: (tx: Transaction, structure: Structure, row: Row, ...args: Args) => Promise<T>,
+) {
+  return (ctx: CoreContext, organizationId: string | null | undefined, siteId: string, rowId: string, ...args: Args): Promise<T> =>
+    editStructure(ctx, organizationId, siteId, (tx, structure) => edit(tx, structure, findIn(rowsOf(structure), rowId, what), ...args));
+}
+
+const siteSpaceEdit = <Args extends unknown[], T>(
+  edit: (tx: Transaction, structure: Structure, siteSpace: SiteSpace, ...args: Args) => Promise<T>,
+) => rowEdit((structure) => structure.siteSpaces, "site space", edit);
+const sectionEdit = <Args extends unknown[], T>(
+  edit: (tx: Transaction, structure: Structure, section: SiteSection, ...args: Args) => Promise<T>,
+) => rowEdit((structure) => structure.sections, "section", edit);
+const groupEdit = <Args extends unknown[], T>(
+  edit: (tx: Transaction, structure: Structure, group: SiteSectionGroup, ...args: Args) => Promise<T>,
+) => rowEdit((structure) => structure.groups, "section group", edit);
+
 export async function addSiteSpace(
   ctx: CoreContext,
   organizationId: string | null | undefined,
@@ -505,23 +528,15 @@ function checkPathFree(siblings: { id: string; path: string }[], path: string, e
 }
 
 /** Removes the site space; the next one becomes the default; a section left empty goes too. */
-export async function deleteSiteSpace(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  siteSpaceId: string,
-): Promise<void> {
-  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const siteSpace = findIn(structure.siteSpaces, siteSpaceId, "site space");
-    await tx.siteSpace.delete({ where: { id: siteSpace.id } });
-    const remaining = siteSpacesIn(structure, siteSpace.sectionId).filter((s) => s.id !== siteSpace.id);
-    if (siteSpace.sectionId && remaining.length === 0) {
-      await removeSection(tx, structure, siteSpace.sectionId);
-    } else if (siteSpace.isDefault && remaining.length) {
-      await tx.siteSpace.update({ where: { id: remaining[0].id }, data: { isDefault: true } });
-    }
-  });
-}
+export const deleteSiteSpace = siteSpaceEdit(async (tx, structure, siteSpace): Promise<void> => {
+  await tx.siteSpace.delete({ where: { id: siteSpace.id } });
+  const remaining = siteSpacesIn(structure, siteSpace.sectionId).filter((s) => s.id !== siteSpace.id);
+  if (siteSpace.sectionId && remaining.length === 0) {
+    await removeSection(tx, structure, siteSpace.sectionId);
+  } else if (siteSpace.isDefault && remaining.length) {
+    await tx.siteSpace.update({ where: { id: remaining[0].id }, data: { isDefault: true } });
+  }
+});
 
 async function removeSection(tx: Transaction, structure: Structure, sectionId: string) {
   const section = findIn(structure.sections, sectionId, "section");
@@ -556,32 +571,23 @@ function keyAt(
 }
 
 /** Moves a site space next to another one (into its section), or last in its own. */
-export async function moveSiteSpace(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  siteSpaceId: string,
-  position: PositionInput | null | undefined,
-) {
-  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const siteSpace = findIn(structure.siteSpaces, siteSpaceId, "site space");
-    const referenceId = position?.before ?? position?.after;
-    let sectionId = siteSpace.sectionId;
-    if (referenceId) {
-      const reference = structure.siteSpaces.find((s) => s.id === referenceId);
-      if (!reference) throw badInput(`position: no site space "${referenceId}" in this site`);
-      sectionId = reference.sectionId;
-    }
-    const siblings = siteSpacesIn(structure, sectionId);
-    if (sectionId !== siteSpace.sectionId) checkPathFree(siblings, siteSpace.path, siteSpace.id);
-    const sortKey = keyAt(siblings, position, siteSpace.id, "position");
-    if (sectionId !== siteSpace.sectionId) await leaveContainer(tx, structure, siteSpace);
-    return tx.siteSpace.update({
-      where: { id: siteSpace.id },
-      data: { sectionId, sortKey, isDefault: sectionId === siteSpace.sectionId ? siteSpace.isDefault : siblings.length === 0 },
-    });
+export const moveSiteSpace = siteSpaceEdit(async (tx, structure, siteSpace, position: PositionInput | null | undefined) => {
+  const referenceId = position?.before ?? position?.after;
+  let sectionId = siteSpace.sectionId;
+  if (referenceId) {
+    const reference = structure.siteSpaces.find((s) => s.id === referenceId);
+    if (!reference) throw badInput(`position: no site space "${referenceId}" in this site`);
+    sectionId = reference.sectionId;
+  }
+  const siblings = siteSpacesIn(structure, sectionId);
+  if (sectionId !== siteSpace.sectionId) checkPathFree(siblings, siteSpace.path, siteSpace.id);
+  const sortKey = keyAt(siblings, position, siteSpace.id, "position");
+  if (sectionId !== siteSpace.sectionId) await leaveContainer(tx, structure, siteSpace);
+  return tx.siteSpace.update({
+    where: { id: siteSpace.id },
+    data: { sectionId, sortKey, isDefault: sectionId === siteSpace.sectionId ? siteSpace.isDefault : siblings.length === 0 },
   });
-}
+});
 
 /** Before a site space leaves its section or the root: the next there becomes the default. */
 async function leaveContainer(tx: Transaction, structure: Structure, siteSpace: SiteSpace) {
@@ -702,42 +708,24 @@ export async function updateSection(
 }
 
 /** Removes the section with its site spaces; the next section becomes the default. */
-export async function deleteSection(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  sectionId: string,
-): Promise<void> {
-  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    await removeSection(tx, structure, findIn(structure.sections, sectionId, "section").id);
-  });
-}
+export const deleteSection = sectionEdit((tx, structure, section) => removeSection(tx, structure, section.id));
 
 /**
  * Moves a section next to a section or a group (`before`/`after` are ids of either): it joins the
  * reference's group, or the root. Without a position it goes last at the root.
  */
-export async function moveSection(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  sectionId: string,
-  position: PositionInput | null | undefined,
-) {
-  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const section = findIn(structure.sections, sectionId, "section");
-    const referenceId = position?.before ?? position?.after;
-    let groupId: string | null = null;
-    if (referenceId) {
-      const reference = structure.sections.find((s) => s.id === referenceId) ?? structure.groups.find((g) => g.id === referenceId);
-      if (!reference) throw badInput(`position: no section or section group "${referenceId}" in this site`);
-      groupId = isGroup(reference) ? null : (reference as SiteSection).sectionGroupId;
-    }
-    const siblings = groupId ? sectionsOfGroup(structure, groupId) : structure.root;
-    const sortKey = keyAt(siblings, position, section.id, "position");
-    return tx.siteSection.update({ where: { id: section.id }, data: { sectionGroupId: groupId, sortKey } });
-  });
-}
+export const moveSection = sectionEdit(async (tx, structure, section, position: PositionInput | null | undefined) => {
+  const referenceId = position?.before ?? position?.after;
+  let groupId: string | null = null;
+  if (referenceId) {
+    const reference = structure.sections.find((s) => s.id === referenceId) ?? structure.groups.find((g) => g.id === referenceId);
+    if (!reference) throw badInput(`position: no section or section group "${referenceId}" in this site`);
+    groupId = isGroup(reference) ? null : (reference as SiteSection).sectionGroupId;
+  }
+  const siblings = groupId ? sectionsOfGroup(structure, groupId) : structure.root;
+  const sortKey = keyAt(siblings, position, section.id, "position");
+  return tx.siteSection.update({ where: { id: section.id }, data: { sectionGroupId: groupId, sortKey } });
+});
 
 // ---------------------------------------------------------------------------------------------
 // Section groups
@@ -812,18 +800,10 @@ async function ungroup(tx: Transaction, structure: Structure, group: SiteSection
 }
 
 /** Removes the group; its sections stay, at the root where the group stood. */
-export async function deleteSectionGroup(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  groupId: string,
-): Promise<void> {
-  await editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const group = findIn(structure.groups, groupId, "section group");
-    await ungroup(tx, structure, group, sectionsOfGroup(structure, group.id));
-    await tx.siteSectionGroup.delete({ where: { id: group.id } });
-  });
-}
+export const deleteSectionGroup = groupEdit(async (tx, structure, group): Promise<void> => {
+  await ungroup(tx, structure, group, sectionsOfGroup(structure, group.id));
+  await tx.siteSectionGroup.delete({ where: { id: group.id } });
+});
 
 export async function addSectionToGroup(
   ctx: CoreContext,
@@ -847,36 +827,18 @@ export async function addSectionToGroup(
   });
 }
 
-export async function removeSectionFromGroup(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  groupId: string,
-  sectionId: string,
-) {
-  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const group = findIn(structure.groups, groupId, "section group");
-    const section = sectionsOfGroup(structure, group.id).find((s) => s.id === sectionId);
-    if (!section) throw notFound("section in this group", sectionId);
-    await ungroup(tx, structure, group, [section]);
-    return group;
-  });
-}
+export const removeSectionFromGroup = groupEdit(async (tx, structure, group, sectionId: string) => {
+  const section = sectionsOfGroup(structure, group.id).find((s) => s.id === sectionId);
+  if (!section) throw notFound("section in this group", sectionId);
+  await ungroup(tx, structure, group, [section]);
+  return group;
+});
 
 /** Moves a group next to a root item (a section outside groups, or another group), or last. */
-export async function moveSectionGroup(
-  ctx: CoreContext,
-  organizationId: string | null | undefined,
-  siteId: string,
-  groupId: string,
-  position: PositionInput | null | undefined,
-) {
-  return editStructure(ctx, organizationId, siteId, async (tx, structure) => {
-    const group = findIn(structure.groups, groupId, "section group");
-    const sortKey = keyAt(structure.root, position, group.id, "position");
-    return tx.siteSectionGroup.update({ where: { id: group.id }, data: { sortKey } });
-  });
-}
+export const moveSectionGroup = groupEdit(async (tx, structure, group, position: PositionInput | null | undefined) => {
+  const sortKey = keyAt(structure.root, position, group.id, "position");
+  return tx.siteSectionGroup.update({ where: { id: group.id }, data: { sortKey } });
+});
 
 export const STRUCTURE_ITEM_TYPES = ["site-space", "site-section", "site-section-group", "site-external-link"] as const;
 
