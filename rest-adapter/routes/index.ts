@@ -9,7 +9,7 @@ import { samlRoutes } from "./saml.ts";
 import { searchRoutes } from "./search.ts";
 import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
-import { contentLinkRoutes, linkRoutes } from "./links.ts";
+import { linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
@@ -33,7 +33,6 @@ export const routes: RestRoute[] = [
   ...importRoutes,
   ...searchRoutes,
   ...linkRoutes,
-  ...contentLinkRoutes,
   ...changeRequestsRoutes,
   ...commentsRoutes,
   ...pdfRoutes,

@@ -73,7 +73,8 @@ export const linkVariables = (query: Record<string, unknown>) => ({
 
 export const LIST_QUERY = { page: "string", limit: "limit" } as const;
 
-export const linkRoutes: RestRoute[] = [
+/** The space's own link rows. */
+const spaceLinkRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/links",
@@ -148,3 +149,6 @@ export const contentLinkRoutes: RestRoute[] = [
     body: (data) => restBacklinks(data.contentTarget.space, data.contentTarget.page.backlinks),
   }),
 ];
+
+/** Every link row of the space: its own, then those of its content. */
+export const linkRoutes: RestRoute[] = [...spaceLinkRoutes, ...contentLinkRoutes];
