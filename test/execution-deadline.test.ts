@@ -2,8 +2,10 @@
 // an operation that runs past it is answered 503 EXECUTION_TIMEOUT (an envelope, never a stack
 // trace) at the deadline, what it had not started never starts, a canary request is answered
 // within 1 s meanwhile, and a client that goes away stops its operation the same way. On
-// PostgreSQL the statement the operation was waiting on is cancelled by the database itself
-// (statement_timeout); the embedded database runs one statement at a time and cannot cancel one.
+// PostgreSQL the statement the operation was waiting on is cancelled on its backend, at the
+// deadline (with statement_timeout as a backstop, and without it) and when the client goes away;
+// the embedded database runs one statement at a time and cannot cancel one (it starts no further
+// one for a stopped operation).
 //
 // The long operation is real work, not a seam: a series of 400 createSpace mutations in one
 // document (mutations run one after another; the alias limit raised for this test server only), and on
@@ -223,15 +225,21 @@ describe("a client that goes away", () => {
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)(
-  "on PostgreSQL, a statement waiting past the deadline (PostgreSQL only: the embedded database cannot cancel a statement)",
-  () => {
+// Twice: with statement_timeout = the deadline (as main.ts sets it: whichever PostgreSQL sees
+// first cancels), and with a statement_timeout of a minute, so that only the deadline's own
+// cancel (CancelRequest on the statement's backend) can stop the statement in time.
+describe.skipIf(!process.env.DATABASE_URL).each([
+  { backstop: "statement_timeout = the deadline", statementTimeoutMs: undefined },
+  { backstop: "statement_timeout of a minute: the deadline's cancel alone", statementTimeoutMs: 60_000 },
+])(
+  "on PostgreSQL, a statement waiting past the deadline, $backstop (PostgreSQL only: the embedded database cannot cancel a statement)",
+  ({ statementTimeoutMs }) => {
     const deadlineMs = 1000;
     let server: TestServer;
     let admin: BootstrapResult;
 
     beforeAll(async () => {
-      server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
+      server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } }, {}, { statementTimeoutMs });
       admin = await server.bootstrap("Lock org");
       // Warm up both surfaces' createSpace (compiled on first use), so they reach the lock in time.
       await postGraphQL(

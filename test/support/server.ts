@@ -42,9 +42,11 @@ let counter = 0;
 export async function startTestServer(
   config: Omit<AppConfig, "publicUrl"> = {},
   timeouts: Partial<ServerTimeouts> = {},
+  /** PostgreSQL's statement_timeout, when not the execution deadline as main.ts sets it. */
+  { statementTimeoutMs }: { statementTimeoutMs?: number } = {},
 ): Promise<TestServer> {
   const database = await openTestDatabase({
-    statementTimeoutMs: config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs,
+    statementTimeoutMs: statementTimeoutMs ?? config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs,
   });
   const clock = new ManualClock(new Date("2026-01-15T10:00:00Z"));
   let handler: App["yoga"] | undefined;
