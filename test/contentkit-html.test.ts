@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { integrationDocumentBlock, parseIntegrationEmbed } from "../src/core/integrations/embed.ts";
 import { contentKitProblem } from "../src/core/integrations/contentkit.ts";
-import { contentSecurityPolicyHeader } from "../src/core/integrations/site-scripts.ts";
+import { contentSecurityPolicyHeader, mergeContentSecurityPolicies } from "../src/core/integrations/csp.ts";
 import { contentKitHtml } from "../src/core/sites/contentkit-html.ts";
 
 describe("the integration embed", () => {
@@ -117,5 +117,26 @@ describe("Content-Security-Policy of an integration", () => {
     expect(contentSecurityPolicyHeader(null)).toBeNull();
     expect(contentSecurityPolicyHeader({})).toBeNull();
     expect(contentSecurityPolicyHeader(42)).toBeNull();
+  });
+
+  it("widens a published page's fetch directives, never its script directives beyond host sources, nor its other directives", () => {
+    const page =
+      "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; frame-ancestors 'none'; script-src https://s/a.js";
+    const merged = mergeContentSecurityPolicies(page, [
+      "connect-src https://api.example.com; img-src https://img.example.com; frame-ancestors *; base-uri https://evil.example",
+      "script-src https://cdn.example.com 'unsafe-inline' 'strict-dynamic' 'nonce-x' https: * data:; default-src https://d.example.com",
+      null,
+    ]);
+    const directives = Object.fromEntries(merged.split("; ").map((part) => [part.split(" ")[0], part.split(" ").slice(1).join(" ")]));
+    expect(directives).toEqual({
+      "default-src": "https://d.example.com",
+      "img-src": "'self' https: data: https://img.example.com",
+      "style-src": "'unsafe-inline'",
+      "frame-ancestors": "'none'",
+      "script-src": "https://s/a.js https://cdn.example.com",
+      "connect-src": "https://api.example.com",
+    });
+    // Nothing to merge: the page's policy as it was.
+    expect(mergeContentSecurityPolicies(page, [null, "sandbox; report-uri /x"])).toBe(page);
   });
 });

@@ -450,6 +450,8 @@ describe("scripts injected into a site", () => {
         script: source,
         visibility: "private",
         scopes,
+        // Merged into the policy of the pages that load its script (the unscoped one is loaded nowhere).
+        contentSecurityPolicy: { "connect-src": `https://api.${name}.example.com`, "frame-ancestors": "*" },
       });
       expect(published.status, JSON.stringify(published.body)).toBe(200);
     }
@@ -485,6 +487,11 @@ describe("scripts injected into a site", () => {
       .map((part) => part.trim())
       .filter((part) => part.startsWith("script-src"));
     expect(scriptSrc).toEqual([`script-src ${scriptOf(INJECTED, injected, site)}`]);
+    // The integration's policy widens the page's fetch directives only (not frame-ancestors).
+    expect(page.policy).toContain(`connect-src https://api.${INJECTED}.example.com`);
+    expect(page.policy).not.toContain(UNSCOPED);
+    expect(page.policy).toContain("frame-ancestors 'none'");
+    expect(page.policy).not.toContain("frame-ancestors *");
     // The same on the site's other pages (search), and the API lists the same script.
     expect((await (await fetch(`${server.url}/sites/${site}/~search?q=hello`)).text()).match(/<script[^>]*>/g)).toHaveLength(1);
     expect(

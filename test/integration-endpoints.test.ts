@@ -61,13 +61,14 @@ async function fetchEvent(name: string, match: (payload: FetchPayload) => boolea
 
 const logsOf = (event: { logs: unknown }) => (event.logs as { message: string; level: string }[]).map((l) => `[${l.level}] ${l.message}`);
 
-async function publishRaw(suffix: string, script: string) {
+async function publishRaw(suffix: string, script: string, extra: Record<string, unknown> = {}) {
   const name = `${NAME}-${suffix}`;
   const published = await server.rest(token, "POST", `/v1/integrations/${name}`, {
     organization: org,
     title: `Raw ${suffix}`,
     script,
     visibility: "private",
+    ...extra,
   });
   expect(published.status, JSON.stringify(published.body)).toBe(200);
   const installed = await server.client(token).integrations.installIntegration(name, { organization: org });
@@ -136,6 +137,9 @@ describe("public endpoints", () => {
       integration: NAME,
       installation: installationId,
       publicEndpoint: endpoint,
+      space: null,
+      site: null,
+      contentEndpoint: null,
       hasToken: true,
       callerHeader: "webhook",
     });
@@ -167,6 +171,95 @@ describe("public endpoints", () => {
     const bytes = await fetch(`${endpoint}/bytes`);
     expect(bytes.status).toBe(200);
     expect([...new Uint8Array(await bytes.arrayBuffer())]).toEqual([0, 255, 1, 254, 128]);
+  });
+
+  it("an installation on a space or a site has its own endpoint: the fetch event names the space or site, the environment its installation there", async () => {
+    const client = server.client(token);
+    const space = (await client.orgs.createSpace(org, { title: "Endpoint space" })).data.id;
+    const site = (await client.orgs.createSite(org, { title: "Endpoint site" })).data.id;
+    const onSpace = await client.integrations.installIntegrationOnSpace(NAME, installationId, { space });
+    const onSite = await client.integrations.installIntegrationOnSite(NAME, installationId, { siteId: site });
+    const spaceEndpoint = `${endpoint}/spaces/${space}`;
+    const siteEndpoint = `${endpoint}/sites/${site}`;
+    expect(onSpace.data.urls.publicEndpoint).toBe(spaceEndpoint);
+    expect(onSite.data.urls.publicEndpoint).toBe(siteEndpoint);
+    const read = await server.rest(token, "GET", `/v1/integrations/${NAME}/installations/${installationId}/spaces/${space}`);
+    expect(read.body.urls).toMatchObject({ publicEndpoint: spaceEndpoint, publicContentEndpoint: spaceEndpoint });
+    expect(validateResponse("GET", `/v1/integrations/${NAME}/installations/${installationId}/spaces/${space}`, 200, read.body)).toEqual([]);
+    const gql = await server.graphql(
+      token,
+      `query($name: String!) { integration(name: $name) { siteInstallations(first: 10) { nodes { siteId urls { publicEndpoint } } } } }`,
+      { name: NAME },
+    );
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.integration.siteInstallations.nodes).toContainEqual({ siteId: site, urls: { publicEndpoint: siteEndpoint } });
+
+    // The script routes under the space installation's endpoint, as GitBook's integrations do.
+    const atSpace = await call(`${spaceEndpoint}/hello`);
+    expect(atSpace.status, atSpace.text).toBe(200);
+    expect(JSON.parse(atSpace.text)).toMatchObject({ installation: installationId, space, site: null, contentEndpoint: spaceEndpoint });
+    const atSite = await call(`${siteEndpoint}/hello`);
+    expect(atSite.status, atSite.text).toBe(200);
+    expect(JSON.parse(atSite.text)).toMatchObject({ installation: installationId, space: null, site, contentEndpoint: siteEndpoint });
+    const event = await fetchEvent(NAME, (payload) => payload.request.url === `${spaceEndpoint}/hello`);
+    expect(event.payload).toMatchObject({ type: "fetch", installationId, spaceId: space });
+    // A space or site the installation is not on: 404, the script does not run.
+    const other = (await client.orgs.createSpace(org, { title: "Not installed" })).data.id;
+    for (const path of [`spaces/${other}`, `sites/site_nope`, "spaces", "spaces/%zz"]) {
+      const answer = await call(`${endpoint}/${path}/hello`);
+      expect(answer.status, path).toBe(404);
+    }
+  });
+
+  it("a paused installation gets no requests: 403 envelope, nothing runs or is recorded; a pending one still does", async () => {
+    const client = server.client(token);
+    const space = (await client.orgs.createSpace(org, { title: "Paused space" })).data.id;
+    await client.integrations.installIntegrationOnSpace(NAME, installationId, { space });
+    const prisma = server.database.prisma;
+    await new Promise((r) => setTimeout(r, 200)); // the records of earlier requests are written
+    const before = (await fetchEvents(NAME)).length;
+    try {
+      await prisma.integrationInstallation.update({ where: { id: installationId }, data: { status: "paused" } });
+      for (const url of [`${endpoint}/hello`, `${endpoint}/spaces/${space}/hello`]) {
+        const answer = await call(url, { method: "POST", body: "{}" });
+        expect(answer.status, url).toBe(403);
+        expect(JSON.parse(answer.text)).toEqual({ error: { code: 403, message: expect.stringContaining("is paused") } });
+      }
+      // Only its space installation paused: that endpoint refuses, the installation's answers.
+      await prisma.integrationInstallation.update({ where: { id: installationId }, data: { status: "active" } });
+      await prisma.integrationSpaceInstallation.update({
+        where: { installationId_spaceId: { installationId, spaceId: space } },
+        data: { status: "paused" },
+      });
+      expect((await call(`${endpoint}/spaces/${space}/hello`)).status).toBe(403);
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await fetchEvents(NAME)).length).toBe(before);
+      // Pending (required settings missing): delivered, so that an OAuth callback can complete them.
+      await prisma.integrationInstallation.update({ where: { id: installationId }, data: { status: "pending" } });
+      expect((await call(`${endpoint}/hello`)).status).toBe(200);
+    } finally {
+      await prisma.integrationInstallation.update({ where: { id: installationId }, data: { status: "active" } });
+    }
+  });
+
+  it("the integration's contentSecurityPolicy comes with every answer, as a policy of its own beside the script's and the sandbox's", async () => {
+    const { installation } = await publishRaw(
+      "csp",
+      `export default { async fetch() { return new Response("<p>page</p>", { headers: { "content-type": "text/html", "content-security-policy": "script-src 'none'" } }); } };`,
+      { contentSecurityPolicy: "default-src 'self'; img-src https://img.example.com" },
+    );
+    const response = await fetch(`${installation}/page`);
+    expect(response.status).toBe(200);
+    // Three policies, each applying (fetch joins the header lines with ", ").
+    const policies = response.headers.get("content-security-policy")!.split(", ");
+    expect(policies).toHaveLength(3);
+    expect(policies).toEqual(
+      expect.arrayContaining([
+        "script-src 'none'",
+        "default-src 'self'; img-src https://img.example.com",
+        expect.stringMatching(/^sandbox /),
+      ]),
+    );
   });
 
   it("each request is one fetch event in GET …/events with its trace; the record keeps no query string and no credentials", async () => {

@@ -299,6 +299,24 @@ describe("GraphQL", () => {
     const read = await server.graphql(siteToken, siteQuery, { id: installed });
     expect(read.errors).toBeUndefined();
     expect(read.data.site.title).toBe("Installed site");
+    // Site.permissions says what the token may do there (its scopes), on both surfaces: read, not change.
+    const allowed = {
+      view: true,
+      access: true,
+      edit: false,
+      create: false,
+      admin: false,
+      installIntegration: false,
+      viewAdaptiveSchema: true,
+      editAdaptiveSchema: false,
+    };
+    expect((await reader.orgs.getSiteById(org, installed)).data.permissions).toEqual(allowed);
+    const permissions = await server.graphql(
+      siteToken,
+      `query($id: ID!) { site(id: $id) { permissions { view access edit create admin installIntegration viewAdaptiveSchema editAdaptiveSchema } } }`,
+      { id: installed },
+    );
+    expect(permissions.data.site.permissions).toEqual(allowed);
     // The organization's site list holds the sites of its installation only.
     expect((await reader.orgs.listSites(org)).data.items.map((site) => site.id)).toEqual([installed]);
     // Writes it has no scope for: 403, and nothing changed.

@@ -39,6 +39,16 @@ export class Urls {
     return this.api(`/integrations/${name}/integration/installations/${installationId}`);
   }
 
+  /**
+   * The public HTTP endpoint of an installation on one space or site (`spaces/{spaceId}` or
+   * `sites/{siteId}` under the installation's): its `fetch` events carry the `spaceId` or `siteId`
+   * and the environment the space or site installation, as `@gitbook/runtime` integrations expect
+   * when they route under `environment.spaceInstallation.urls.publicEndpoint`.
+   */
+  contentInstallationEndpoint(name: string, installationId: string, path: `spaces/${string}` | `sites/${string}`): string {
+    return `${this.installationEndpoint(name, installationId)}/${path}`;
+  }
+
   graphiql(): string {
     return this.absolute("/graphql");
   }

@@ -319,15 +319,18 @@ const ContentInstallationUrls = builder.simpleObject("IntegrationContentInstalla
   description: "Addresses of an installation on a space or site",
   fields: (t) => ({
     location: t.string({ description: "Its address in the API" }),
-    publicEndpoint: t.string({ description: "Its public HTTP endpoint" }),
+    publicEndpoint: t.string({
+      description:
+        "Its public HTTP endpoint: requests under it are delivered to the script as fetch events naming the space or site (`…/integration/installations/{id}/spaces/{spaceId}` or `…/sites/{siteId}`)",
+    }),
   }),
 });
 
-async function contentInstallationUrls(core: CoreContext, installationId: string, path: string) {
+async function contentInstallationUrls(core: CoreContext, installationId: string, path: `spaces/${string}` | `sites/${string}`) {
   const installation = (await core.loaders.integrationInstallation.load(installationId))!;
   const integration = (await core.loaders.integration.load(installation.integrationId))!;
   const location = core.urls.api(`/integrations/${integration.name}/installations/${installation.id}/${path}`);
-  return { location, publicEndpoint: location };
+  return { location, publicEndpoint: core.urls.contentInstallationEndpoint(integration.name, installation.id, path) };
 }
 
 const contentStores = { space: spaceInstallations, site: siteInstallations };
@@ -344,7 +347,7 @@ export const SiteInstallationRef = builder.objectRef<IntegrationSiteInstallation
 /** The fields an installation on a space and one on a site share; `path` is its address below the installation's. */
 const contentInstallationFields = <Row extends IntegrationSpaceInstallation | IntegrationSiteInstallation>(
   t: PothosSchemaTypes.ObjectFieldBuilder<Types, Row>,
-  path: (row: Row) => string,
+  path: (row: Row) => `spaces/${string}` | `sites/${string}`,
 ) => ({
   integration: t.field({
     description: "The integration",

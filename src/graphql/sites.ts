@@ -1,7 +1,7 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
 import { agentsContextOf, siteTypeOf, siteVisibilityOf } from "../core/storage-types.ts";
 import type { Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
-import { atLeast } from "../auth/roles.ts";
+import { may } from "../auth/policy.ts";
 import { notFound } from "../core/errors.ts";
 import {
   addSection,
@@ -102,7 +102,8 @@ async function structureOfRow(core: CoreContext, row: { siteId: string }): Promi
 }
 
 const SitePermissions = builder.simpleObject("SitePermissions", {
-  description: "What the caller may do with a site (from their role in its organization)",
+  description:
+    "What the caller may do with a site: what the permission policy allows them (a member's role on the site, an installation token's integration scopes)",
   fields: (t) => ({
     view: t.boolean({ description: "Whether the caller may read the site's settings and structure" }),
     access: t.boolean({ description: "Whether the caller has any access to the site" }),
@@ -181,18 +182,20 @@ export const SiteRef = builder.loadableNode("Site", {
     permissions: t.field({
       description: "What the caller may do with the site",
       type: SitePermissions,
+      // What `authorize` would allow, rule by rule: a member's role on the site (grants included),
+      // an installation token's integration scopes (policy.ts `tokenScopes`).
       resolve: async (s, _args, { core }) => {
-        const role = await core.access.organizationRole(s.organizationId);
-        return {
-          view: atLeast(role, "read"),
-          access: atLeast(role, "read"),
-          edit: atLeast(role, "edit"),
-          create: atLeast(role, "create"),
-          admin: atLeast(role, "admin"),
-          installIntegration: atLeast(role, "admin"),
-          viewAdaptiveSchema: atLeast(role, "read"),
-          editAdaptiveSchema: atLeast(role, "admin"),
-        };
+        const target = { site: s };
+        const [view, edit, create, admin, installIntegration, viewAdaptiveSchema, editAdaptiveSchema] = await Promise.all([
+          may(core, "site.read", target),
+          may(core, "site.editStructure", target),
+          core.viewer.installationId ? false : may(core, "site.create", { organizationId: s.organizationId }),
+          may(core, "site.configure", target),
+          may(core, "integration.installOnSite", target),
+          may(core, "site.readAdaptiveSchema", target),
+          may(core, "site.updateAdaptiveSchema", target),
+        ]);
+        return { view, access: view, edit, create, admin, installIntegration, viewAdaptiveSchema, editAdaptiveSchema };
       },
     }),
     customization: t.field({

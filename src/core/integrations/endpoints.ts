@@ -1,13 +1,22 @@
 // Public HTTP endpoints of integrations (`urls.publicEndpoint`, built by src/core/urls.ts):
 //   <PUBLIC_URL>/v1/integrations/{name}/integration[/…]                             the integration
 //   <PUBLIC_URL>/v1/integrations/{name}/integration/installations/{installationId}[/…]  an installation
+//   …/integration/installations/{installationId}/spaces/{spaceId}[/…]              its installation on a space
+//   …/integration/installations/{installationId}/sites/{siteId}[/…]                its installation on a site
 // Any method and sub-path under one is delivered at once to the script as a `fetch` event (the
 // published `FetchEvent`: `request` { method, url, headers }, the body as the `fetch-body` part,
-// `installationId` and an environment naming the installation for the second), with the same
-// sandbox limits as every event; the script's Response is the answer. No token: these are the
-// integration's own public endpoints (OAuth callbacks, webhooks of other services).
+// `installationId` (and `spaceId` or `siteId`) with an environment naming the installation (and
+// the space or site installation) for the others), with the same sandbox limits as every event;
+// the script's Response is the answer, with the integration's `contentSecurityPolicy` added as a
+// header of its own ("sent as headers when processing the script fetch event"). No token: these
+// are the integration's own public endpoints (OAuth callbacks, webhooks of other services).
 //
-// Answers: 404 for an unknown integration or installation; 502 when the script fails (throws,
+// A paused installation (and a paused space or site installation) gets no fetch events: 403
+// envelope, the script does not run and nothing is recorded. A pending one (required settings
+// missing) still does: completing its configuration (an OAuth callback) goes through it.
+//
+// Answers: 404 for an unknown integration, installation, or space or site the installation is not
+// on; 403 for a paused one; 502 when the script fails (throws,
 // loops past its limits, answers garbage or a body over `endpointMaxResponseBytes`) or answers
 // 500 (what `@gitbook/runtime` answers for an exception in the handler): the caller gets the
 // reason in one line, the trace goes to the integration's events. Each request is recorded as
@@ -16,6 +25,8 @@ import type { Integration, IntegrationInstallation, Prisma } from "../../generat
 import type { Services } from "../context.ts";
 import { DomainError } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { contentSecurityPolicyHeader } from "./csp.ts";
+import { manifestOf } from "./index.ts";
 import { DeliveryError, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
 
 const PREFIX = /^\/v1\/integrations\/([a-zA-Z0-9\-_.]+)\/integration(?=\/|$)/;
@@ -24,7 +35,18 @@ export interface EndpointTarget {
   name: string;
   /** null: the integration's own endpoint. */
   installationId: string | null;
+  /** The installation's endpoint on one space or site (`…/spaces/{id}`, `…/sites/{id}`). */
+  content?: { kind: "space" | "site"; id: string };
 }
+
+/** A path segment decoded; "" (which names nothing) when it is not a valid escape. */
+const segment = (raw: string | undefined) => {
+  try {
+    return decodeURIComponent(raw ?? "");
+  } catch {
+    return "";
+  }
+};
 
 /** The endpoint a request path is under, or null when it is not a public endpoint's. */
 export function endpointOf(pathname: string): EndpointTarget | null {
@@ -34,13 +56,10 @@ export function endpointOf(pathname: string): EndpointTarget | null {
   const rest = pathname.slice(match[0].length);
   const installation = rest.match(/^\/installations(?:\/([^/]*))?(?=\/|$)/);
   if (!installation) return { name, installationId: null };
-  let installationId = "";
-  try {
-    installationId = decodeURIComponent(installation[1] ?? "");
-  } catch {
-    // Not a valid escape: no such installation.
-  }
-  return { name, installationId };
+  const installationId = segment(installation[1]);
+  const content = rest.slice(installation[0].length).match(/^\/(spaces|sites)(?:\/([^/]*))?(?=\/|$)/);
+  if (!content) return { name, installationId };
+  return { name, installationId, content: { kind: content[1] === "spaces" ? "space" : "site", id: segment(content[2]) } };
 }
 
 export interface EndpointRequest {
@@ -105,11 +124,38 @@ async function targetOf(
     if (!integration) throw new DomainError("NOT_FOUND", `No integration named "${target.name}"`);
     return { integration, installation: null };
   }
-  const installation = target.installationId
-    ? await prisma.integrationInstallation.findUnique({ where: { id: target.installationId }, include: { integration: true } })
-    : null;
+  const { content } = target;
+  const [installation, contentRow] = target.installationId
+    ? await Promise.all([
+        prisma.integrationInstallation.findUnique({ where: { id: target.installationId }, include: { integration: true } }),
+        !content?.id
+          ? null
+          : content.kind === "space"
+            ? prisma.integrationSpaceInstallation.findUnique({
+                where: { installationId_spaceId: { installationId: target.installationId, spaceId: content.id } },
+                select: { status: true },
+              })
+            : prisma.integrationSiteInstallation.findUnique({
+                where: { installationId_siteId: { installationId: target.installationId, siteId: content.id } },
+                select: { status: true },
+              }),
+      ])
+    : [null, null];
   if (!installation || installation.integration.name !== target.name) {
     throw new DomainError("NOT_FOUND", `No installation "${target.installationId}" of the integration "${target.name}"`);
+  }
+  if (content && !contentRow) {
+    throw new DomainError(
+      "NOT_FOUND",
+      `The installation "${installation.id}" of "${target.name}" is not on the ${content.kind} "${content.id}"`,
+    );
+  }
+  if (installation.status === "paused" || contentRow?.status === "paused") {
+    const what = contentRow?.status === "paused" ? `on the ${content!.kind} "${content!.id}" ` : "";
+    throw new DomainError(
+      "FORBIDDEN",
+      `The installation "${installation.id}" of "${target.name}" ${what}is paused: its endpoint receives no requests`,
+    );
   }
   const { integration, ...row } = installation;
   return { integration, installation: row };
@@ -142,6 +188,7 @@ export async function answerEndpointRequest(services: Services, target: Endpoint
     eventId,
     type: "fetch",
     ...(installation ? { installationId: installation.id } : {}),
+    ...(target.content ? { [target.content.kind === "space" ? "spaceId" : "siteId"]: target.content.id } : {}),
     request: { method, url: request.url, headers },
   };
   const started = performance.now();
@@ -207,7 +254,10 @@ export async function answerEndpointRequest(services: Services, target: Endpoint
   for (const [name, value] of Object.entries(answer.headers)) {
     if (!DROPPED_ANSWER_HEADERS.has(name.toLowerCase())) answerHeaders.set(name, value);
   }
-  // A policy of its own besides the script's (every policy given applies), so none of its directives undoes it.
+  // A policy of its own besides the script's (every policy given applies), so none of its directives undoes it;
+  // and the integration's `contentSecurityPolicy`, sent as a header of its own as the published API says.
   answerHeaders.append("content-security-policy", SANDBOX_POLICY);
+  const declared = contentSecurityPolicyHeader(manifestOf(integration).contentSecurityPolicy);
+  if (declared) answerHeaders.append("content-security-policy", declared);
   return { status: answer.status, headers: answerHeaders, body: answer.bytes ?? new TextEncoder().encode(answer.body) };
 }

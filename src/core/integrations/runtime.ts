@@ -253,15 +253,27 @@ export class IntegrationRuntime {
       ]);
       environment.installation = this.installationJson(integration, installation, spaces);
       // The published IntegrationSpaceInstallation / IntegrationSiteInstallation of the event's scope.
-      const contentInstallation = (row: { status: string; configuration: unknown; externalIds: unknown }) => ({
-        status: row.status,
-        configuration: row.configuration,
-        externalIds: row.externalIds,
-        integration: integration.name,
-        installation: installation.id,
-      });
-      if (spaceRow) environment.spaceInstallation = { space: spaceRow.spaceId, ...contentInstallation(spaceRow) };
-      if (siteRow) environment.siteInstallation = { site: siteRow.siteId, ...contentInstallation(siteRow) };
+      const contentInstallation = (
+        row: { status: string; configuration: unknown; externalIds: unknown },
+        path: `spaces/${string}` | `sites/${string}`,
+      ) => {
+        const endpoint = this.services.urls.contentInstallationEndpoint(integration.name, installation.id, path);
+        return {
+          status: row.status,
+          configuration: row.configuration,
+          externalIds: row.externalIds,
+          integration: integration.name,
+          installation: installation.id,
+          urls: {
+            location: this.services.urls.api(`/integrations/${integration.name}/installations/${installation.id}/${path}`),
+            publicEndpoint: endpoint,
+            publicContentEndpoint: endpoint,
+          },
+        };
+      };
+      if (spaceRow)
+        environment.spaceInstallation = { space: spaceRow.spaceId, ...contentInstallation(spaceRow, `spaces/${spaceRow.spaceId}`) };
+      if (siteRow) environment.siteInstallation = { site: siteRow.siteId, ...contentInstallation(siteRow, `sites/${siteRow.siteId}`) };
     }
     return environment;
   }

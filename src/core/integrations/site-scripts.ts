@@ -3,7 +3,7 @@
 // names: fetching it sends a `fetch_published_script` event to the integration's script and
 // answers what it returned as JavaScript, with the integration's `contentSecurityPolicy` as the
 // `Content-Security-Policy` header (the contract's "sent as headers when script-fetch events are
-// processed").
+// processed"); the published pages that load it merge that policy into theirs (csp.ts).
 //
 // A site has an integration's script when the integration has the `site:script:inject` scope and
 // its installation in the site's organization is active and on the site (a site installation, or
@@ -11,7 +11,8 @@
 import type { Integration, IntegrationInstallation, Prisma, Site } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DomainError, notFound } from "../errors.ts";
-import { registerPageScripts } from "../sites/render.ts";
+import { type PageScript, registerPageScripts } from "../sites/render.ts";
+import { contentSecurityPolicyHeader } from "./csp.ts";
 import { manifestOf } from "./index.ts";
 
 const INJECT_SCOPE = "site:script:inject";
@@ -20,21 +21,6 @@ const COOKIES_SCOPE = "site:script:cookies";
 const SCRIPT_FETCH_MAX_MS = 5000;
 /** Largest script answered. */
 const SCRIPT_MAX_BYTES = 1024 * 1024;
-
-/** The published `IntegrationContentSecurityPolicy` (a string, or directives) as one header value; null when none. */
-export function contentSecurityPolicyHeader(policy: unknown): string | null {
-  let value: string | null = null;
-  if (typeof policy === "string") value = policy;
-  else if (typeof policy === "object" && policy !== null && !Array.isArray(policy)) {
-    value = Object.entries(policy)
-      .filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^[a-z-]+$/.test(entry[0]))
-      .map(([directive, sources]) => (sources.trim() ? `${directive} ${sources.trim()}` : directive))
-      .join("; ");
-  }
-  // A header value holds no line breaks or other control characters.
-  value = value?.replace(/[\u0000-\u001f\u007f]+/g, " ").trim() ?? null;
-  return value ? value : null;
-}
 
 function onSite(organizationId: string, siteId: string): Prisma.IntegrationInstallationWhereInput {
   return {
@@ -50,16 +36,20 @@ export const scriptUrl = (services: Pick<Services, "urls">, integration: Integra
   services.urls.api(`/integrations/${integration.name}/installations/${installationId}/sites/${siteId}/script.js?v=${integration.version}`);
 
 /**
- * The script URLs of a site's published pages (as `siteIntegrationScripts` lists them, in the same
- * order): one statement. The site cache key follows these installations (src/core/sites/serve.ts).
+ * The scripts of a site's published pages (as `siteIntegrationScripts` lists them, in the same
+ * order), each with its integration's Content-Security-Policy, which the page's merges (csp.ts):
+ * one statement. The site cache key follows these installations (src/core/sites/serve.ts).
  */
-export async function publishedPageScripts(services: Services, site: { id: string; organizationId: string }): Promise<string[]> {
+export async function publishedPageScripts(services: Services, site: { id: string; organizationId: string }): Promise<PageScript[]> {
   const installations = await services.prisma.integrationInstallation.findMany({
     where: onSite(site.organizationId, site.id),
     select: { id: true, integration: true },
     orderBy: { id: "asc" },
   });
-  return installations.map(({ integration, id }) => scriptUrl(services, integration, id, site.id));
+  return installations.map(({ integration, id }) => ({
+    src: scriptUrl(services, integration, id, site.id),
+    contentSecurityPolicy: contentSecurityPolicyHeader(manifestOf(integration).contentSecurityPolicy),
+  }));
 }
 
 /** Makes published pages load the scripts of the integrations with `site:script:inject` on their site (called by createApp). */

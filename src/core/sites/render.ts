@@ -96,11 +96,17 @@ export async function renderMarkdownIn(context: BlockContext, markdown: string, 
   return md.renderer.render(tokens, md.options, env);
 }
 
+/** A script a site's published pages load, and the Content-Security-Policy (a header value) the page merges for it. */
+export interface PageScript {
+  src: string;
+  contentSecurityPolicy?: string | null;
+}
+
 /**
  * The scripts a site's published pages load (absolute URLs, each in a `<script src async>` and
  * allowed by the page's Content-Security-Policy): integrations register them (site-scripts.ts).
  */
-export type PageScripts = (services: Services, site: { id: string; organizationId: string }) => Promise<string[]>;
+export type PageScripts = (services: Services, site: { id: string; organizationId: string }) => Promise<PageScript[]>;
 const pageScriptProviders = new Set<PageScripts>();
 
 export function registerPageScripts(provider: PageScripts): void {
@@ -108,7 +114,7 @@ export function registerPageScripts(provider: PageScripts): void {
 }
 
 /** The scripts of a site's published pages, from every registered provider (none until one is). */
-export async function pageScriptsOf(services: Services, site: { id: string; organizationId: string }): Promise<string[]> {
+export async function pageScriptsOf(services: Services, site: { id: string; organizationId: string }): Promise<PageScript[]> {
   return (await Promise.all([...pageScriptProviders].map((provider) => provider(services, site)))).flat();
 }
 

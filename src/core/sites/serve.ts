@@ -16,7 +16,8 @@ import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
-import { type BlockContext, escapeHtml, pageScriptsOf, renderMarkdownIn } from "./render.ts";
+import { type BlockContext, escapeHtml, type PageScript, pageScriptsOf, renderMarkdownIn } from "./render.ts";
+import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
@@ -260,8 +261,8 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
 
 interface Loaded {
   site: Site;
-  /** The scripts of integrations its pages load (`<script src async>`, allowed by the page's CSP). */
-  scripts: string[];
+  /** The scripts of integrations its pages load (`<script src async>`, allowed by the page's CSP, which merges theirs). */
+  scripts: PageScript[];
   structure: Structure;
   spaces: Map<string, Space>;
   contents: Map<string, ReturnType<typeof contentOf>>;
@@ -493,15 +494,20 @@ function page(view: {
   body: string;
   indexed?: boolean;
   primaryColor?: string;
-  /** Integration scripts (absolute URLs), loaded async and allowed by the policy: no other script runs. */
-  scripts?: string[];
+  /** Integration scripts (absolute URLs), loaded async and allowed by the policy, which merges theirs: no other script runs. */
+  scripts?: PageScript[];
 }): SiteResponse {
   const robots = view.indexed ? "" : '<meta name="robots" content="noindex">';
   // The primary color was checked (#rgb to #rrggbbaa) by pageLook: safe inside the style element.
   const theme = `:root{--primary:${view.primaryColor ?? DEFAULT_CUSTOMIZATION.styling.primaryColor.light}}`;
   const scripts = view.scripts ?? [];
-  const tags = scripts.map((src) => `<script src="${escapeHtml(src)}" async></script>`).join("");
-  const policy = scripts.length ? `${PAGE_POLICY}; script-src ${[...new Set(scripts.map(scriptSource))].join(" ")}` : PAGE_POLICY;
+  const tags = scripts.map(({ src }) => `<script src="${escapeHtml(src)}" async></script>`).join("");
+  const policy = scripts.length
+    ? mergeContentSecurityPolicies(
+        `${PAGE_POLICY}; script-src ${[...new Set(scripts.map(({ src }) => scriptSource(src)))].join(" ")}`,
+        scripts.map((script) => script.contentSecurityPolicy),
+      )
+    : PAGE_POLICY;
   return {
     status: view.status,
     contentType: "text/html; charset=utf-8",
