@@ -53,6 +53,37 @@ describe("batched rate limiter", () => {
     expect((await outcome(a.consume("5.6.7.8"))).allowed).toBe(true);
   });
 
+  it("counts what a sync has sent until the store answers: a slow store lets nothing through twice", async () => {
+    // The store's answer is held, as a PostgreSQL upsert under load or waiting on a lock is.
+    const { store, calls } = sharedStore(5);
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const consume = store.consume.bind(store);
+    store.consume = async (key: string | number, amount = 1) => {
+      await held;
+      return consume(key, amount);
+    };
+    const limiter = new BatchedRateLimiter(store, 5, 60, 60_000);
+    const remaining = [];
+    for (let i = 0; i < 3; i++) remaining.push((await outcome(limiter.consume("k"))).remaining);
+    const sync = limiter.sync(); // sends 3, and waits
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 3; i++) remaining.push((await outcome(limiter.consume("k"))).remaining);
+    // Before: the 3 sent were forgotten until the store answered, so Remaining went back up to 4 and
+    // the 6th request passed.
+    expect(remaining).toEqual([4, 3, 2, 1, 0, 0]);
+    expect((await outcome(limiter.consume("k"))).allowed).toBe(false);
+    answer();
+    await sync;
+    expect((await outcome(limiter.consume("k"))).allowed).toBe(false);
+    await limiter.sync();
+    // The 5 counted since the first sync was sent (refused ones count, as in rate-limiter-flexible).
+    expect(calls).toEqual([
+      ["k", 3],
+      ["k", 5],
+    ]);
+  });
+
   it("keeps counting locally when the store fails", async () => {
     const failing = new RateLimiterMemory({ points: 2, duration: 60 });
     failing.consume = () => Promise.reject(new Error("store down"));

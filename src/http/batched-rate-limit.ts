@@ -17,6 +17,8 @@ interface Entry {
   synced: number;
   /** Counted here since the last sync was sent. */
   pending: number;
+  /** Sent to the store and not yet answered: still counted, or a slow sync would let them through again. */
+  inFlight: number;
   /** When the window ends (ms since the epoch). */
   resetAt: number;
 }
@@ -38,14 +40,15 @@ export class BatchedRateLimiter {
     const now = this.now();
     let entry = this.entries.get(key);
     if (!entry || entry.resetAt <= now) {
-      entry = { synced: 0, pending: entry?.pending ?? 0, resetAt: now + this.durationSeconds * 1000 };
+      // A sync in flight answers for the entry it was sent from: the new window starts without it.
+      entry = { synced: 0, pending: entry?.pending ?? 0, inFlight: 0, resetAt: now + this.durationSeconds * 1000 };
       this.entries.set(key, entry);
     }
     return entry;
   }
 
   private resultOf(entry: Entry): RateLimiterRes {
-    const consumed = entry.synced + entry.pending;
+    const consumed = entry.synced + entry.inFlight + entry.pending;
     return new RateLimiterRes(Math.max(0, this.points - consumed), Math.max(0, entry.resetAt - this.now()), consumed, consumed === 1);
   }
 
@@ -78,7 +81,10 @@ export class BatchedRateLimiter {
 
   private async send(): Promise<void> {
     const batch = [...this.entries].filter(([, entry]) => entry.pending > 0).map(([key, entry]) => ({ key, entry, sent: entry.pending }));
-    for (const { entry, sent } of batch) entry.pending -= sent;
+    for (const { entry, sent } of batch) {
+      entry.pending -= sent;
+      entry.inFlight += sent;
+    }
     await Promise.all(
       batch.map(async ({ key, entry, sent }) => {
         let answer: RateLimiterRes;
@@ -86,16 +92,19 @@ export class BatchedRateLimiter {
           answer = await this.store.consume(key, sent);
         } catch (refusal) {
           if (!(refusal instanceof RateLimiterRes)) {
+            entry.inFlight -= sent;
             entry.synced += sent; // the store failed: keep counting here
             return;
           }
           answer = refusal; // over the limit: the store still says by how much
         }
-        entry.synced = answer.consumedPoints;
+        entry.inFlight -= sent;
+        entry.synced = answer.consumedPoints; // what was sent included
         entry.resetAt = this.now() + Math.max(0, answer.msBeforeNext);
       }),
     );
     const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.resetAt <= now && entry.pending === 0) this.entries.delete(key);
+    for (const [key, entry] of this.entries)
+      if (entry.resetAt <= now && entry.pending === 0 && entry.inFlight === 0) this.entries.delete(key);
   }
 }
