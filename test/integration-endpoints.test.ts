@@ -352,6 +352,20 @@ describe("bad requests and misbehaving scripts", () => {
     );
   });
 
+  it("the answer carries this service's X-RateLimit-* and security headers, whatever the script set", async () => {
+    const { installation } = await publishRaw(
+      "spoof",
+      `export default { async fetch() { return new Response("ok", { headers: { "x-ratelimit-limit": "7", "x-ratelimit-remaining": "7", "x-ratelimit-reset": "7", "x-custom": "kept" } }); } };`,
+    );
+    const answer = await call(`${installation}/x`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-custom")).toBe("kept");
+    expect(answer.headers.get("x-ratelimit-limit")).toBe("1000000"); // the test server's per-address budget
+    expect(Number(answer.headers.get("x-ratelimit-remaining"))).toBeGreaterThan(7);
+    expect(Number(answer.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+    expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
   it("a raw script that throws, or answers garbage or too much, is a 502 naming the problem", async () => {
     const thrower = await publishRaw("throws", `export default { async fetch() { throw new Error("raw boom"); } };`);
     const thrown = await call(`${thrower.installation}/x`);

@@ -95,7 +95,9 @@ export function useRateLimit(
         result = await rateLimiter.consume(key);
       } catch (refusal) {
         if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        const headers = { ...headersOf(refusal, limit), "Retry-After": String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))) };
+        const shown = headersOf(refusal, limit);
+        counted.set(request, shown); // counted once: onResponse must not consume again
+        const headers = { ...shown, "Retry-After": String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))) };
         const message = `Rate limit exceeded: at most ${limit} requests per ${limits.windowSeconds} s ${token ? "per token" : "per client address without a token"}; retry after ${headers["Retry-After"]} s`;
         endResponse(
           url.pathname === graphqlEndpoint
@@ -131,9 +133,9 @@ export function useRateLimit(
         );
         setResponse(answer);
       }
-      for (const [name, value] of Object.entries(headers)) {
-        if (!answer.headers.has(name)) answer.headers.set(name, value);
-      }
+      // Set over whatever the answer carried: an integration script's endpoint answer (passed
+      // through) must not show its own budget as this service's.
+      for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value);
     },
   };
 }
