@@ -125,7 +125,7 @@ export function createApp({
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
   /** Rendered pages of published sites (tests read its `renders`: a repeated view renders nothing). */
-  const siteCache = new SiteCache();
+  const siteCache = new SiteCache(database.changes);
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,

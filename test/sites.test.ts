@@ -4,6 +4,7 @@
 // and conditions, permissions and isolation, and bad inputs that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
+import { ADAPTIVE_SCHEMA } from "./support/sites.ts";
 import { expectGraphQLError, expectRestError, graphqlData } from "./support/expect.ts";
 
 let server: TestServer;
@@ -472,19 +473,7 @@ describe("adaptive schema and template conditions", () => {
     const site = await newSite();
     const empty = (await api().orgs.getSiteAdaptiveSchema(A.organizationId, site.id)).data;
     expect(empty.object).toBe("site-adaptive-schema");
-    const jsonSchema = {
-      type: "object",
-      properties: {
-        plan: { type: "string", enum: ["free", "pro"], description: "Plan" },
-        unsigned: {
-          type: "object",
-          description: "Unsigned claims of the site visitor.",
-          properties: { beta: { type: "boolean", description: "Beta" } },
-          additionalProperties: false,
-        },
-      },
-      additionalProperties: false,
-    };
+    const jsonSchema = ADAPTIVE_SCHEMA;
     const saved = await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema } as never);
     expect(saved.data.jsonSchema).toEqual(jsonSchema);
     const conditions = (await api().orgs.listSiteAdaptiveTemplateConditions(A.organizationId, site.id)).data.items.map(

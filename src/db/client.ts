@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
+import { ChangeFeed, listenForChanges } from "./change-feed.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
 import { preparedPGlite } from "./pglite-prepared.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
@@ -18,6 +19,8 @@ export interface Database {
   exec(sql: string): Promise<void>;
   /** Count of SQL statements sent by Prisma since open, the job queue's and the rate limiter's left out (tests use deltas to catch N+1). */
   readonly statementCount: number;
+  /** Writes of the tables published sites are served from, by this process and (PostgreSQL) others (change-feed.ts). */
+  readonly changes: ChangeFeed;
   /** Connections of the PostgreSQL pool (for metrics); undefined on the embedded database. */
   poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -62,12 +65,23 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    // Other instances' writes arrive as notifications (the triggers of 20261126000000_site_data_notify).
+    const changes = new ChangeFeed(false);
+    const stopListening = await listenForChanges(changes, {
+      connectionString,
+      connectTimeoutMs,
+      onError: (error) => console.error("PostgreSQL change listener lost:", error.message),
+    });
     return wrap(
       "postgres",
       withCancellableStatements(new PrismaPg(pool), pool, connectionString),
       async (sql) => void (await pool.query(sql)),
-      () => pool.end(),
+      async () => {
+        await stopListening();
+        await pool.end();
+      },
       stats,
+      changes,
     );
   }
 
@@ -100,6 +114,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }
     },
     () => undefined,
+    // One process owns the database: its own writes are all there are.
+    new ChangeFeed(true),
   );
 }
 
@@ -253,6 +269,8 @@ type Adapter = NonNullable<Prisma.PrismaClientOptions["adapter"]>;
 interface Instrumentation {
   /** Called for every statement Prisma sends (see `statementCount`). */
   onStatement(sql: string): void;
+  /** Bumped once a write of the tables it watches is visible: after its statement, or its transaction's end. */
+  changes: ChangeFeed;
   /** PGlite: yield to the event loop before each statement. */
   pglite?: boolean;
 }
@@ -271,9 +289,20 @@ interface Instrumentation {
  * it ends. Yielding to the event loop before each statement lets them in. (`Bytes` arguments,
  * which Prisma sends as base64 strings, are decoded by pglite-prisma-adapter ≥ 0.7 itself.)
  */
-function instrument<T extends object>(factory: T, { onStatement, pglite = false }: Instrumentation): T {
-  const wrapQueryable = <Q extends object>(target: Q, transaction: boolean): Q =>
-    new Proxy(target, {
+function instrument<T extends object>(factory: T, { onStatement, changes, pglite = false }: Instrumentation): T {
+  const wrapQueryable = <Q extends object>(target: Q, transaction: boolean): Q => {
+    /** A transaction that wrote a watched table: the change is visible once it ends. */
+    let touched = false;
+    /** After a watched write outside a transaction (failed or not: bumping is always safe). */
+    const afterWrite = (sql: string, result: Promise<unknown>): Promise<unknown> => {
+      if (!changes.touches(sql)) return result;
+      if (transaction) {
+        touched = true;
+        return result;
+      }
+      return result.finally(() => changes.changed());
+    };
+    return new Proxy(target, {
       get(object, property, receiver) {
         const value = Reflect.get(object, property, receiver);
         if (typeof value !== "function") return value;
@@ -285,12 +314,12 @@ function instrument<T extends object>(factory: T, { onStatement, pglite = false 
               // A statement of an operation stopped meanwhile (deadline, client gone) is not
               // started (statement-scope.ts); one already running cannot be cancelled here.
               currentStatementScope()?.check(query.sql);
-              return value.call(object, query);
+              return afterWrite(query.sql, value.call(object, query));
             };
           }
           return (query: SqlQuery) => {
             onStatement(query.sql);
-            return value.call(object, query);
+            return afterWrite(query.sql, value.call(object, query));
           };
         }
         if (property === "startTransaction") {
@@ -298,14 +327,21 @@ function instrument<T extends object>(factory: T, { onStatement, pglite = false 
         }
         if (transaction && (property === "commit" || property === "rollback")) {
           // A "phantom" end (PGlite's) is no statement Prisma sends; its log reports it all the same.
-          return (...args: unknown[]) => {
+          return async (...args: unknown[]) => {
             if ((object as { options?: { usePhantomQuery?: boolean } }).options?.usePhantomQuery) onStatement(String(property));
-            return value.apply(object, args);
+            try {
+              return await value.apply(object, args);
+            } finally {
+              // Prisma calls commit() once its COMMIT has run (PostgreSQL), or to run it (PGlite's
+              // commit resolves when PGlite's transaction has ended): the writes are visible now.
+              if (touched) changes.changed();
+            }
           };
         }
         return value.bind(object);
       },
     });
+  };
   return new Proxy(factory, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
@@ -323,6 +359,7 @@ function wrap(
   exec: (sql: string) => Promise<void>,
   closeDriver: () => Promise<void>,
   poolStats: Database["poolStats"],
+  changes: ChangeFeed,
 ): Database {
   // What N+1 tests count: every statement Prisma sends (each query of an `include`, and the COMMIT
   // of a transaction; the BEGIN is issued inside the adapter and is not counted).
@@ -333,7 +370,7 @@ function wrap(
   const onStatement = (sql: string) => {
     if (!sql.includes('"Job"') && !sql.includes('"RateLimiterFlexible"')) statementCount++;
   };
-  const adapter = instrument(factory, { onStatement, pglite: kind === "pglite" }) as Adapter;
+  const adapter = instrument(factory, { onStatement, changes, pglite: kind === "pglite" }) as Adapter;
   // "minimal": no call-site capture (a `new Error()` per query) to pretty-print errors nobody reads.
   const client = new PrismaClient({ adapter, errorFormat: "minimal" });
   let closing: Promise<void> | undefined;
@@ -341,6 +378,7 @@ function wrap(
     prisma: client,
     kind,
     exec,
+    changes,
     get statementCount() {
       return statementCount;
     },

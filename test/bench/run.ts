@@ -7,7 +7,8 @@
 // Options: `--short` (one round of 2 s: a quick look, numbers noisier), `--cpu-prof` (the service
 // children write V8 CPU profiles into ./bench-profiles), `--statements` (print the recorded SQL),
 // `--integrations` (only the integration render and sandbox rows), `--reads` (only the read rows:
-// no merge, integration or OpenAPI rows), BENCH_SECONDS (seconds per measurement).
+// no merge, integration or OpenAPI rows), `--site` (only a published page's repeated view and
+// `GET /v1/spaces/{id}`, interleaved, and their ratio), BENCH_SECONDS (seconds per measurement).
 import { createHash } from "node:crypto";
 import autocannon from "autocannon";
 import { routes } from "../../rest-adapter/routes/index.ts";
@@ -20,6 +21,8 @@ const SHORT = process.argv.includes("--short");
 const PROFILE = process.argv.includes("--cpu-prof");
 /** `--reads`: only the read rows (no merge, integration or OpenAPI rows). */
 const READS = process.argv.includes("--reads");
+/** `--site`: only the repeated view of a published page and the REST space read, and their ratio (issue 10). */
+const SITE = process.argv.includes("--site");
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? (SHORT ? 3 : 6));
 const ROUNDS = SHORT ? 1 : 3;
 const CONNECTIONS = 10;
@@ -216,6 +219,13 @@ async function main() {
 
   const services = [postgres, pglite].filter((s): s is Service => !!s);
   const requests = new Map<Service, Requests>(services.map((s) => [s, requestsOf(s)]));
+  if (SITE) {
+    for (const line of await siteTargets(services, requests)) rows.push(line);
+    for (const r of rows) console.log(`  ${r.pass ? "PASS" : "FAIL"}  ${r.text}`);
+    for (const s of services) await s.child.ask({ type: "exit" }).catch(() => {});
+    await scratch?.drop();
+    process.exit(rows.some((r) => !r.pass) ? 1 : 0);
+  }
   // Every request answers 2xx before anything is measured.
   for (const s of services) {
     const r = requests.get(s)!;
@@ -450,6 +460,46 @@ async function main() {
   bare?.child.process.kill();
   await scratch?.drop();
   process.exit(rows.some((r) => !r.pass) ? 1 : 0);
+}
+
+/** `--site`: the REST space read and the site page's repeated view, interleaved in rounds, per database. */
+async function siteTargets(services: Service[], requests: Map<Service, Requests>): Promise<Row[]> {
+  const results = new Map<string, Measure[]>();
+  for (const s of services) {
+    const r = requests.get(s)!;
+    for (const request of [r.space.rest, r.sitePage]) {
+      const { status } = await send(s.url, request);
+      if (status !== 200) throw new Error(`${s.kind} ${request.method} ${request.path} answered ${status}`);
+    }
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const s of services) {
+      const r = requests.get(s)!;
+      for (const [key, request] of [
+        ["space rest", r.space.rest],
+        ["site page", r.sitePage],
+      ] as const) {
+        results.set(`${s.kind} ${key}`, [...(results.get(`${s.kind} ${key}`) ?? []), await measure(s.url, s.child, request)]);
+      }
+    }
+  }
+  console.log(`\nBench --site: ${CONNECTIONS} connections, ${ROUNDS} interleaved round(s) of ${DURATION_S} s per measurement, medians.`);
+  const rows: Row[] = [];
+  for (const [key, measures] of results) {
+    const x = medianOf(measures);
+    console.log(
+      `  ${key.padEnd(26)} ${x.rps.toFixed(0).padStart(6)} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  CPU ${x.cpuMs.toFixed(2)} ms/req`,
+    );
+    if (x.failures) rows.push(row(false, `${key}: ${x.failures} non-2xx or errors`));
+  }
+  for (const s of services) {
+    const site = medianOf(results.get(`${s.kind} site page`)!);
+    const space = medianOf(results.get(`${s.kind} space rest`)!);
+    const r = ratioRow(`${s.kind}: repeated view of a published page / REST GET /v1/spaces/{id}`, site.rps / space.rps, 3);
+    r.text += `; CPU per request ${(space.cpuMs / site.cpuMs).toFixed(2)}`;
+    rows.push(r);
+  }
+  return rows;
 }
 
 const MERGE_PAGES = 500;

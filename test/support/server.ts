@@ -1,6 +1,6 @@
 // A real HTTP server of the whole app on its own fresh database (in-memory PGlite, or a fresh
 // PostgreSQL database when DATABASE_URL is set), with helpers to call both surfaces.
-import type { Server } from "node:http";
+import { request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createApp, type App, type AppConfig } from "../../src/app.ts";
 import { DEFAULT_GRAPHQL_LIMITS } from "../../src/config.ts";
@@ -117,4 +117,24 @@ export async function startTestServer(
       await database.close();
     },
   };
+}
+
+/** A GET of `path` on the server at `url` with its own Host header (fetch does not let one set it). */
+export function requestWithHost(
+  url: string,
+  path: string,
+  host: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: "127.0.0.1", port, path, headers: { host } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode!, body: Buffer.concat(chunks).toString("utf8"), headers: response.headers }),
+      );
+    });
+    request.on("error", reject);
+    request.end();
+  });
 }

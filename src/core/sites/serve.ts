@@ -1,16 +1,18 @@
 // Published sites for readers: a request path of a site → server-rendered HTML (or markdown,
 // sitemap.xml, robots.txt, llms.txt). It serves the head revision of each space, so a merge is
-// visible at once. A repeated view costs one statement: the site's fingerprint (a digest of its
-// row and structure rows, and the head revision and title of every space it shows); the rendered
-// response is cached under it.
+// visible at once. A view first takes the site's fingerprint (a digest of its row and structure
+// rows, the head revision and title of every space it shows, its integrations), read in one
+// statement and kept in memory until a write of the tables it is made of (src/db/change-feed.ts):
+// a repeated view sends no statement. The rendered response is cached under the fingerprint.
 import { createHash } from "node:crypto";
 import { jwtVerify } from "jose";
 import { Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
+import type { ChangeFeed } from "../../db/change-feed.ts";
 import { contentOf } from "../content/index.ts";
 import { downloadUrlOf } from "../content/files.ts";
 import { flatten, findPageByPath, type FileEntry, type LocatedPage, type PageNode } from "../content/tree.ts";
-import { adaptiveSchemaOf, unsignedClaimsValidator } from "./adaptive.ts";
+import { EMPTY_ADAPTIVE_SCHEMA, unsignedClaimsValidator } from "./adaptive.ts";
 import type { VisitorClaims } from "./conditions.ts";
 import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
@@ -27,6 +29,14 @@ const CACHE_MAX_BYTES = 64 * 1024 * 1024;
 const CACHE_TTL_MS = 24 * 60 * 60 * 1000;
 /** A page with a block that failed for a reason that may pass (an integration's script) is rebuilt after this. */
 const VOLATILE_TTL_MS = 30 * 1000;
+/**
+ * A kept fingerprint (or share-link check) is read again after this even when no change was
+ * seen: the bound on staleness should a notification of another instance ever be lost while its
+ * connection stays up (a lost connection drops everything at once).
+ */
+export const FINGERPRINT_MAX_AGE_MS = 5 * 1000;
+/** Bound of the kept fingerprints and share-link checks (unknown site ids and hostnames are kept too). */
+const FINGERPRINTS_MAX = 1000;
 
 export interface SiteResponse {
   status: number;
@@ -46,10 +56,50 @@ interface CacheEntry {
   at: number;
 }
 
-/** A bounded least-recently-used cache of rendered responses, per app. */
+interface Kept {
+  value: unknown;
+  generation: number;
+  at: number;
+}
+
+/**
+ * A bounded least-recently-used cache of rendered responses, per app; and what views read of the
+ * database (fingerprints, share-link checks), kept until `changes` reports a write.
+ */
 export class SiteCache {
   private readonly entries = new Map<string, CacheEntry>();
   private bytes = 0;
+  private readonly kept = new Map<string, Kept>();
+  /** The change generation of everything in `kept`. */
+  private keptGeneration = -1;
+
+  constructor(private readonly changes: ChangeFeed) {}
+
+  /**
+   * `read()`'s answer for `key`, kept while no write of the site tables is seen (and at most
+   * FINGERPRINT_MAX_AGE_MS). An answer is kept only if no write became visible while it was read
+   * (the generation did not move) and the feed hears every process: a view that read before a
+   * write can never keep what it read after the write's invalidation.
+   */
+  async remember<T>(key: string, now: number, read: () => Promise<T>): Promise<T> {
+    const changes = this.changes;
+    const kept = this.kept.get(key);
+    if (kept && kept.generation === changes.generation && now - kept.at < FINGERPRINT_MAX_AGE_MS) return kept.value as T;
+    const generation = changes.generation;
+    this.reads++;
+    const value = await read();
+    if (changes.live && changes.generation === generation) {
+      if (this.keptGeneration !== generation || this.kept.size >= FINGERPRINTS_MAX) {
+        this.kept.clear();
+        this.keptGeneration = generation;
+      }
+      this.kept.set(key, { value, generation, at: now });
+    }
+    return value;
+  }
+
+  /** How many fingerprints and share-link checks were read from the database (tests: a repeated view reads none). */
+  reads = 0;
 
   get(key: string, now: number): SiteResponse | undefined {
     const entry = this.entries.get(key);
@@ -100,6 +150,8 @@ interface Fingerprint {
   integrations: string | null;
   authPrivateKey: string;
   authFallbackURL: string | null;
+  /** The adaptive schema (its `unsigned` object checks the visitor's unsigned claims). */
+  adaptiveSchema: Record<string, unknown> | null;
 }
 
 /** The site (by id or hostname) with what its cache key depends on, in one statement. */
@@ -107,6 +159,7 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
   const where = "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname}`;
   const rows = await services.prisma.$queryRaw<Fingerprint[]>(Prisma.sql`
     SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey", s."authFallbackURL",
+      s."adaptiveSchema",
       md5(s::text
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSpace" x WHERE x."siteId" = s.id), '')
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSection" x WHERE x."siteId" = s.id), '')
@@ -141,10 +194,14 @@ const notFoundPage = (message = "This page does not exist.") =>
 
 /** Serves one request of a published site. Unpublished, deleted and unknown sites are 404. */
 export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse> {
-  const fingerprint = await fingerprintOf(services, request.site);
+  const now = services.clock.now().getTime();
+  const by = request.site;
+  const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
+    fingerprintOf(services, by),
+  );
   if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
 
-  const access = await visitorAccess(services, fingerprint, request);
+  const access = await visitorAccess(services, cache, fingerprint, request, now);
   if ("refused" in access) return access.refused;
   const claimsKey = createHash("sha256").update(JSON.stringify(access.claims)).digest("base64url").slice(0, 16);
   const key = [
@@ -158,7 +215,6 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     request.query.get("q") ?? "",
   ].join("|");
   const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
-  const now = services.clock.now().getTime();
   let response = cache.get(key, now);
   if (!response) {
     cache.renders++;
@@ -192,14 +248,16 @@ const refusal = (status: number, message: string): { refused: SiteResponse } => 
 const cookieOf = (name: string, value: string, base: string) =>
   `${name}=${encodeURIComponent(value)}; Path=${new URL(base).pathname || "/"}; HttpOnly; SameSite=Lax${base.startsWith("https:") ? "; Secure" : ""}`;
 
-async function visitorAccess(services: Services, site: Fingerprint, request: SiteRequest): Promise<Access> {
+async function visitorAccess(services: Services, cache: SiteCache, site: Fingerprint, request: SiteRequest, now: number): Promise<Access> {
   const cookies: string[] = [];
   let claims: VisitorClaims = {};
   if (site.visibility === "share-link") {
     const cookie = `site_share_${site.id}`;
     const key = request.query.get("shareKey") ?? request.cookies[cookie];
     if (!key) return refusal(401, "This site is shared by link only: open it with its share link.");
-    if (!(await activeShareLink(services, site, key))) return refusal(403, "This share link is not valid (revoked or unknown).");
+    // Checked on every view, against what is kept until a share link changes (revoked: at once).
+    const active = await cache.remember(`share|${site.id}|${key}`, now, async () => !!(await activeShareLink(services, site, key)));
+    if (!active) return refusal(403, "This share link is not valid (revoked or unknown).");
     if (request.query.get("shareKey")) cookies.push(cookieOf(cookie, key, request.base));
   } else if (site.visibility === "visitor-auth") {
     const cookie = `site_visitor_${site.id}`;
@@ -244,8 +302,7 @@ async function visitorAccess(services: Services, site: Fingerprint, request: Sit
     }
   }
   if (unsigned && Object.keys(unsigned).length) {
-    const site_ = await services.prisma.site.findUniqueOrThrow({ where: { id: site.id } });
-    const validate = unsignedClaimsValidator(adaptiveSchemaOf(site_).jsonSchema as Record<string, unknown>);
+    const validate = unsignedClaimsValidator(site.adaptiveSchema ?? EMPTY_ADAPTIVE_SCHEMA);
     if (validate && validate(unsigned)) {
       claims = { ...claims, unsigned };
       const cookie = cookieOf(claimsCookie, JSON.stringify(unsigned), request.base);

@@ -3,7 +3,7 @@
 // server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control.
 import type { Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
-import { SiteCache, serveSite, type SiteRequest } from "../../core/sites/serve.ts";
+import { serveSite, type SiteCache, type SiteRequest } from "../../core/sites/serve.ts";
 
 const SITES_PREFIX = "/sites/";
 /** Paths of the service itself, never a custom hostname's site page. */
@@ -32,7 +32,7 @@ export function isSiteRequest(request: Request, url: URL, publicHost: string): b
   return host !== publicHost && !SERVICE_PATHS.test(url.pathname);
 }
 
-export function useSites(services: Services, cache = new SiteCache()): Plugin {
+export function useSites(services: Services, cache: SiteCache): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   return {
     // Not async: a request that is not a site's (every API call) passes without a promise.
