@@ -1,5 +1,6 @@
 // The real server (src/main.ts) as child processes:
-// - graceful shutdown (both databases): a request under way when SIGTERM arrives is finished, a
+// - graceful shutdown (both databases): a request under way when SIGTERM arrives is finished (one
+//   still under way at SHUTDOWN_TIMEOUT_MS has its connection closed, and the process exits), a
 //   new request on its connection is answered 503 in the envelope (with the security and
 //   rate-limit headers of every answer), and the process exits 0;
 // - kill -9 (PostgreSQL only): every write acknowledged before the kill is there after a restart;
@@ -149,6 +150,39 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       await target.dispose();
     }
   });
+
+  it(
+    "has a deadline: a request still under way at SHUTDOWN_TIMEOUT_MS has its connection closed, and the process exits 0",
+    { timeout: 120_000 },
+    async () => {
+      const target = await freshTarget();
+      try {
+        const server = await startServer({ ...target.env, SHUTDOWN_TIMEOUT_MS: "1000", LOG_LEVEL: "info" });
+        // A request whose body never ends (the request timeout is a minute): under way until closed.
+        const socket = connect(server.port, "127.0.0.1");
+        socket.on("error", () => {});
+        const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+        await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+        socket.write(
+          `POST /v1/orgs/${target.admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const signalled = performance.now();
+        server.child.kill("SIGTERM");
+        await closed;
+        const exited = await server.exited;
+        const ms = performance.now() - signalled;
+        expect(exited).toEqual({ code: 0, signal: null });
+        expect(server.stdout()).toContain("drain timeout: closing the connections still open");
+        // At the deadline (1 s), then the database released: well before the request timeout.
+        expect(ms).toBeGreaterThan(900);
+        expect(ms).toBeLessThan(10_000);
+        console.log(`shutdown with a request under way: exited ${Math.round(ms)} ms after SIGTERM (deadline 1000 ms)`);
+      } finally {
+        await target.dispose();
+      }
+    },
+  );
 });
 
 describe.skipIf(!serverUrl)(
