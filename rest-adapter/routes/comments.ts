@@ -7,6 +7,7 @@
 // body's form on every route that answers a comment or reply. Bodies are taken as `{ markdown }`
 // only. Posting answers 200 and deleting 205, as the published spec has them; deleting what does
 // not exist is a 404, as everywhere else.
+import type { TadaDocumentNode } from "gql.tada";
 import { COMMENT_ORDERS, COMMENT_STATUS_FILTERS } from "../../src/core/comments/index.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
 import {
@@ -139,6 +140,41 @@ const COMMENT = `${COMMENTS}/:commentId`;
 const REPLY = `${COMMENT}/replies/:commentReplyId`;
 /** The base of every operation: the space, or its change request when the path names one. */
 const baseVariables = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId ?? null });
+/** The comment, or the reply, the path names. */
+const commentOf = ({ params }: RestRequest) => ({ comment: params.commentId });
+const replyOf = ({ params }: RestRequest) => ({ comment: params.commentId, reply: params.commentReplyId });
+
+/** What every row answering a comment or reply shares: `format` read, 200. */
+type PostedRow<Result, Variables, Body> = Pick<RestRoute, "method" | "path" | "action"> & {
+  document: TadaDocumentNode<Result, Variables>;
+  body: (data: Result) => Body;
+};
+
+/** A row reading one comment or reply (`key`: the path's ids of it) through its base. */
+function readRoute<Result, Variables, Body>(
+  row: PostedRow<Result, Variables, Body> & { key: (request: RestRequest) => Record<string, string> },
+): RestRoute {
+  const { key, ...rest } = row;
+  return typedRoute({
+    ...rest,
+    query: FORMAT_QUERY,
+    variables: (request) => ({ ...baseVariables(request), ...key(request), ...formatVariables(request, "markdown") }),
+    status: 200,
+  });
+}
+
+/** A row writing a comment or reply (POST, PUT): its input names the base, then the fields `input` reads. */
+function writeRoute<Result, Variables, Body>(
+  row: PostedRow<Result, Variables, Body> & { input: (request: RestRequest) => Record<string, unknown> },
+): RestRoute {
+  const { input, ...rest } = row;
+  return typedRoute({
+    ...rest,
+    query: FORMAT_QUERY,
+    variables: (request) => ({ ...formatVariables(request, "markdown"), input: { ...baseVariables(request), ...input(request) } }),
+    status: 200,
+  });
+}
 
 const spaceCommentRoutes: RestRoute[] = [
   typedRoute({
@@ -171,61 +207,48 @@ const spaceCommentRoutes: RestRoute[] = [
     status: 200,
     body: (data) => listBody(data.contentTarget.comments, restComment),
   }),
-  typedRoute({
+  writeRoute({
     method: "POST",
     path: COMMENTS,
     action: "comment.post",
-    query: FORMAT_QUERY,
     document: graphql(
       `mutation PostComment($input: PostCommentInput!, $markdown: Boolean!, $document: Boolean!) {
         postComment(input: $input) { comment { ...CommentFields } }
       }`,
       [CommentFields],
     ),
-    variables: (request) => ({
-      ...formatVariables(request, "markdown"),
-      input: {
-        ...baseVariables(request),
-        body: markdownIn(request.body.body),
-        page: optional(request.body, "page", isString, "a page id"),
-        node: optional(request.body, "node", isString, "a node id"),
-      },
+    input: (request) => ({
+      body: markdownIn(request.body.body),
+      page: optional(request.body, "page", isString, "a page id"),
+      node: optional(request.body, "node", isString, "a node id"),
     }),
-    status: 200,
     body: (data) => restComment(data.postComment.comment),
   }),
-  typedRoute({
+  readRoute({
     method: "GET",
     path: COMMENT,
     action: "comment.read",
-    query: FORMAT_QUERY,
     document: graphql(
       `query GetComment($space: ID!, $changeRequest: ID, $comment: ID!, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { comment(id: $comment) { ...CommentFields } }
       }`,
       [CommentFields],
     ),
-    variables: (request) => ({ ...baseVariables(request), comment: request.params.commentId, ...formatVariables(request, "markdown") }),
-    status: 200,
+    key: commentOf,
     body: (data) => restComment(data.contentTarget.comment),
   }),
-  typedRoute({
+  writeRoute({
     // Body edits need the author or a space admin; `resolved` and reactions, the comment role.
     method: "PUT",
     path: COMMENT,
     action: "comment.editOwn",
-    query: FORMAT_QUERY,
     document: graphql(
       `mutation UpdateComment($input: UpdateCommentInput!, $markdown: Boolean!, $document: Boolean!) {
         updateComment(input: $input) { comment { ...CommentFields } }
       }`,
       [CommentFields],
     ),
-    variables: (request) => ({
-      ...formatVariables(request, "markdown"),
-      input: { ...baseVariables(request), comment: request.params.commentId, ...updateInput(request.body) },
-    }),
-    status: 200,
+    input: (request) => ({ ...commentOf(request), ...updateInput(request.body) }),
     body: (data) => restComment(data.updateComment.comment),
   }),
   typedRoute({
@@ -233,7 +256,7 @@ const spaceCommentRoutes: RestRoute[] = [
     path: COMMENT,
     action: "comment.deleteOwn",
     document: graphql(`mutation DeleteComment($input: DeleteCommentInput!) { deleteComment(input: $input) { deletedCommentId } }`),
-    variables: (request) => ({ input: { ...baseVariables(request), comment: request.params.commentId } }),
+    variables: (request) => ({ input: { ...baseVariables(request), ...commentOf(request) } }),
     status: 205,
   }),
   typedRoute({
@@ -253,73 +276,51 @@ const spaceCommentRoutes: RestRoute[] = [
     ),
     variables: (request) => ({
       ...baseVariables(request),
-      comment: request.params.commentId,
+      ...commentOf(request),
       ...pageVariables(request.query),
       ...formatVariables(request, "markdown"),
     }),
     status: 200,
     body: (data) => listBody(data.contentTarget.comment.replies, restReply),
   }),
-  typedRoute({
+  writeRoute({
     method: "POST",
     path: `${COMMENT}/replies`,
     action: "comment.post",
-    query: FORMAT_QUERY,
     document: graphql(
       `mutation PostCommentReply($input: PostCommentReplyInput!, $markdown: Boolean!, $document: Boolean!) {
         postCommentReply(input: $input) { reply { ...CommentReplyFields } }
       }`,
       [CommentReplyFields],
     ),
-    variables: (request) => ({
-      ...formatVariables(request, "markdown"),
-      input: { ...baseVariables(request), comment: request.params.commentId, body: markdownIn(request.body.body) },
-    }),
-    status: 200,
+    input: (request) => ({ ...commentOf(request), body: markdownIn(request.body.body) }),
     body: (data) => restReply(data.postCommentReply.reply),
   }),
-  typedRoute({
+  readRoute({
     method: "GET",
     path: REPLY,
     action: "comment.read",
-    query: FORMAT_QUERY,
     document: graphql(
       `query GetCommentReply($space: ID!, $changeRequest: ID, $comment: ID!, $reply: ID!, $markdown: Boolean!, $document: Boolean!) {
         contentTarget(space: $space, changeRequest: $changeRequest) { comment(id: $comment) { reply(id: $reply) { ...CommentReplyFields } } }
       }`,
       [CommentReplyFields],
     ),
-    variables: (request) => ({
-      ...baseVariables(request),
-      comment: request.params.commentId,
-      reply: request.params.commentReplyId,
-      ...formatVariables(request, "markdown"),
-    }),
-    status: 200,
+    key: replyOf,
     body: (data) => restReply(data.contentTarget.comment.reply),
   }),
-  typedRoute({
+  writeRoute({
     // On a change request, `resolved` resolves or reopens the comment replied to.
     method: "PUT",
     path: REPLY,
     action: "comment.editOwn",
-    query: FORMAT_QUERY,
     document: graphql(
       `mutation UpdateCommentReply($input: UpdateCommentReplyInput!, $markdown: Boolean!, $document: Boolean!) {
         updateCommentReply(input: $input) { reply { ...CommentReplyFields } }
       }`,
       [CommentReplyFields],
     ),
-    variables: (request) => ({
-      ...formatVariables(request, "markdown"),
-      input: {
-        ...baseVariables(request),
-        comment: request.params.commentId,
-        reply: request.params.commentReplyId,
-        ...updateInput(request.body),
-      },
-    }),
-    status: 200,
+    input: (request) => ({ ...replyOf(request), ...updateInput(request.body) }),
     body: (data) => restReply(data.updateCommentReply.reply),
   }),
   typedRoute({
@@ -329,9 +330,7 @@ const spaceCommentRoutes: RestRoute[] = [
     document: graphql(
       `mutation DeleteCommentReply($input: DeleteCommentReplyInput!) { deleteCommentReply(input: $input) { deletedCommentReplyId } }`,
     ),
-    variables: (request) => ({
-      input: { ...baseVariables(request), comment: request.params.commentId, reply: request.params.commentReplyId },
-    }),
+    variables: (request) => ({ input: { ...baseVariables(request), ...replyOf(request) } }),
     status: 205,
   }),
   typedRoute({
