@@ -56,9 +56,7 @@ const changeRequestRoutes: RestRoute[] = [
             first: $first, after: $after, status: $status, contributor: $contributor, creator: $creator,
             requestedReviewer: $requestedReviewer, topic: $topic, orderBy: $orderBy
           ) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...ChangeRequestFields }
+            totalCount pageInfo { ...ListInfo } nodes { ...ChangeRequestFields }
           }
         }
       }`,

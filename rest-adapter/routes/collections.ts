@@ -87,11 +87,7 @@ export const collectionRoutes: RestRoute[] = [
     document: graphql(
       `query ListCollectionSpaces($id: ID!, $first: Int, $after: String) {
         collection(id: $id) {
-          spaces(first: $first, after: $after) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...SpaceFields }
-          }
+          spaces(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...SpaceFields } }
         }
       }`,
       [SpaceFields, ListInfo],
@@ -138,11 +134,7 @@ export const collectionRoutes: RestRoute[] = [
     document: graphql(
       `query ListOrganizationCollections($id: ID!, $first: Int, $after: String, $nested: Boolean) {
         organization(id: $id) {
-          collections(first: $first, after: $after, nested: $nested) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...CollectionFields }
-          }
+          collections(first: $first, after: $after, nested: $nested) { totalCount pageInfo { ...ListInfo } nodes { ...CollectionFields } }
         }
       }`,
       [CollectionFields, ListInfo],

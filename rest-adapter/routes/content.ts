@@ -21,6 +21,7 @@ import { MARKDOWN_REFS } from "../../src/core/links/refs.ts";
 import {
   compact,
   formatVariables,
+  ListInfo,
   listBody,
   pageVariables,
   RestInputError,
@@ -274,14 +275,10 @@ export const contentRoutes: RestRoute[] = [
     document: graphql(
       `query ListFiles($space: ID!, $changeRequest: ID, $first: Int, $after: String) {
         contentTarget(space: $space, changeRequest: $changeRequest) {
-          files(first: $first, after: $after) {
-            totalCount
-            pageInfo { hasNextPage endCursor }
-            nodes { ...ContentFileFields }
-          }
+          files(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...ContentFileFields } }
         }
       }`,
-      [FileFields],
+      [FileFields, ListInfo],
     ),
     variables: (request) => ({ ...targetVariables(request), ...pageVariables(request.query) }),
     status: 200,

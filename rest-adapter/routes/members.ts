@@ -60,9 +60,7 @@ export const memberRoutes: RestRoute[] = [
       ) {
         organization(id: $id) {
           members(first: $first, after: $after, role: $role, search: $search, sort: $sort, order: $order) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...MemberFields }
+            totalCount pageInfo { ...ListInfo } nodes { ...MemberFields }
           }
         }
       }`,
@@ -132,9 +130,7 @@ export const memberRoutes: RestRoute[] = [
         organization(id: $id) {
           member(user: $user) {
             spaceAccess(first: $first, after: $after, order: $order) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { permission space { ...SpaceFields } }
+              totalCount pageInfo { ...ListInfo } nodes { permission space { ...SpaceFields } }
             }
           }
         }
@@ -163,9 +159,7 @@ export const memberRoutes: RestRoute[] = [
         organization(id: $id) {
           member(user: $user) {
             teamMemberships(first: $first, after: $after, title: $title) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { role team { id title createdAt memberCount spaceCount permissions { admin view } } }
+              totalCount pageInfo { ...ListInfo } nodes { role team { id title createdAt memberCount spaceCount permissions { admin view } } }
             }
           }
         }

@@ -37,11 +37,7 @@ export const organizationRoutes: RestRoute[] = [
     document: graphql(
       `query ListOrganizations($first: Int, $after: String) {
         viewer {
-          organizations(first: $first, after: $after) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...OrganizationFields }
-          }
+          organizations(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...OrganizationFields } }
         }
       }`,
       [OrganizationFields, ListInfo],

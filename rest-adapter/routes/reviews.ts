@@ -117,11 +117,7 @@ export const reviewRoutes: RestRoute[] = [
       `query ListChangeRequestReviews($space: ID!, $changeRequest: ID!, $first: Int, $after: String, $outdated: Boolean, $markdown: Boolean!, $document: Boolean!) {
         space(id: $space) {
           changeRequest(id: $changeRequest) {
-            reviews(first: $first, after: $after, outdated: $outdated) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { ...ReviewFields }
-            }
+            reviews(first: $first, after: $after, outdated: $outdated) { totalCount pageInfo { ...ListInfo } nodes { ...ReviewFields } }
           }
         }
       }`,
@@ -185,11 +181,7 @@ export const reviewRoutes: RestRoute[] = [
       `query ListRequestedReviewers($space: ID!, $changeRequest: ID!, $first: Int, $after: String) {
         space(id: $space) {
           changeRequest(id: $changeRequest) {
-            requestedReviewers(first: $first, after: $after) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { ...RequestedReviewerFields }
-            }
+            requestedReviewers(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...RequestedReviewerFields } }
           }
         }
       }`,
@@ -241,9 +233,7 @@ export const reviewRoutes: RestRoute[] = [
         space(id: $space) {
           changeRequest(id: $changeRequest) {
             contributors(first: $first, after: $after) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { kind count updatedAt user { ...UserFields } }
+              totalCount pageInfo { ...ListInfo } nodes { kind count updatedAt user { ...UserFields } }
             }
           }
         }

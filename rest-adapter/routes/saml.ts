@@ -68,11 +68,7 @@ export const samlRoutes: RestRoute[] = [
     document: graphql(
       `query ListSamlProviders($id: ID!, $first: Int, $after: String) {
         organization(id: $id) {
-          samlProviders(first: $first, after: $after) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...SamlProviderFields }
-          }
+          samlProviders(first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...SamlProviderFields } }
         }
       }`,
       [SamlProviderFields, ListInfo],

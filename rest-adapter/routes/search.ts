@@ -25,11 +25,7 @@ export const searchRoutes: RestRoute[] = [
     document: graphql(
       `query SearchSpace($id: ID!, $query: String!, $first: Int, $after: String) {
         space(id: $id) {
-          search(query: $query, first: $first, after: $after) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...SearchPageFields }
-          }
+          search(query: $query, first: $first, after: $after) { totalCount pageInfo { ...ListInfo } nodes { ...SearchPageFields } }
         }
       }`,
       [SearchPageFields, ListInfo],
@@ -47,9 +43,7 @@ export const searchRoutes: RestRoute[] = [
       `query SearchOrganization($id: ID!, $query: String!, $first: Int, $after: String) {
         organization(id: $id) {
           search(query: $query, first: $first, after: $after) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { id title score pages { ...SearchPageFields } }
+            totalCount pageInfo { ...ListInfo } nodes { id title score pages { ...SearchPageFields } }
           }
         }
       }`,

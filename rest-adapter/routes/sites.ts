@@ -211,9 +211,7 @@ export const siteRoutes: RestRoute[] = [
       `query ListSites($id: ID!, $first: Int, $after: String, $space: ID, $title: String, $published: Boolean, $type: [SiteType!]) {
         organization(id: $id) {
           sites(first: $first, after: $after, space: $space, title: $title, published: $published, type: $type) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...SiteFields }
+            totalCount pageInfo { ...ListInfo } nodes { ...SiteFields }
           }
         }
       }`,
@@ -629,9 +627,7 @@ export const siteRoutes: RestRoute[] = [
     document: graphql(
       `query ListSiteSpaces($site: ID!, $organization: ID, $shareKey: String, $first: Int, $after: String, $default: Boolean) {
         site(id: $site, organization: $organization, shareKey: $shareKey) {
-          siteSpaces(first: $first, after: $after, default: $default) {
-            totalCount pageInfo { ...ListInfo } nodes { ...SiteSpaceFields }
-          }
+          siteSpaces(first: $first, after: $after, default: $default) { totalCount pageInfo { ...ListInfo } nodes { ...SiteSpaceFields } }
         }
       }`,
       [SiteSpaceFields, ListInfo],

@@ -55,11 +55,7 @@ export const teamRoutes: RestRoute[] = [
     document: graphql(
       `query ListTeams($id: ID!, $first: Int, $after: String, $title: String, $owner: ID) {
         organization(id: $id) {
-          teams(first: $first, after: $after, title: $title, owner: $owner) {
-            totalCount
-            pageInfo { ...ListInfo }
-            nodes { ...TeamFields }
-          }
+          teams(first: $first, after: $after, title: $title, owner: $owner) { totalCount pageInfo { ...ListInfo } nodes { ...TeamFields } }
         }
       }`,
       [TeamFields, ListInfo],
@@ -120,9 +116,7 @@ export const teamRoutes: RestRoute[] = [
         organization(id: $id) {
           team(id: $team) {
             members(first: $first, after: $after) {
-              totalCount
-              pageInfo { ...ListInfo }
-              nodes { role member { ...MemberFields } permissions { view } }
+              totalCount pageInfo { ...ListInfo } nodes { role member { ...MemberFields } permissions { view } }
             }
           }
         }
