@@ -24,7 +24,7 @@ import {
   type RestRoute,
 } from "../route.ts";
 import { restUser, UserFields } from "./members.ts";
-import { restTeam, TeamFields } from "./teams.ts";
+import { restTeam, TeamFields } from "./team-fields.ts";
 
 export interface PermissionRoutesOf {
   /** The item's path: `/v1/spaces/:spaceId`. */

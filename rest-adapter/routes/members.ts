@@ -6,6 +6,7 @@ import { MEMBER_SORTS } from "../../src/core/members/index.ts";
 import { graphqlEnum, listBody, ListInfo, pageVariables, restEnum, type RestRoute, typedRoute } from "../route.ts";
 import { OrganizationFields, restOrganization } from "./organizations.ts";
 import { SpaceFields, restSpace } from "./spaces.ts";
+import { restTeam, TeamFields } from "./team-fields.ts";
 
 export const UserFields = graphql(`
   fragment UserFields on User { id displayName email photoURL urls { location } }`);
@@ -152,35 +153,22 @@ export const memberRoutes: RestRoute[] = [
     path: "/v1/orgs/:organizationId/members/:userId/teams",
     action: "member.read",
     query: { page: "string", limit: "limit", title: "string" },
-    // The team's fields as routes/teams.ts has them (TeamFields, restTeam): written out, because
-    // that file imports this one and uses its fragments at load time (no import cycle).
     document: graphql(
       `query ListMemberTeams($id: ID!, $user: ID!, $first: Int, $after: String, $title: String) {
         organization(id: $id) {
           member(user: $user) {
             teamMemberships(first: $first, after: $after, title: $title) {
-              totalCount pageInfo { ...ListInfo } nodes { role team { id title createdAt memberCount spaceCount permissions { admin view } } }
+              totalCount pageInfo { ...ListInfo } nodes { role team { ...TeamFields } }
             }
           }
         }
       }`,
-      [ListInfo],
+      [TeamFields, ListInfo],
     ),
     variables: ({ params, query }) => ({ id: params.organizationId, user: params.userId, ...pageVariables(query), title: query.title }),
     status: 200,
     body: (data) =>
-      listBody(data.organization.member.teamMemberships, (item) => ({
-        team: {
-          object: "team",
-          id: item.team.id,
-          title: item.team.title,
-          members: item.team.memberCount,
-          spaces: item.team.spaceCount,
-          createdAt: item.team.createdAt,
-          permissions: item.team.permissions,
-        },
-        member: { role: restEnum(item.role) },
-      })),
+      listBody(data.organization.member.teamMemberships, (item) => ({ team: restTeam(item.team), member: { role: restEnum(item.role) } })),
   }),
   typedRoute({
     method: "POST",

@@ -13,7 +13,7 @@ import {
   type RestRoute,
   typedRoute,
 } from "../route.ts";
-import { TeamFields, restTeam } from "./teams.ts";
+import { TeamFields, restTeam } from "./team-fields.ts";
 
 export const SamlProviderFields = graphql(
   `

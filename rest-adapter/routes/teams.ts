@@ -1,26 +1,9 @@
 // /v1/orgs/{organizationId}/teams routes: teams and their members.
-import { graphql, type FragmentOf } from "../graphql.ts";
+import { graphql } from "../graphql.ts";
 import { TEAM_MEMBER_ROLES } from "../../src/core/teams/index.ts";
 import { graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, RestInputError, type RestRoute, typedRoute } from "../route.ts";
 import { MemberFields, restMember } from "./members.ts";
-
-export const TeamFields = graphql(`
-  fragment TeamFields on Team {
-    id title createdAt memberCount spaceCount
-    permissions { admin view }
-  }`);
-
-export function restTeam(t: FragmentOf<typeof TeamFields>) {
-  return {
-    object: "team",
-    id: t.id,
-    title: t.title,
-    members: t.memberCount,
-    spaces: t.spaceCount,
-    createdAt: t.createdAt,
-    permissions: t.permissions,
-  };
-}
+import { restTeam, TeamFields } from "./team-fields.ts";
 
 const teamRole = (field: string, value: unknown) => graphqlEnum(field, value, TEAM_MEMBER_ROLES);
 
