@@ -460,6 +460,13 @@ describe("scripts that misbehave", () => {
     expect(trace).toContain("the script failed: Error: boom");
   });
 
+  it("a script that throws while it loads fails its event with the error in the trace", async () => {
+    const name = await publishRaw("loadfail", `throw new Error("broken at load"); export default {};`);
+    const [event] = await settled(name, { count: 1 });
+    expect(event!.status).toBe("failed");
+    expect(logsOf(event!).join("\n")).toMatch(/the script failed to start: Uncaught Error: broken at load/);
+  });
+
   it("an infinite loop is stopped by the CPU limit, while other requests are answered", async () => {
     const name = await publishRaw("loop", `export default { async fetch() { for (;;) {} } };`);
     await canaryWhile(settled(name, { count: 1 }));

@@ -1,10 +1,14 @@
-// Runs integration scripts in workerd (Cloudflare's open-source Workers runtime) through
-// miniflare: each integration version gets its own workerd process, kept warm (least recently
-// used stopped first, at most `maxSandboxes`). The script is an ES module loaded from a string
-// under a small entry module of ours, which
+// Runs integration scripts in workerd (Cloudflare's open-source Workers runtime, the npm package
+// `workerd`), started directly: each integration version gets its own workerd process serving one
+// worker, kept warm (least recently used stopped first, at most `maxSandboxes`). The process is
+// given a small text configuration and two module files in a directory of its own: the stored
+// script, and an entry module of ours, which
 // - captures `console.*` of each request (AsyncLocalStorage, so concurrent events keep their own lines),
 // - hands the script an execution context whose `waitUntil` promises are awaited before answering,
 // - answers one JSON envelope: the script's status, headers, body and log lines.
+// Started this way a process is ready in a fraction of what miniflare took (it adds a loopback
+// server and a dozen internal workers to every process): that is the cold render (README "Speed
+// and memory").
 //
 // Limits. workerd as an open-source binary enforces no CPU or memory limit of its own, so this host
 // watches the process while an event runs (every 20 ms, from /proc): CPU time used since the event
@@ -12,11 +16,20 @@
 // events under way on it fail with the reason); a delivery taking longer than `timeoutMs` fails.
 // The script runs in another process, so a loop or a runaway allocation never blocks this one.
 //
-// Network. Every outgoing `fetch` of a script goes through `outboundService`, here: only this
-// service's own origin and the operator's allowed hosts are reached, anything else answers 403.
-import { readdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { Miniflare } from "miniflare";
+// Network. The worker's `globalOutbound` is an external service in proxy style: every outgoing
+// `fetch` of a script arrives, with its absolute URL, at a small HTTP server of this process on
+// 127.0.0.1 (one per pool), which reaches only this service's own origin and the operator's
+// allowed hosts; anything else answers 403.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Agent, fetch as undiciFetch } from "undici";
 import type { IntegrationSettings } from "../../config.ts";
 
 export interface SandboxLog {
@@ -114,7 +127,11 @@ interface Running {
 
 interface Sandbox {
   key: string;
-  mf: Miniflare;
+  child: ChildProcess | undefined;
+  /** Its directory (configuration and modules), removed when it stops. */
+  dir: string | undefined;
+  /** Where its worker listens (127.0.0.1). */
+  port: number;
   ready: Promise<void>;
   pid: number | undefined;
   baseRss: number;
@@ -140,32 +157,45 @@ function procStats(pid: number): { cpuMs: number; rssBytes: number } | undefined
   }
 }
 
-/** The workerd process serving `port` among this process's children (its command line names the port). */
-function workerdPid(port: number): number | undefined {
-  try {
-    for (const task of readdirSync("/proc/self/task")) {
-      const children = readFileSync(`/proc/self/task/${task}/children`, "utf8").trim();
-      for (const pid of children ? children.split(/\s+/) : []) {
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-        if (cmdline.includes("workerd") && cmdline.includes(`entry=127.0.0.1:${port}\0`)) return Number(pid);
-      }
-    }
-  } catch {
-    // No /proc: limits fall back to the wall-clock bound.
-  }
-  return undefined;
+/** The workerd binary of the `workerd` npm package (resolved once, at the first start). */
+const workerdBinary: { path?: string } = {};
+function workerdPath(): string {
+  workerdBinary.path ??= (createRequire(import.meta.url)("workerd") as { default: string }).default;
+  return workerdBinary.path;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** The worker: the entry module in front of the script, with Node.js compatibility; its fetch goes to `outbound`. */
+const CONFIG = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "outbound", external = (address = "127.0.0.1:1", http = (style = proxy))),
+  ],
+  sockets = [(name = "entry", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    (name = "entry.mjs", esModule = embed "entry.mjs"),
+    (name = "integration.mjs", esModule = embed "integration.mjs"),
+  ],
+  compatibilityDate = "2025-05-25",
+  compatibilityFlags = ["nodejs_compat"],
+  globalOutbound = "outbound",
+);
+`;
+
+/** Headers of one hop, not passed on by the outbound proxy. */
+const HOP_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "host",
+  "content-length",
+]);
 
 export interface SandboxOptions extends IntegrationSettings {
   /** This service's origin (`PUBLIC_URL`): scripts may call it. */
@@ -181,6 +211,10 @@ export interface ScriptSource {
 export class SandboxPool {
   private readonly sandboxes = new Map<string, Sandbox>();
   private closed = false;
+  /** Connections to the sandboxes' workers, kept alive between deliveries. */
+  private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  /** The outbound proxy every sandbox's fetch goes through (started with the first sandbox). */
+  private outboundServer: Promise<{ server: Server; port: number }> | undefined;
 
   constructor(private readonly options: SandboxOptions) {}
 
@@ -210,7 +244,8 @@ export class SandboxPool {
     );
     try {
       const response = await Promise.race([
-        sandbox.mf.dispatchFetch("http://integration/v1", {
+        undiciFetch(`http://127.0.0.1:${sandbox.port}/v1`, {
+          dispatcher: this.agent,
           method: "POST",
           body,
           headers: {
@@ -264,6 +299,10 @@ export class SandboxPool {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.sandboxes.values()].map((sandbox) => this.stop(sandbox, "the service is shutting down")));
+    const outbound = await this.outboundServer?.catch(() => undefined);
+    outbound?.server.closeAllConnections();
+    await new Promise<void>((resolve) => (outbound ? outbound.server.close(() => resolve()) : resolve()));
+    await this.agent.close().catch(() => {});
   }
 
   private async sandboxFor(source: ScriptSource): Promise<Sandbox> {
@@ -279,60 +318,104 @@ export class SandboxPool {
       const oldest = [...this.sandboxes.values()].find((sandbox) => sandbox.running.size === 0) ?? this.sandboxes.values().next().value!;
       await this.stop(oldest, "too many warm sandboxes");
     }
-    const script = await source.load();
-    const port = await freePort();
-    const startupOutput: string[] = [];
-    const mf = new Miniflare({
-      host: "127.0.0.1",
-      port,
-      modules: [
-        { type: "ESModule", path: "/integration/entry.mjs", contents: ENTRY },
-        { type: "ESModule", path: "/integration/integration.mjs", contents: script },
-      ],
-      modulesRoot: "/integration",
-      compatibilityDate: "2025-05-25",
-      compatibilityFlags: ["nodejs_compat"],
-      outboundService: (request: unknown) => this.outbound(request as Request) as never,
-      handleRuntimeStdio: (stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) => {
-        for (const stream of [stdout, stderr]) {
-          stream.on("data", (chunk: Buffer) => {
-            if (startupOutput.length < 50) startupOutput.push(chunk.toString().slice(0, 2000));
-          });
-        }
-      },
-    });
     const sandbox: Sandbox = {
       key: source.key,
-      mf,
+      child: undefined,
+      dir: undefined,
+      port: 0,
       ready: Promise.resolve(),
       pid: undefined,
       baseRss: 0,
       running: new Set(),
       watchdog: undefined,
       stopped: false,
-      startupOutput,
+      startupOutput: [],
       lastUsed: Date.now(),
     };
-    sandbox.ready = mf.ready.then(
-      () => {
-        sandbox.pid = workerdPid(port);
-        sandbox.baseRss = (sandbox.pid ? procStats(sandbox.pid)?.rssBytes : 0) ?? 0;
-      },
-      async (error: unknown) => {
-        this.sandboxes.delete(source.key);
-        sandbox.stopped = true;
-        await mf.dispose().catch(() => {});
-        const output = startupOutput
+    sandbox.ready = this.start(sandbox, source).catch(async (error: unknown) => {
+      if (this.sandboxes.get(source.key) === sandbox) this.sandboxes.delete(source.key);
+      await this.kill(sandbox);
+      if (error instanceof DeliveryError) throw error;
+      throw new DeliveryError(`the sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    this.sandboxes.set(source.key, sandbox);
+    await sandbox.ready;
+    return sandbox;
+  }
+
+  /** Writes the sandbox's directory, starts its workerd and waits until it listens (or ends: the script failed to start). */
+  private async start(sandbox: Sandbox, source: ScriptSource): Promise<void> {
+    const binary = workerdPath();
+    const [script, outbound] = await Promise.all([source.load(), this.outbound()]);
+    const dir = await mkdtemp(join(tmpdir(), "integration-sandbox-"));
+    sandbox.dir = dir;
+    await Promise.all([
+      writeFile(join(dir, "config.capnp"), CONFIG),
+      writeFile(join(dir, "entry.mjs"), ENTRY),
+      writeFile(join(dir, "integration.mjs"), script),
+    ]);
+    if (sandbox.stopped) throw new DeliveryError("the sandbox was stopped before it started");
+    const child = spawn(
+      binary,
+      [
+        "serve",
+        join(dir, "config.capnp"),
+        "--experimental",
+        "--control-fd=3",
+        "--socket-addr=entry=127.0.0.1:0",
+        `--external-addr=outbound=127.0.0.1:${outbound.port}`,
+      ],
+      { stdio: ["ignore", "pipe", "pipe", "pipe"] },
+    );
+    sandbox.child = child;
+    sandbox.pid = child.pid;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      stream.on("data", (chunk: Buffer) => {
+        if (sandbox.startupOutput.length < 50) sandbox.startupOutput.push(chunk.toString().slice(0, 2000));
+      });
+    }
+    const exited = new Promise<never>((_resolve, reject) => {
+      child.once("error", (error) => reject(new DeliveryError(`the sandbox failed to start: ${error.message}`)));
+      child.once("exit", (code, signal) => {
+        // After the start: the watchdog or the next delivery finds it gone.
+        for (const running of sandbox.running)
+          running.fail(new DeliveryError(`the sandbox process ended (${signal ?? `exit code ${code}`})`));
+        const output = sandbox.startupOutput
           .join("")
           .replace(/\x1b\[[0-9;]*m/g, "")
           .trim();
         const uncaught = output.match(/Uncaught[^\n]*/)?.[0];
-        throw new DeliveryError(`the script failed to start: ${uncaught ?? (error instanceof Error ? error.message : String(error))}`);
-      },
-    );
-    this.sandboxes.set(source.key, sandbox);
-    await sandbox.ready;
-    return sandbox;
+        reject(
+          new DeliveryError(
+            `the script failed to start: ${uncaught ?? (output.split("\n").at(-1) || `workerd ended (${signal ?? `exit code ${code}`})`)}`,
+          ),
+        );
+      });
+    });
+    exited.catch(() => {});
+    const listening = new Promise<number>((resolve) => {
+      createInterface({ input: child.stdio[3] as NodeJS.ReadableStream }).on("line", (line) => {
+        try {
+          const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+          if (message.event === "listen" && message.socket === "entry" && message.port) resolve(message.port);
+        } catch {
+          // Not a control message of ours.
+        }
+      });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new DeliveryError(`the sandbox did not start within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+    });
+    try {
+      sandbox.port = await Promise.race([listening, exited, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    sandbox.baseRss = (sandbox.pid ? procStats(sandbox.pid)?.rssBytes : 0) ?? 0;
   }
 
   private watch(sandbox: Sandbox): void {
@@ -367,11 +450,65 @@ export class SandboxPool {
     sandbox.stopped = true;
     clearInterval(sandbox.watchdog);
     for (const running of sandbox.running) running.fail(new DeliveryError(`the sandbox was stopped: ${reason}`));
-    await sandbox.mf.dispose().catch(() => {});
+    await this.kill(sandbox);
+  }
+
+  /** Ends the sandbox's process (a loop does not stop it from ending) and removes its directory. */
+  private async kill(sandbox: Sandbox): Promise<void> {
+    sandbox.stopped = true;
+    const child = sandbox.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const ended = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await ended;
+    }
+    if (sandbox.dir) await rm(sandbox.dir, { recursive: true, force: true }).catch(() => {});
+  }
+
+  /** The outbound proxy: one HTTP server on 127.0.0.1 for every sandbox of the pool. */
+  private outbound(): Promise<{ server: Server; port: number }> {
+    this.outboundServer ??= new Promise((resolve, reject) => {
+      // workerd sends the absolute URL and no Host header.
+      const server = createServer({ requireHostHeader: false }, (request, response) => void this.proxy(request, response));
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as AddressInfo).port }));
+    });
+    return this.outboundServer;
+  }
+
+  /** One outgoing fetch of a script (its absolute URL in the request line), answered by `fetchOutside`. */
+  private async proxy(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of incoming) chunks.push(chunk as Buffer);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(incoming.headers)) {
+        if (value !== undefined && !HOP_HEADERS.has(name)) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+      }
+      const method = incoming.method ?? "GET";
+      const response = await this.fetchOutside(
+        new Request(incoming.url ?? "", {
+          method,
+          headers,
+          body: method === "GET" || method === "HEAD" || chunks.length === 0 ? undefined : Buffer.concat(chunks),
+        }),
+      );
+      const answerHeaders: [string, string][] = [];
+      for (const [name, value] of response.headers) {
+        // The body is passed on decoded: not its encoding, nor its length before decoding.
+        if (!HOP_HEADERS.has(name) && name !== "content-encoding") answerHeaders.push([name, value]);
+      }
+      const body = Buffer.from(await response.arrayBuffer());
+      outgoing.writeHead(response.status, [...answerHeaders.flat(), "content-length", String(body.byteLength)]);
+      outgoing.end(body);
+    } catch (error) {
+      if (!outgoing.headersSent) outgoing.writeHead(502, { "content-type": "text/plain" });
+      outgoing.end(`fetch failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** Outgoing fetch of a script: this service and the allowed hosts only. */
-  private async outbound(request: Request): Promise<Response> {
+  private async fetchOutside(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const api = new URL(this.options.apiOrigin);
     const allowed = url.origin === api.origin || this.options.allowedHosts.includes(url.hostname.toLowerCase());
