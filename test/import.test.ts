@@ -33,6 +33,14 @@ const SITE: Record<string, { type: string; body: string | Buffer }> = {
   "/huge": { type: "text/html", body: html("Huge", `<p>${"x".repeat(64 * 1024)}</p>`) },
   // No navigation: from /deep/start, only /deep/a/b is reached (two path levels made up).
   "/deep/start": { type: "text/html", body: `<html><head><title>Start</title></head><body><p><a href="a/b">Down</a></p></body></html>` },
+  // NUL characters in a page's text and (as %00) in its links' and image's paths: no title, body,
+  // slug or file name can keep them (PostgreSQL refuses them: the import failed with a 500).
+  "/nul/": {
+    type: "text/html",
+    body: `<html><head><title>Ti\u0000tle</title></head><body><main><p>a\u0000b</p><a href="sub%00page">Sub</a> <img src="pic%00.png" alt="x\u0000y"></main></body></html>`,
+  },
+  "/nul/sub%00page": { type: "text/html", body: `<html><head><title></title></head><body><p>Sub page</p></body></html>` },
+  "/nul/pic%00.png": { type: "image/png", body: PNG },
   "/deep/a/b": { type: "text/html", body: `<html><body><h1>B</h1><p>Deep page, <a href="../start">up</a></p></body></html>` },
 };
 
@@ -158,6 +166,23 @@ describe("importing a website", () => {
     expect(pages[1].markdown).toBe("");
     expect(pages[3].markdown).toContain("[up](../../start)");
     expect(pages[0].markdown).toContain("[Down](deep/a/b)");
+  });
+});
+
+describe("an imported page with NUL characters", () => {
+  it("is imported without them: text, titles, slugs and file names (imports strip what the database cannot store)", async () => {
+    const space = await newSpace();
+    const response = await importRest(space, { url: `${siteUrl}/nul/`, source: "website" });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    const { space: read } = await graphqlData(server, A.token, TREE, { id: space });
+    const pages = read.content.allPages.map(({ title, path, markdown }: any) => ({ title, path, markdown }));
+    expect(pages).toEqual([
+      { title: "Title", path: "title", markdown: expect.stringContaining("ab") },
+      { title: "Subpage", path: "subpage", markdown: "Sub page\n" },
+    ]);
+    expect(pages[0].markdown).toContain("[Sub](subpage)");
+    expect(read.content.files.map((file: any) => file.name)).toEqual(["pic.png"]);
+    expect(JSON.stringify(read)).not.toContain("\\u0000");
   });
 });
 

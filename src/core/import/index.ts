@@ -30,6 +30,7 @@ import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
+import { stripUnsafeText } from "../input.ts";
 import { contentOf, editContent, sha256 } from "../content/index.ts";
 import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../content/target.ts";
 import { imageSize } from "image-size";
@@ -248,9 +249,10 @@ function humanize(segment: string) {
   return words ? words[0].toUpperCase() + words.slice(1) : "Page";
 }
 
+/** A path segment as text (`%00` decodes to a NUL, which no title, slug or file name keeps). */
 function decodeSegment(segment: string) {
   try {
-    return decodeURIComponent(segment);
+    return stripUnsafeText(decodeURIComponent(segment));
   } catch {
     return segment;
   }
@@ -366,7 +368,9 @@ async function crawlAndImport(
       origin = fetched.url.origin;
       rootSegments = segmentsOf(fetched.url);
     } else if (fetched.url.origin !== origin) continue; // redirected away from the site
-    const text = new TextDecoder().decode(fetched.bytes);
+    // The site's text, without what the database cannot store (a NUL anywhere would fail the
+    // whole import: its titles, bodies and link texts come from this).
+    const text = stripUnsafeText(new TextDecoder().decode(fetched.bytes));
     const read = await html.read(text);
     if (!read.ok) {
       if (isRoot) throw rootFailure(pageFailure(fetched.url, read));
