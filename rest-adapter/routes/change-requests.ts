@@ -25,8 +25,11 @@ const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 /** The published `orderBy` values and their GraphQL names. */
 const ORDER_BY: Record<(typeof CHANGE_REQUEST_ORDERS)[number], string> = { updatedAt: "UPDATED_AT", createdAt: "CREATED_AT" };
 
+const isOrderBy = (value: unknown): value is (typeof CHANGE_REQUEST_ORDERS)[number] =>
+  (CHANGE_REQUEST_ORDERS as readonly unknown[]).includes(value);
+
 function checkOrderBy(value: unknown): (typeof CHANGE_REQUEST_ORDERS)[number] {
-  if (typeof value === "string" && (CHANGE_REQUEST_ORDERS as readonly string[]).includes(value)) return value as never;
+  if (isOrderBy(value)) return value;
   throw new RestInputError(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${JSON.stringify(value)})`);
 }
 

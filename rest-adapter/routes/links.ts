@@ -9,6 +9,7 @@
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { LINK_STATUSES } from "../../src/core/links/index.ts";
 import { compact, graphqlEnum, listBody, ListInfo, pageVariables, restEnum, type RestRoute, typedRoute } from "../route.ts";
+import type { RestRequest } from "../route.ts";
 import { restPage, targetVariables } from "./content.ts";
 import { OrganizationFields, restOrganization } from "./organizations.ts";
 import { SpaceFields, restSpace } from "./spaces.ts";
@@ -66,8 +67,8 @@ export function restBacklinks(
   return listBody(connection, (page) => ({ kind: "page", organization, space: restSpaceBody, page: restPage(page, () => []) }));
 }
 
-export const linkVariables = (query: Record<string, unknown>) => ({
-  ...pageVariables(query as never),
+export const linkVariables = (query: RestRequest["query"]) => ({
+  ...pageVariables(query),
   status: query.status === undefined ? null : graphqlEnum("status", query.status, LINK_STATUSES),
 });
 
