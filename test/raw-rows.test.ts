@@ -151,6 +151,85 @@ describe("raw rows of the hottest loaders", () => {
     );
   });
 
+  it("space views: the space, organization, viewer's membership, collection chain, grants reaching the viewer and counters, as the model queries give them", async () => {
+    const prisma = db.prisma;
+    await prisma.user.createMany({ data: [{ id: "usr_b", email: "b@example.com", displayName: "B" }] });
+    await prisma.team.create({ data: { id: "tea_a", organizationId: "org_a", title: "T" } });
+    await prisma.teamMember.create({ data: { teamId: "tea_a", userId: "usr_a" } });
+    await prisma.permissionGrant.createMany({
+      data: [
+        { id: "grt_1", organizationId: "org_a", spaceId: "spc_b", userId: "usr_a", role: "edit" },
+        { id: "grt_2", organizationId: "org_a", collectionId: "col_a", teamId: "tea_a", role: "review" },
+        { id: "grt_3", organizationId: "org_a", collectionId: "col_b", userId: "usr_b", role: "read" },
+        {
+          id: "grt_4",
+          organizationId: "org_a",
+          spaceId: "spc_a",
+          userId: "usr_a",
+          role: "comment",
+          createdAt: new Date("2026-04-05T06:07:08.9Z"),
+        },
+      ],
+    });
+    await prisma.changeRequest.createMany({
+      data: [
+        { id: "crq_1", spaceId: "spc_b", number: 1, status: "open", revisionId: "rev_b", revisionInitialId: "rev_b", createdById: "usr_a" },
+        {
+          id: "crq_2",
+          spaceId: "spc_b",
+          number: 2,
+          status: "draft",
+          revisionId: "rev_b",
+          revisionInitialId: "rev_b",
+          createdById: "usr_a",
+        },
+        { id: "crq_3", spaceId: "spc_b", number: 3, status: "open", revisionId: "rev_b", revisionInitialId: "rev_b", createdById: "usr_a" },
+      ],
+    });
+    const expected = async (id: string, userId: string | null) => {
+      const space = await prisma.space.findUniqueOrThrow({ where: { id } });
+      const chain = [];
+      for (let parentId = space.parentId; parentId; ) {
+        const collection = await prisma.collection.findUniqueOrThrow({ where: { id: parentId } });
+        chain.push(collection);
+        parentId = collection.parentId;
+      }
+      const teamIds = (await prisma.teamMember.findMany({ where: { userId: userId ?? "" } })).map((row) => row.teamId);
+      const grants = userId
+        ? await prisma.permissionGrant.findMany({
+            where: {
+              OR: [{ spaceId: id }, { collectionId: { in: chain.map((c) => c.id) } }],
+              AND: [{ OR: [{ userId }, { teamId: { in: teamIds } }] }],
+            },
+            orderBy: { id: "asc" },
+          })
+        : [];
+      const statuses = await prisma.changeRequest.groupBy({ by: ["status"], where: { spaceId: id }, _count: { _all: true } });
+      return {
+        space,
+        organization: await prisma.organization.findUnique({ where: { id: space.organizationId } }),
+        membership: userId
+          ? await prisma.member.findUnique({ where: { organizationId_userId: { organizationId: space.organizationId, userId } } })
+          : null,
+        chain,
+        grants,
+        counters: {
+          changeRequests: Object.fromEntries(statuses.map((row) => [row.status, row._count._all])),
+          openComments: await prisma.comment.count({ where: { spaceId: id, changeRequestId: null, parentId: null, status: "open" } }),
+        },
+      };
+    };
+    for (const userId of ["usr_a", "usr_b", "usr_none", null]) {
+      const views = await rawRows.spaceViews(prisma, ["spc_a", "spc_b", "spc_missing"], userId, { counters: true });
+      expect(views.map((view) => view.space.id).sort()).toEqual(["spc_a", "spc_b"]);
+      for (const view of views) {
+        expect({ ...view, grants: byKey(view.grants, (g) => g.id) }).toStrictEqual(await expected(view.space.id, userId));
+      }
+      const [plain] = await rawRows.spaceViews(prisma, ["spc_b"], userId);
+      expect(plain).not.toHaveProperty("counters");
+    }
+  });
+
   it("a user's memberships equal findMany's", async () => {
     expect(byKey(await rawRows.membershipsOfUser(db.prisma, "usr_a"), (r) => r.organizationId)).toStrictEqual(
       await db.prisma.member.findMany({ where: { userId: "usr_a" }, orderBy: { organizationId: "asc" } }),

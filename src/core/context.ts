@@ -49,7 +49,6 @@ export interface CoreContext extends Services {
 
 export function createCoreContext(services: Services, viewer: Viewer): CoreContext {
   const loaders = createLoaders(services.prisma, viewer.userId);
-  loaders.startViewerLoads();
   return { ...services, viewer, loaders, access: new Access(loaders, viewer.installationId) };
 }
 

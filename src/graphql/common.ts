@@ -70,14 +70,7 @@ export function toConnection<T>(page: Page<T>) {
  */
 export function selectedNodeFields(info: GraphQLResolveInfo): Set<string> {
   const names = new Set<string>();
-  const visit = (selectionSet: SelectionSetNode | undefined, onField: (field: FieldNode) => void) => {
-    for (const selection of selectionSet?.selections ?? []) {
-      if (!included(selection, info.variableValues)) continue;
-      if (selection.kind === Kind.FIELD) onField(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, onField);
-      else visit(info.fragments[selection.name.value]?.selectionSet, onField);
-    }
-  };
+  const visit = visitor(info);
   const addName = (field: FieldNode) => names.add(field.name.value);
   for (const fieldNode of info.fieldNodes) {
     visit(fieldNode.selectionSet, (field) => {
@@ -87,6 +80,27 @@ export function selectedNodeFields(info: GraphQLResolveInfo): Set<string> {
     });
   }
   return names;
+}
+
+/** The names of the fields a field selects on its value, as selectedNodeFields finds them. */
+export function selectedFields(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const visit = visitor(info);
+  for (const fieldNode of info.fieldNodes) visit(fieldNode.selectionSet, (field) => names.add(field.name.value));
+  return names;
+}
+
+/** Walks a selection set's fields, through fragments, leaving out what `@skip`/`@include` leave out. */
+function visitor(info: GraphQLResolveInfo) {
+  const visit = (selectionSet: SelectionSetNode | undefined, onField: (field: FieldNode) => void) => {
+    for (const selection of selectionSet?.selections ?? []) {
+      if (!included(selection, info.variableValues)) continue;
+      if (selection.kind === Kind.FIELD) onField(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, onField);
+      else visit(info.fragments[selection.name.value]?.selectionSet, onField);
+    }
+  };
+  return visit;
 }
 
 function included(selection: SelectionNode, variables: Record<string, unknown>): boolean {

@@ -1,7 +1,6 @@
 // Spaces: types, queries and mutations.
 import { editModeOf, roleOf, spaceVisibilityOf } from "../core/storage-types.ts";
 import type { Collection, Organization, Space } from "../generated/prisma/client.ts";
-import type { GraphQLResolveInfo } from "graphql";
 import { spacePermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -19,6 +18,7 @@ import {
 } from "../core/spaces/index.ts";
 import { publishedUrls } from "../core/content/target.ts";
 import type { CoreContext } from "../core/context.ts";
+import type { SpaceCounters } from "../core/spaces/loaders.ts";
 import { presentedSpaceUrl, presentSpaceShareKey } from "../core/sites/share-links.ts";
 import { builder, type GraphQLContext } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";
@@ -27,6 +27,7 @@ import {
   ContentVisibility,
   MemberRole,
   SpaceEditMode,
+  selectedFields,
   selectedNodeFields,
   toConnection,
   payloadDescription,
@@ -82,11 +83,13 @@ const preparedOf = (core: CoreContext, space: Space): PreparedSpace | undefined 
 
 const COUNTER_FIELDS = ["openCommentCount", "changeRequestCount", "openChangeRequestCount", "draftChangeRequestCount"];
 
-/** Loads what the selected fields of the listed `spaces` read, all at once (see PreparedSpace). */
-async function prepareSpaces(context: GraphQLContext, spaces: Space[], info: GraphQLResolveInfo): Promise<void> {
+/**
+ * Loads what the selected `fields` of `spaces` read, all at once (see PreparedSpace); `counted`:
+ * their counters, when the statement that read the spaces read those too.
+ */
+async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: Set<string>, counted?: SpaceCounters[]): Promise<void> {
   if (spaces.length === 0) return;
   const { core } = context;
-  const fields = selectedNodeFields(info);
   let prepared = preparedSpaces.get(core.loaders);
   if (!prepared) preparedSpaces.set(core.loaders, (prepared = new Map()));
   const entries = spaces.map((space) => {
@@ -129,15 +132,14 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], info: Gra
       }),
     );
   }
-  if (COUNTER_FIELDS.some((field) => fields.has(field))) {
-    loads.push(
-      core.loaders.spaceCounters(spaces.map((space) => space.id)).then((counters) => {
-        counters.forEach((counter, index) => {
-          entries[index].changeRequests = counter.changeRequests;
-          entries[index].openComments = counter.openComments;
-        });
-      }),
-    );
+  const setCounters = (counters: SpaceCounters[]) =>
+    counters.forEach((counter, index) => {
+      entries[index].changeRequests = counter.changeRequests;
+      entries[index].openComments = counter.openComments;
+    });
+  if (counted) setCounters(counted);
+  else if (COUNTER_FIELDS.some((field) => fields.has(field))) {
+    loads.push(core.loaders.spaceCounters(spaces.map((space) => space.id)).then(setCounters));
   }
   await Promise.all(loads);
 }
@@ -267,7 +269,7 @@ builder.objectField(OrganizationRef, "spaces", (t) =>
       description: "Spaces of the organization the caller can read, deleted ones excepted",
       resolve: async (o, args, context, info) => {
         const page = await listOrganizationSpaces(context.core, o.id, args);
-        await prepareSpaces(context, page.items, info);
+        await prepareSpaces(context, page.items, selectedNodeFields(info));
         return toConnection(page);
       },
     },
@@ -282,7 +284,7 @@ builder.objectField(CollectionRef, "spaces", (t) =>
       description: "Spaces directly inside the collection, in their order",
       resolve: async (c, args, context, info) => {
         const page = await listCollectionSpaces(context.core, c, args);
-        await prepareSpaces(context, page.items, info);
+        await prepareSpaces(context, page.items, selectedNodeFields(info));
         return toConnection(page);
       },
     },
@@ -300,9 +302,15 @@ builder.queryField("space", (t) =>
         description: "The key of an active share link of a site showing the space: its published URL is then that site's, with the key",
       }),
     },
-    resolve: async (_root, { id, shareKey }, { core }) => {
+    resolve: async (_root, { id, shareKey }, context, info) => {
+      const { core } = context;
+      const fields = selectedFields(info);
+      // The counters, when selected, in the statement that reads the space (issue 15): a space
+      // read sends that one statement.
+      const counted = COUNTER_FIELDS.some((field) => fields.has(field)) ? await core.loaders.spaceWithCounters.load(id) : null;
       const { space } = await readSpace(core, id);
       if (shareKey != null) await presentSpaceShareKey(core, space, shareKey);
+      await prepareSpaces(context, [space], fields, counted?.counters && [counted.counters]);
       return space;
     },
   }),

@@ -20,18 +20,17 @@ export function viewerLoaders(prisma: PrismaClient, viewerUserId: string | null)
       : Promise.resolve(new Map()));
 
   return {
-    /** The viewer's membership in each organization (null when not a member). */
+    /**
+     * The viewer's membership in each organization (null when not a member): all of the viewer's
+     * memberships in one statement (one user is in few organizations), when first needed. A
+     * space's view (spaces/loaders.ts) fills in the one of its organization, so a space read sends
+     * no statement of its own for it; loaded at the start of every request instead, it was a
+     * statement (and a stage: it ended before the first load began) even where nothing needed it.
+     */
     viewerMembership: new DataLoader<string, Member | null>(async (organizationIds) => {
       const found = await membershipsOfViewer();
       return organizationIds.map((id) => found.get(id) ?? null);
     }),
-    /**
-     * Starts loading the viewer's memberships (all of them: one user is in few organizations)
-     * now, so that it runs beside the request's first load rather than after it.
-     */
-    startViewerLoads() {
-      membershipsOfViewer().catch(() => {}); // a failure reaches whoever awaits it
-    },
     /** The viewer's membership in each team (null when not in it). */
     viewerTeamRole: new DataLoader<string, TeamMember | null>(async (teamIds) => {
       if (!viewerUserId) return teamIds.map(() => null);
