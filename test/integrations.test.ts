@@ -460,6 +460,21 @@ describe("scripts that misbehave", () => {
     expect(trace).toContain("the script failed: Error: boom");
   });
 
+  it("a paused installation gets no events (failed, not retried, the reason in the trace) and stays paused when configured", async () => {
+    const name = await publishRaw("paused", `export default { async fetch() { console.log("delivered"); return new Response("OK"); } };`);
+    const [setup] = await settled(name, { count: 1 });
+    expect(setup!.status).toBe("success");
+    const installation = setup!.installationId!;
+    await server.database.prisma.integrationInstallation.update({ where: { id: installation }, data: { status: "paused" } });
+    const patched = await server.rest(token, "PATCH", `/v1/integrations/${name}/installations/${installation}`, { configuration: {} });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.status).toBe("paused");
+    const events = await settled(name, { count: 2 });
+    expect(events[1]!.status).toBe("failed");
+    expect(events[1]!.attempts).toBe(1);
+    expect(logsOf(events[1]!)).toEqual([`[error] not delivered: the installation ${installation} is paused`]);
+  });
+
   it("a script that throws while it loads fails its event with the error in the trace", async () => {
     const name = await publishRaw("loadfail", `throw new Error("broken at load"); export default {};`);
     const [event] = await settled(name, { count: 1 });

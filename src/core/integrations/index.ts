@@ -663,7 +663,13 @@ export async function updateInstallation(
     const updated = await tx.integrationInstallation.update({
       where: { id: installation.id },
       data: {
-        ...(configuration ? { configuration: configuration as Prisma.InputJsonValue, status: statusFor(integration, configuration) } : {}),
+        // A paused installation stays paused when configured (pausing is not a configuration matter).
+        ...(configuration
+          ? {
+              configuration: configuration as Prisma.InputJsonValue,
+              status: installation.status === "paused" ? "paused" : statusFor(integration, configuration),
+            }
+          : {}),
         ...(externalIds ? { externalIds } : {}),
         ...(spaceSelection ? { spaceSelection } : {}),
         ...(siteSelection ? { siteSelection } : {}),

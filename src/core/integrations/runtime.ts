@@ -404,6 +404,22 @@ export class IntegrationRuntime {
       ? await prisma.integrationInstallation.findUnique({ where: { id: event.installationId } })
       : null;
     const stamp = () => this.services.clock.now().toISOString();
+    if (installation?.status === "paused") {
+      // Not delivered, not retried: a paused installation gets no events (nor fetch requests, endpoints.ts).
+      await prisma.integrationEvent.update({
+        where: { id: event.id },
+        data: {
+          status: "failed",
+          attempts: attempt,
+          logs: [
+            ...((event.logs as unknown as SandboxLog[]) ?? []),
+            { level: "error", message: `not delivered: the installation ${installation.id} is paused`, timestamp: stamp() },
+          ].slice(-TRACE_MAX_LINES) as unknown as Prisma.InputJsonValue,
+          updatedAt: this.services.clock.now(),
+        },
+      });
+      return;
+    }
     let logs: SandboxLog[] = [];
     let failure: string | null = null;
     try {
