@@ -119,6 +119,12 @@ describe("a published page over HTTP", () => {
     const site = await publishedSite([space.id]);
     const first = await get(`/sites/${site.id}/setup`);
     const etag = first.headers.get("etag")!;
+    // A repeat is the cached bytes: the same UTF-8 text (its title has a "·"), the same length.
+    const firstBody = await first.text();
+    expect(firstBody).toContain("<title>Setup · Reader docs</title>");
+    const again = await get(`/sites/${site.id}/setup`);
+    expect(again.headers.get("content-length")).toBe(String(Buffer.byteLength(firstBody)));
+    expect(await again.text()).toBe(firstBody);
     expect(etag).toMatch(/^".+"$/);
     expect(first.headers.get("cache-control")).toContain("must-revalidate");
     expect((await get(`/sites/${site.id}/setup`, { "if-none-match": etag })).status).toBe(304);

@@ -41,7 +41,8 @@ const FINGERPRINTS_MAX = 1000;
 export interface SiteResponse {
   status: number;
   contentType: string;
-  body: string;
+  /** A string as rendered; the bytes of it once cached (encoded once, not on every view). */
+  body: string | Buffer<ArrayBuffer>;
   etag?: string;
   headers?: Record<string, string>;
   /** How long the cache keeps it when not the default (a page whose integration block failed). */
@@ -113,20 +114,23 @@ export class SiteCache {
     return entry.response;
   }
 
-  set(key: string, response: SiteResponse, now: number): void {
-    const bytes = Buffer.byteLength(response.body);
+  /** Keeps `response` under `key`, its body as bytes; returns what is kept. */
+  set(key: string, response: SiteResponse, now: number): SiteResponse {
+    const kept = { ...response, body: Buffer.from(response.body) };
+    const bytes = kept.body.length;
     const previous = this.entries.get(key);
     if (previous) {
       this.entries.delete(key);
       this.bytes -= previous.bytes;
     }
-    this.entries.set(key, { response, bytes, at: now });
+    this.entries.set(key, { response: kept, bytes, at: now });
     this.bytes += bytes;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= CACHE_MAX_ENTRIES && this.bytes <= CACHE_MAX_BYTES) break;
       this.entries.delete(oldest);
       this.bytes -= entry.bytes;
     }
+    return kept;
   }
 
   /** How many responses were rendered (not served from the cache): tests check that repeats do not render. */
@@ -203,7 +207,8 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
 
   const access = await visitorAccess(services, cache, fingerprint, request, now);
   if ("refused" in access) return access.refused;
-  const claimsKey = createHash("sha256").update(JSON.stringify(access.claims)).digest("base64url").slice(0, 16);
+  const claims = JSON.stringify(access.claims);
+  const claimsKey = claims === "{}" ? "" : createHash("sha256").update(claims).digest("base64url").slice(0, 16);
   const key = [
     fingerprint.id,
     fingerprint.version,
@@ -214,14 +219,14 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     request.path,
     request.query.get("q") ?? "",
   ].join("|");
-  const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
   let response = cache.get(key, now);
   if (!response) {
     cache.renders++;
     const rendered = await render(services, fingerprint, request, access.claims);
-    // A page with a failed integration block has no ETag: its next render may differ under the same key.
-    response = rendered.ttlMs ? rendered : { ...rendered, etag };
-    cache.set(key, response, now);
+    // The ETag is the key's hash. A page with a failed integration block has none: its next
+    // render may differ under the same key.
+    const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
+    response = cache.set(key, rendered.ttlMs ? rendered : { ...rendered, etag }, now);
   }
   const headers: Record<string, string> = { ...response.headers };
   const cookies = access.cookies;
@@ -232,7 +237,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
       ? "public, max-age=0, must-revalidate"
       : "private, no-cache";
   if (request.ifNoneMatch && request.ifNoneMatch === response.etag)
-    return { status: 304, contentType: response.contentType, body: "", etag, headers, cookies };
+    return { status: 304, contentType: response.contentType, body: "", etag: response.etag, headers, cookies };
   return { ...response, headers, cookies };
 }
 

@@ -1,7 +1,7 @@
 // Published sites over HTTP, for readers without an API token: `/sites/{siteId}/…` under
 // PUBLIC_URL, and every path of a request whose Host is a site's custom hostname. Answers
 // server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control.
-import type { Plugin } from "graphql-yoga";
+import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
 import { serveSite, type SiteCache, type SiteRequest } from "../../core/sites/serve.ts";
 
@@ -36,13 +36,13 @@ export function useSites(services: Services, cache: SiteCache): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   return {
     // Not async: a request that is not a site's (every API call) passes without a promise.
-    onRequest({ request, url, endResponse }) {
+    onRequest({ request, url, endResponse, fetchAPI }) {
       if (!isSiteRequest(request, url, publicHost)) return;
-      return serve(request, url, endResponse);
+      return serve(request, url, endResponse, fetchAPI);
     },
   };
 
-  async function serve(request: Request, url: URL, endResponse: (response: Response) => void) {
+  async function serve(request: Request, url: URL, endResponse: (response: Response) => void, fetchAPI: FetchAPI) {
     let site: SiteRequest["site"];
     let path: string;
     let base: string;
@@ -79,9 +79,12 @@ export function useSites(services: Services, cache: SiteCache): Plugin {
       cookies: parseCookies(request.headers.get("cookie")),
       ifNoneMatch: request.headers.get("if-none-match"),
     });
-    const headers = new Headers({ "Content-Type": result.contentType, ...result.headers });
+    const headers = new fetchAPI.Headers({ "Content-Type": result.contentType, ...result.headers });
     if (result.etag) headers.set("ETag", result.etag);
     for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", cookie);
-    endResponse(new Response(result.status === 304 || request.method === "HEAD" ? null : result.body, { status: result.status, headers }));
+    // Yoga's own Response: its body (the cached bytes) is written to the socket as it is, where the
+    // global Response's is a web stream pumped chunk by chunk.
+    const body = result.status === 304 || request.method === "HEAD" ? null : result.body;
+    endResponse(new fetchAPI.Response(body, { status: result.status, headers }));
   }
 }
