@@ -373,8 +373,8 @@ async function main() {
         ),
       );
     }
-    // A reader's repeated view of a published page is served from the per-revision cache after
-    // one statement (the site's fingerprint): at least 3× a space read through the API.
+    // A reader's repeated view of a published page is served from the per-revision cache with no
+    // statement (the site's fingerprint is kept in memory): at least 3× a space read through the API.
     rows.push(
       ratioRow(
         `${s.kind}: repeated view of a published page / REST GET /v1/spaces/{id}`,
