@@ -366,6 +366,22 @@ describe("bad requests and misbehaving scripts", () => {
     expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
   });
 
+  it("a script that logs or throws NUL characters and lone surrogates still leaves its event and trace, without them", async () => {
+    const logger = await publishRaw(
+      "nul-log",
+      `export default { async fetch() { console.log("log\\u0000line \\ud800"); return new Response("ok"); } };`,
+    );
+    expect((await call(`${logger.installation}/logged`)).status).toBe(200);
+    const logged = await fetchEvent(logger.name, (payload) => payload.request.url.endsWith("/logged"));
+    expect(logsOf(logged)).toContain("[info] logline ");
+    const thrower = await publishRaw("nul-throw", `export default { async fetch() { throw new Error("bad\\u0000 \\udc00 news"); } };`);
+    const thrown = await call(`${thrower.installation}/thrown`);
+    expect(thrown.status).toBe(502);
+    expect(JSON.parse(thrown.text).error.message).toContain("the script failed: Error: bad  news");
+    const failed = await fetchEvent(thrower.name, (payload) => payload.request.url.endsWith("/thrown"));
+    expect(logsOf(failed).join("\n")).toContain("bad  news");
+  });
+
   it("a raw script that throws, or answers garbage or too much, is a 502 naming the problem", async () => {
     const thrower = await publishRaw("throws", `export default { async fetch() { throw new Error("raw boom"); } };`);
     const thrown = await call(`${thrower.installation}/x`);

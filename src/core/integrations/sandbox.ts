@@ -31,6 +31,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { IntegrationSettings } from "../../config.ts";
+import { stripUnsafeText } from "../input.ts";
 
 export interface SandboxLog {
   level: string;
@@ -271,8 +272,12 @@ export class SandboxPool {
       } catch {
         throw new DeliveryError(`the sandbox answered something unreadable (${text.slice(0, 200)})`);
       }
-      const logs = Array.isArray(envelope.logs) ? envelope.logs : [];
-      if (!envelope.ok) throw new DeliveryError(`the script failed: ${envelope.error ?? "unknown error"}`, logs);
+      // What the script wrote is kept in its event's trace: without what the database cannot store
+      // (a NUL or a lone surrogate in one line made the whole record fail, and the trace was lost).
+      const logs = Array.isArray(envelope.logs)
+        ? envelope.logs.map((log) => ({ ...log, message: stripUnsafeText(String(log.message)) }))
+        : [];
+      if (!envelope.ok) throw new DeliveryError(`the script failed: ${stripUnsafeText(envelope.error ?? "unknown error")}`, logs);
       const answer: SandboxAnswer = { status: envelope.status ?? 500, headers: envelope.headers ?? {}, body: envelope.body ?? "", logs };
       if (envelope.binary) {
         answer.bytes = new Uint8Array(Buffer.from(answer.body, "base64"));
