@@ -21,7 +21,7 @@
 // 127.0.0.1 (one per pool), which reaches only this service's own origin and the operator's
 // allowed hosts; anything else answers 403.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
@@ -216,6 +216,18 @@ export class SandboxPool {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
   /** The outbound proxy every sandbox's fetch goes through (started with the first sandbox). */
   private outboundServer: Promise<{ server: Server; port: number }> | undefined;
+  /**
+   * Kills the sandboxes' processes when this process exits without closing the pool (process.exit,
+   * an uncaught exception, a test worker ending): workerd does not end with its parent. Registered
+   * with the first sandbox, removed by close(). (A SIGKILL of this process still leaves them.)
+   */
+  private readonly onExit = () => {
+    for (const sandbox of this.sandboxes.values()) {
+      sandbox.child?.kill("SIGKILL");
+      if (sandbox.dir) rmSync(sandbox.dir, { recursive: true, force: true });
+    }
+  };
+  private exitHooked = false;
 
   constructor(private readonly options: SandboxOptions) {}
 
@@ -303,6 +315,8 @@ export class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.exitHooked) process.off("exit", this.onExit);
+    this.exitHooked = false;
     await Promise.all([...this.sandboxes.values()].map((sandbox) => this.stop(sandbox, "the service is shutting down")));
     const outbound = await this.outboundServer?.catch(() => undefined);
     outbound?.server.closeAllConnections();
@@ -344,6 +358,10 @@ export class SandboxPool {
       throw new DeliveryError(`the sandbox failed to start: ${error instanceof Error ? error.message : String(error)}`);
     });
     this.sandboxes.set(source.key, sandbox);
+    if (!this.exitHooked) {
+      process.on("exit", this.onExit);
+      this.exitHooked = true;
+    }
     await sandbox.ready;
     return sandbox;
   }
