@@ -75,13 +75,23 @@ afterAll(() => db?.close());
 const byKey = <T>(rows: T[], key: (row: T) => string) => [...rows].sort((a, b) => key(a).localeCompare(key(b)));
 
 describe("raw rows of the hottest loaders", () => {
-  it("organizations equal findMany's", async () => {
+  it("organizations equal findMany's, with the viewer's membership", async () => {
     const ids = ["org_a", "org_b", "org_missing"];
-    const raw = await rawRows.organizations(db.prisma, ids);
-    expect(raw).toHaveLength(2);
-    expect(byKey(raw, (r) => r.id)).toStrictEqual(
-      await db.prisma.organization.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } }),
-    );
+    for (const userId of ["usr_a", "usr_none", null]) {
+      const raw = await rawRows.organizations(db.prisma, ids, userId);
+      expect(raw).toHaveLength(2);
+      expect(byKey(raw, (r) => r.organization.id).map((r) => r.organization)).toStrictEqual(
+        await db.prisma.organization.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } }),
+      );
+      // With the viewer's membership of each (org_b's is disabled, with a lastSeenAt).
+      for (const { organization, membership } of raw) {
+        expect(membership).toStrictEqual(
+          userId
+            ? await db.prisma.member.findUnique({ where: { organizationId_userId: { organizationId: organization.id, userId } } })
+            : null,
+        );
+      }
+    }
   });
 
   it("collections equal findMany's", async () => {
@@ -145,6 +155,31 @@ describe("raw rows of the hottest loaders", () => {
       }
     }
     expect(compared).toBeGreaterThan(30);
+    // With the items' counters and parents read in the same statement: the same page.
+    const primed = new Map<string, unknown>();
+    const parents = { prime: (id: string, collection: unknown) => primed.set(id, collection) };
+    const where = { organizationId: "org_a", deletedAt: null, AND: [{}] };
+    const source = rawSpacePages(db.prisma, { counters: true, parents: parents as never });
+    const page = await paginate({ first: 10 }, { rows: source, sortField: "createdAt", sortKind: "date", where });
+    expect(page.items).toStrictEqual(
+      (await paginate({ first: 10 }, { rows: db.prisma.space, sortField: "createdAt", sortKind: "date", where })).items,
+    );
+    expect(page.items.map((item) => source.countersOf.get(item))).toStrictEqual(
+      page.items.map(() => ({ changeRequests: {}, openComments: 0 })),
+    );
+    expect([...primed.keys()].sort()).toEqual(["col_a"]);
+    expect(primed.get("col_a")).toStrictEqual(await db.prisma.collection.findUnique({ where: { id: "col_a" } }));
+    // An empty page still has its count.
+    const empty = await paginate(
+      { first: 10 },
+      {
+        rows: rawSpacePages(db.prisma, { counters: true }),
+        sortField: "createdAt",
+        sortKind: "date",
+        where: { organizationId: "org_none" },
+      },
+    );
+    expect([empty.items, empty.totalCount, empty.hasNextPage]).toEqual([[], 0, false]);
     // A filter of another shape is refused, not read another way.
     await expect(rawSpacePages(db.prisma).count({ where: { title: { contains: "a" } } })).rejects.toThrow(
       /unsupported condition title.contains/,

@@ -83,6 +83,13 @@ export function checkPageSize(first: number | null | undefined): number {
 export interface PageSource<T, W> {
   findMany(query: { where: W; orderBy: { [field: string]: "asc" | "desc" }[]; take: number }): PromiseLike<T[]>;
   count(query: { where: W }): PromiseLike<number>;
+  /** If the source can: `findMany` of `pageWhere` and `count` of `where` at once (one statement). */
+  findPage?(query: {
+    where: W;
+    pageWhere: W;
+    orderBy: { [field: string]: "asc" | "desc" }[];
+    take: number;
+  }): PromiseLike<{ rows: T[]; count: number }>;
 }
 
 /**
@@ -128,10 +135,12 @@ export async function paginate<T extends object, W extends object>(
       AND: [where, { OR: [{ [sortField]: { [beyond]: value } }, { [sortField]: value, [idField]: { [beyond]: idOf(id) } }] }],
     } as unknown as W;
   }
-  const [rows, totalCount] = await Promise.all([
-    options.rows.findMany({ where: pageWhere, orderBy: [{ [sortField]: direction }, { [idField]: direction }], take: take + 1 }),
-    options.rows.count({ where }),
-  ]);
+  const orderBy = [{ [sortField]: direction }, { [idField]: direction }];
+  const { rows, count: totalCount } = options.rows.findPage
+    ? await options.rows.findPage({ where, pageWhere, orderBy, take: take + 1 })
+    : await Promise.all([options.rows.findMany({ where: pageWhere, orderBy, take: take + 1 }), options.rows.count({ where })]).then(
+        ([rows, count]) => ({ rows, count }),
+      );
   return {
     items: rows.slice(0, take),
     totalCount,

@@ -144,6 +144,12 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
   await Promise.all(loads);
 }
 
+/** What a list of spaces reads with its page for the `fields` its items select. */
+const listExtras = (fields: Set<string>) => ({
+  counters: COUNTER_FIELDS.some((field) => fields.has(field)),
+  parents: fields.has("parent"),
+});
+
 /** The total of a space's change requests by status. */
 function countAll(counts: Record<string, number>): number {
   let total = 0;
@@ -268,8 +274,9 @@ builder.objectField(OrganizationRef, "spaces", (t) =>
       type: SpaceRef,
       description: "Spaces of the organization the caller can read, deleted ones excepted",
       resolve: async (o, args, context, info) => {
-        const page = await listOrganizationSpaces(context.core, o.id, args);
-        await prepareSpaces(context, page.items, selectedNodeFields(info));
+        const fields = selectedNodeFields(info);
+        const page = await listOrganizationSpaces(context.core, o.id, args, listExtras(fields));
+        await prepareSpaces(context, page.items, fields, page.counters);
         return toConnection(page);
       },
     },
@@ -283,8 +290,9 @@ builder.objectField(CollectionRef, "spaces", (t) =>
       type: SpaceRef,
       description: "Spaces directly inside the collection, in their order",
       resolve: async (c, args, context, info) => {
-        const page = await listCollectionSpaces(context.core, c, args);
-        await prepareSpaces(context, page.items, selectedNodeFields(info));
+        const fields = selectedNodeFields(info);
+        const page = await listCollectionSpaces(context.core, c, args, listExtras(fields));
+        await prepareSpaces(context, page.items, fields, page.counters);
         return toConnection(page);
       },
     },

@@ -13,7 +13,9 @@ export const ORGANIZATION_TYPES = ["business", "community"] as const;
 
 /** The organization if the caller is a member of it; 404 otherwise (existence is not leaked). */
 export async function getOrganization(ctx: CoreContext, id: string): Promise<Organization> {
-  const [organization, membership] = await Promise.all([ctx.loaders.organization.load(id), ctx.access.membership(id)]);
+  // One after the other: the organization's statement reads the viewer's membership too (loaders.ts).
+  const organization = await ctx.loaders.organization.load(id);
+  const membership = organization && (await ctx.access.membership(id));
   if (!organization || !membership) throw notFound("organization", id);
   return organization;
 }

@@ -1,9 +1,22 @@
-import type { Organization, PrismaClient } from "../../generated/prisma/client.ts";
+import type DataLoader from "dataloader";
+import type { Member, Organization, PrismaClient } from "../../generated/prisma/client.ts";
 import { byId, rawRows } from "../loaders.ts";
 
-/** The organizations. */
-export function organizationLoaders(prisma: PrismaClient) {
+/**
+ * The organizations. Each is read with the viewer's membership there, which fills the
+ * viewerMembership loader (a loader already holding it keeps its value): reading an organization
+ * and checking that the viewer is a member of it is one statement.
+ */
+export function organizationLoaders(
+  prisma: PrismaClient,
+  viewerUserId: string | null,
+  loaders: { viewerMembership: DataLoader<string, Member | null> },
+) {
   return {
-    organization: byId<Organization>((ids) => rawRows.organizations(prisma, ids)),
+    organization: byId<Organization>(async (ids) => {
+      const rows = await rawRows.organizations(prisma, ids, viewerUserId);
+      for (const { organization, membership } of rows) loaders.viewerMembership.prime(organization.id, membership);
+      return rows.map((row) => row.organization);
+    }),
   };
 }

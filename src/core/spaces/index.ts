@@ -79,24 +79,46 @@ export async function requireSpace(ctx: CoreContext, id: string, action: Action,
 
 const listed = { deletedAt: null } satisfies Prisma.SpaceWhereInput;
 
-function listSpaces(ctx: CoreContext, page: PageArgs, where: Prisma.SpaceWhereInput, sortField: "createdAt" | "sortKey") {
-  return paginate<Space, Prisma.SpaceWhereInput>(page, {
+/**
+ * What a list reads with its page, in the same statement (issue 15): the items' counters
+ * (`counters` of the result, by item) and their parent collections (into that loader).
+ */
+export interface SpaceListExtras {
+  counters?: boolean;
+  parents?: boolean;
+}
+
+async function listSpaces(
+  ctx: CoreContext,
+  page: PageArgs,
+  where: Prisma.SpaceWhereInput,
+  sortField: "createdAt" | "sortKey",
+  extras: SpaceListExtras,
+) {
+  const rows = rawSpacePages(ctx.prisma, { counters: extras.counters, parents: extras.parents ? ctx.loaders.collection : undefined });
+  const result = await paginate<Space, Prisma.SpaceWhereInput>(page, {
     sortField,
     sortKind: sortField === "sortKey" ? "text" : "date",
     where,
-    rows: rawSpacePages(ctx.prisma),
+    rows,
   });
+  return { ...result, counters: extras.counters ? result.items.map((item) => rows.countersOf.get(item)!) : undefined };
 }
 
-export async function listOrganizationSpaces(ctx: CoreContext, organizationId: string, page: PageArgs) {
+export async function listOrganizationSpaces(ctx: CoreContext, organizationId: string, page: PageArgs, extras: SpaceListExtras = {}) {
   await getOrganization(ctx, organizationId);
   const readable = await readableContentFilter(ctx, organizationId);
-  return listSpaces(ctx, page, { organizationId, ...listed, AND: [readable.spaces] }, "createdAt");
+  return listSpaces(ctx, page, { organizationId, ...listed, AND: [readable.spaces] }, "createdAt", extras);
 }
 
-export async function listCollectionSpaces(ctx: CoreContext, collection: { id: string; organizationId: string }, page: PageArgs) {
+export async function listCollectionSpaces(
+  ctx: CoreContext,
+  collection: { id: string; organizationId: string },
+  page: PageArgs,
+  extras: SpaceListExtras = {},
+) {
   const readable = await readableContentFilter(ctx, collection.organizationId);
-  return listSpaces(ctx, page, { parentId: collection.id, ...listed, AND: [readable.spaces] }, "sortKey");
+  return listSpaces(ctx, page, { parentId: collection.id, ...listed, AND: [readable.spaces] }, "sortKey", extras);
 }
 
 /** A new space with its first revision: empty, or a copy of `content` (blobs are shared by hash). */
