@@ -24,14 +24,18 @@ import {
 } from "../route.ts";
 import { MemberFields, restMember, restUser, UserFields } from "./members.ts";
 
-export const CommentFields = graphql(
-  `fragment CommentFields on Comment {
+/** The fields comments and replies share (what `restPosted` reads). */
+const POSTED_FIELDS = `
     id postedAt editedAt
     postedBy { ...UserFields }
     reactions { emoji count users { reactedAt user { ...UserFields } } }
     body { markdown @include(if: $markdown) document @include(if: $document) }
     permissions { view edit reply delete }
-    urls { location }
+    urls { location }` as const;
+
+export const CommentFields = graphql(
+  `fragment CommentFields on Comment {
+    ${POSTED_FIELDS}
     status resolvedAt
     resolvedBy { ...UserFields }
     replyCount
@@ -49,17 +53,12 @@ export const CommentFields = graphql(
 
 const CommentReplyFields = graphql(
   `fragment CommentReplyFields on CommentReply {
-    id postedAt editedAt
-    postedBy { ...UserFields }
-    reactions { emoji count users { reactedAt user { ...UserFields } } }
-    body { markdown @include(if: $markdown) document @include(if: $document) }
-    permissions { view edit reply delete }
-    urls { location }
+    ${POSTED_FIELDS}
   }`,
   [UserFields],
 );
 
-/** What comments and replies share. */
+/** A comment or a reply as POSTED_FIELDS has it. */
 type Posted = FragmentOf<typeof CommentReplyFields>;
 
 function restPosted(c: Posted) {
@@ -176,6 +175,61 @@ function writeRoute<Result, Variables, Body>(
   });
 }
 
+const CHANGED_FIELDS = { Comment: "comment", CommentReply: "reply" } as const;
+
+/**
+ * The documents changing and deleting a comment or a reply: one text for both kinds
+ * (`UpdateComment`, `deleteCommentReply`…). The names are literal types, so gql.tada reads each
+ * kind's documents whole.
+ */
+function changeDocuments<Kind extends keyof typeof CHANGED_FIELDS, Fields extends typeof CommentFields | typeof CommentReplyFields>(
+  kind: Kind,
+  fields: Fields,
+) {
+  const field = CHANGED_FIELDS[kind];
+  return {
+    update: graphql(
+      `mutation Update${kind}($input: Update${kind}Input!, $markdown: Boolean!, $document: Boolean!) {
+        update${kind}(input: $input) { ${field} { ...${kind}Fields } }
+      }`,
+      [fields],
+    ),
+    remove: graphql(`mutation Delete${kind}($input: Delete${kind}Input!) { delete${kind}(input: $input) { deleted${kind}Id } }`),
+  };
+}
+
+/**
+ * Changing (PUT) and deleting (DELETE) one comment or reply, alike in the published API: `path`
+ * and `key` name it, `answer` is the body of a change. Body edits need the author or a space
+ * admin; `resolved` and reactions, the comment role (on a change request, a reply's `resolved`
+ * resolves or reopens the comment replied to).
+ */
+function changeRoutes<Update, UpdateVariables, Removed, RemoveVariables, Body>(
+  path: string,
+  key: (request: RestRequest) => Record<string, string>,
+  documents: { update: TadaDocumentNode<Update, UpdateVariables>; remove: TadaDocumentNode<Removed, RemoveVariables> },
+  answer: (data: Update) => Body,
+): RestRoute[] {
+  return [
+    writeRoute({
+      method: "PUT",
+      path,
+      action: "comment.editOwn",
+      document: documents.update,
+      input: (request) => ({ ...key(request), ...updateInput(request.body) }),
+      body: answer,
+    }),
+    typedRoute({
+      method: "DELETE",
+      path,
+      action: "comment.deleteOwn",
+      document: documents.remove,
+      variables: (request) => ({ input: { ...baseVariables(request), ...key(request) } }),
+      status: 205,
+    }),
+  ];
+}
+
 const spaceCommentRoutes: RestRoute[] = [
   typedRoute({
     method: "GET",
@@ -237,28 +291,7 @@ const spaceCommentRoutes: RestRoute[] = [
     key: commentOf,
     body: (data) => restComment(data.contentTarget.comment),
   }),
-  writeRoute({
-    // Body edits need the author or a space admin; `resolved` and reactions, the comment role.
-    method: "PUT",
-    path: COMMENT,
-    action: "comment.editOwn",
-    document: graphql(
-      `mutation UpdateComment($input: UpdateCommentInput!, $markdown: Boolean!, $document: Boolean!) {
-        updateComment(input: $input) { comment { ...CommentFields } }
-      }`,
-      [CommentFields],
-    ),
-    input: (request) => ({ ...commentOf(request), ...updateInput(request.body) }),
-    body: (data) => restComment(data.updateComment.comment),
-  }),
-  typedRoute({
-    method: "DELETE",
-    path: COMMENT,
-    action: "comment.deleteOwn",
-    document: graphql(`mutation DeleteComment($input: DeleteCommentInput!) { deleteComment(input: $input) { deletedCommentId } }`),
-    variables: (request) => ({ input: { ...baseVariables(request), ...commentOf(request) } }),
-    status: 205,
-  }),
+  ...changeRoutes(COMMENT, commentOf, changeDocuments("Comment", CommentFields), (data) => restComment(data.updateComment.comment)),
   typedRoute({
     method: "GET",
     path: `${COMMENT}/replies`,
@@ -309,30 +342,7 @@ const spaceCommentRoutes: RestRoute[] = [
     key: replyOf,
     body: (data) => restReply(data.contentTarget.comment.reply),
   }),
-  writeRoute({
-    // On a change request, `resolved` resolves or reopens the comment replied to.
-    method: "PUT",
-    path: REPLY,
-    action: "comment.editOwn",
-    document: graphql(
-      `mutation UpdateCommentReply($input: UpdateCommentReplyInput!, $markdown: Boolean!, $document: Boolean!) {
-        updateCommentReply(input: $input) { reply { ...CommentReplyFields } }
-      }`,
-      [CommentReplyFields],
-    ),
-    input: (request) => ({ ...replyOf(request), ...updateInput(request.body) }),
-    body: (data) => restReply(data.updateCommentReply.reply),
-  }),
-  typedRoute({
-    method: "DELETE",
-    path: REPLY,
-    action: "comment.deleteOwn",
-    document: graphql(
-      `mutation DeleteCommentReply($input: DeleteCommentReplyInput!) { deleteCommentReply(input: $input) { deletedCommentReplyId } }`,
-    ),
-    variables: (request) => ({ input: { ...baseVariables(request), ...replyOf(request) } }),
-    status: 205,
-  }),
+  ...changeRoutes(REPLY, replyOf, changeDocuments("CommentReply", CommentReplyFields), (data) => restReply(data.updateCommentReply.reply)),
   typedRoute({
     method: "GET",
     path: "/v1/spaces/:spaceId/commenters",
