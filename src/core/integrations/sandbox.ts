@@ -325,18 +325,22 @@ export class SandboxPool {
   }
 
   private async sandboxFor(source: ScriptSource): Promise<Sandbox> {
-    const existing = this.sandboxes.get(source.key);
-    if (existing && !existing.stopped) {
-      // Most recently used last: Map order is insertion order.
-      this.sandboxes.delete(source.key);
-      this.sandboxes.set(source.key, existing);
-      await existing.ready;
-      return existing;
-    }
-    while (this.sandboxes.size >= this.options.maxSandboxes) {
+    // Looked up again after each wait: two deliveries of a new version at once (an event and a
+    // fetch) start one sandbox, not two with one lost to the map (and never stopped).
+    for (;;) {
+      const existing = this.sandboxes.get(source.key);
+      if (existing && !existing.stopped) {
+        // Most recently used last: Map order is insertion order.
+        this.sandboxes.delete(source.key);
+        this.sandboxes.set(source.key, existing);
+        await existing.ready;
+        return existing;
+      }
+      if (this.sandboxes.size < this.options.maxSandboxes) break;
       const oldest = [...this.sandboxes.values()].find((sandbox) => sandbox.running.size === 0) ?? this.sandboxes.values().next().value!;
       await this.stop(oldest, "too many warm sandboxes");
     }
+    if (this.closed) throw new DeliveryError("the service is shutting down");
     const sandbox: Sandbox = {
       key: source.key,
       child: undefined,
@@ -377,7 +381,8 @@ export class SandboxPool {
       writeFile(join(dir, "entry.mjs"), ENTRY),
       writeFile(join(dir, "integration.mjs"), script),
     ]);
-    if (sandbox.stopped) throw new DeliveryError("the sandbox was stopped before it started");
+    // A delivery that began before close() (a queued event still running) starts no process after it.
+    if (sandbox.stopped || this.closed) throw new DeliveryError("the sandbox was stopped before it started");
     const child = spawn(
       binary,
       [
@@ -438,6 +443,7 @@ export class SandboxPool {
     } finally {
       clearTimeout(timer);
     }
+    if (sandbox.stopped || this.closed) throw new DeliveryError("the sandbox was stopped while it started");
     sandbox.baseRss = (sandbox.pid ? procStats(sandbox.pid)?.rssBytes : 0) ?? 0;
   }
 
