@@ -28,13 +28,163 @@ export const executionTimeoutError = (timeoutMs: number) =>
 /** Deadline of a multipart upload's operation, when EXECUTION_TIMEOUT_MS is below it. */
 export const UPLOAD_TIMEOUT_MS = 60_000;
 
+/**
+ * The deadlines of the operations under way, behind one timer (issue 15: a timer, an
+ * AbortController and its listeners per operation were ~6% of a one-statement read's CPU). The
+ * timer is armed for the earliest deadline; operations of the same timeout end in about the order
+ * they started, so adding one rarely re-arms it, and one that ends in time only leaves the set.
+ * When it fires, the operations past their deadline are stopped and it is armed for the next one.
+ */
+class Deadlines {
+  private readonly pending = new Set<Operation>();
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (performance.now() time); Infinity when none is armed. */
+  private at = Infinity;
+
+  add(operation: Operation): void {
+    this.pending.add(operation);
+    if (operation.deadline < this.at) this.arm(operation.deadline);
+  }
+
+  delete(operation: Operation): void {
+    this.pending.delete(operation);
+  }
+
+  private arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.at = at;
+    // Unreferenced: an operation under way has its socket and statements keeping the process up.
+    this.timer = setTimeout(this.fire, Math.max(0, at - performance.now())).unref();
+  }
+
+  private readonly fire = () => {
+    this.timer = undefined;
+    this.at = Infinity;
+    // Node's timers count whole milliseconds and may fire a fraction early: an operation within a
+    // millisecond of its deadline is stopped now.
+    const now = performance.now() + 1;
+    let next = Infinity;
+    for (const operation of this.pending) {
+      if (operation.deadline <= now) {
+        this.pending.delete(operation);
+        operation.stop(executionTimeoutError(operation.timeoutMs));
+      } else if (operation.deadline < next) next = operation.deadline;
+    }
+    if (next < Infinity) this.arm(next);
+  };
+}
+
+/**
+ * One operation's execution under its deadline and its client: its statement scope, and the
+ * AbortSignal the executor gets, made only if the executor reads it (graphql-js on /graphql does;
+ * graphql-jit, which runs the REST routes, does not). Stopped (deadline or client gone), the
+ * execution is answered at once with the reason, and its scope stops its statements.
+ */
+class Operation extends StatementScope {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private reject: ((reason: unknown) => void) | undefined;
+  /** Registered with the deadlines and the client's signal (an execution that went async). */
+  private watched = false;
+
+  constructor(
+    private readonly deadlines: Deadlines,
+    readonly deadline: number,
+    readonly timeoutMs: number,
+    private readonly client: AbortSignal | undefined,
+  ) {
+    super();
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.halted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  run<T>(executeFn: (args: T) => unknown, args: T): unknown {
+    if (this.client?.aborted) return Promise.reject(this.client.reason);
+    // The executor's signal, made if it reads it (graphql-jit does not).
+    Object.defineProperty(args, "signal", { configurable: true, enumerable: true, get: () => this.signal });
+    let execution: unknown;
+    try {
+      execution = runInStatementScope(this, executeFn, args);
+    } catch (error) {
+      this.settle();
+      return Promise.reject(error);
+    }
+    // Nothing can stop an execution that ended synchronously (no timer, no event ran meanwhile).
+    if (typeof (execution as PromiseLike<unknown> | null)?.then !== "function") {
+      this.settle();
+      return execution;
+    }
+    // One promise per execution (issue 15): the execution's answer, or the reason it was stopped,
+    // whichever comes first.
+    return new Promise((resolve, reject) => {
+      this.reject = reject;
+      this.watched = true;
+      this.deadlines.add(this);
+      this.client?.addEventListener("abort", this);
+      (execution as PromiseLike<unknown>).then(
+        (result) => {
+          this.settle();
+          resolve(result);
+        },
+        (error) => {
+          this.settle();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** The client went away (an EventListener object: no closure per operation). */
+  handleEvent(): void {
+    this.stop(this.client?.reason);
+  }
+
+  /** Stops the operation: it is answered with `reason` at once, and its scope stops its statements. */
+  override stop(reason?: unknown): boolean {
+    if (!super.stop()) return false;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.release();
+    this.reject?.(reason);
+    return true;
+  }
+
+  /**
+   * The execution settled. One that ended in time ends its scope. A stopped one's scope stays
+   * stopped: the executor answers at the abort, but resolvers already running unwind after it, and
+   * none of them may start a statement (long-lived work an operation wakes, like the job worker,
+   * starts outside its scope).
+   */
+  private settle(): void {
+    if (!this.halted) this.end();
+    this.release();
+  }
+
+  /** Nothing may stop the operation any more, and nothing outside holds it. */
+  private release(): void {
+    if (!this.watched) return;
+    this.watched = false;
+    this.deadlines.delete(this);
+    this.client?.removeEventListener("abort", this);
+  }
+}
+
 export function useExecutionDeadline(timeoutMs: number): Plugin {
   /** When each request's deadline started (its parameters known). */
   const started = new WeakMap<Request, number>();
+  const deadlines = new Deadlines();
   // An upload's work is bounded by its size (50 MiB) rather than by what it asks for, and
   // hashing and storing that many bytes takes seconds: it gets a longer deadline.
   const deadlineOf = (request: Request | undefined) =>
-    /^multipart\/form-data/i.test(request?.headers.get("content-type") ?? "") ? Math.max(timeoutMs, UPLOAD_TIMEOUT_MS) : timeoutMs;
+    request?.method === "POST" && /^multipart\/form-data/i.test(request.headers.get("content-type") ?? "")
+      ? Math.max(timeoutMs, UPLOAD_TIMEOUT_MS)
+      : timeoutMs;
   const elapsed = (request: Request | undefined) => {
     const since = request && started.get(request);
     return since === undefined ? 0 : performance.now() - since;
@@ -61,77 +211,21 @@ export function useExecutionDeadline(timeoutMs: number): Plugin {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const request = requestOf(args.contextValue);
       const ms = deadlineOf(request);
-      const remaining = ms - elapsed(request);
-      if (remaining <= 0) {
+      const now = performance.now();
+      const since = (request && started.get(request)) ?? now;
+      if (since + ms <= now) {
         setResultAndStopExecution({ errors: [executionTimeoutError(ms)] });
         return;
       }
-      // One controller that the deadline or the client's signal aborts, not AbortSignal.any: Node
+      // The operation's own stop, not AbortSignal.any of the deadline's and the client's: Node
       // keeps a composite signal with an abort listener in a process-wide set until it aborts
       // (gcPersistentSignals), and the executor (@graphql-tools/executor) leaves its listener on
       // the signal, holding the whole execution (every field's promise and value); an operation that
       // ended in time never aborts, so each one on /graphql stayed in memory for good (about
       // 150 KB per query of 100 spaces: RSS after the bench's load passed 1 GB).
-      const operation = new AbortController();
-      const signal = operation.signal;
-      const timer = setTimeout(() => operation.abort(executionTimeoutError(ms)), remaining);
-      const client = request?.signal;
-      const onClientAbort = () => operation.abort(client?.reason);
-      if (client?.aborted) onClientAbort();
-      else client?.addEventListener("abort", onClientAbort, { once: true });
-      /** The operation is over: nothing may abort it any more, and nothing outside holds it. */
-      const release = () => {
-        clearTimeout(timer);
-        client?.removeEventListener("abort", onClientAbort);
-      };
-      (args as { signal?: AbortSignal }).signal = signal;
       // graphql-jit (the REST routes' compiled operations) does not read the signal: the answer
-      // is raced against it, so a REST call is answered at its deadline too.
-      // One promise per execution (issue 15), where a race of the execution and an abort promise,
-      // with its then, finally and Promise.resolve, made five.
-      setExecuteFn(
-        (executeArgs) =>
-          new Promise((resolve, reject) => {
-            if (signal.aborted) return reject(signal.reason);
-            const scope = new StatementScope(signal);
-            const onAbort = () => {
-              release();
-              reject(signal.reason);
-            };
-            signal.addEventListener("abort", onAbort, { once: true });
-            // An execution that ends in time ends its scope. A stopped one's scope stays stopped:
-            // the executor answers at the abort, but resolvers already running unwind after it,
-            // and none of them may start a statement (long-lived work an operation wakes, like
-            // the job worker, starts outside its scope).
-            const settle = () => {
-              signal.removeEventListener("abort", onAbort);
-              if (!signal.aborted) scope.end();
-              release();
-            };
-            let execution: ReturnType<typeof executeFn>;
-            try {
-              execution = runInStatementScope(scope, () => executeFn(executeArgs));
-            } catch (error) {
-              settle();
-              return reject(error);
-            }
-            Promise.resolve(execution).then(
-              (result) => {
-                settle();
-                resolve(result);
-              },
-              (error) => {
-                settle();
-                reject(error);
-              },
-            );
-          }),
-      );
-      return {
-        onExecuteDone() {
-          release();
-        },
-      };
+      // is raced against the stop, so a REST call is answered at its deadline too.
+      setExecuteFn((executeArgs) => new Operation(deadlines, since + ms, ms, request?.signal).run(executeFn, executeArgs) as never);
     },
   };
 }
