@@ -14,6 +14,7 @@ import { openAPILoaders } from "./openapi/loaders.ts";
 import { translationLoaders } from "./translations/loaders.ts";
 import { integrationLoaders } from "./integrations/loaders.ts";
 import { Prisma } from "../generated/prisma/client.ts";
+import { queryRows } from "../db/raw-query.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../generated/prisma/client.ts";
 import type { SpaceCounters } from "./spaces/loaders.ts";
 
@@ -90,7 +91,8 @@ export interface SpaceView {
  * organizations) as raw SQL through Prisma: the same statement and the same row objects as
  * `findMany({ where: { id: { in } } })` (test/raw-rows.test.ts compares them on both databases),
  * at well under half of the client CPU, since Prisma 6.19 compiles every model query again
- * (README "Performance").
+ * (README "Performance"). They are sent with `queryRows` (src/db/raw-query.ts): to the driver
+ * adapter Prisma connected, without the client's per-call pipeline, with `$queryRaw`'s rows.
  */
 export const rawRows = {
   /**
@@ -98,22 +100,25 @@ export const rawRows = {
    * organization is read to check that the viewer may see it, which needs that membership.
    */
   async organizations(prisma: PrismaClient, ids: string[], viewerUserId: string | null) {
-    const rows = await prisma.$queryRaw<(Organization & { _membership: Record<string, unknown> | null })[]>`
+    const rows = await queryRows<Organization & { _membership: Record<string, unknown> | null }>(
+      prisma,
+      Prisma.sql`
       SELECT ${ORGANIZATION_COLUMNS_OF_O},
         (SELECT row_to_json(m) FROM (SELECT ${MEMBER_COLUMNS} FROM "Member"
            WHERE "organizationId" = o.id AND "userId" = ${viewerUserId}) m) AS "_membership"
-      FROM "Organization" o WHERE o.id = ANY(${ids}::text[])`;
+      FROM "Organization" o WHERE o.id = ANY(${ids}::text[])`,
+    );
     return rows.map(({ _membership, ...organization }) => ({
       organization: organization as Organization,
       membership: _membership && memberOfJson(_membership),
     }));
   },
   collections: (prisma: PrismaClient, ids: string[]) =>
-    prisma.$queryRaw<Collection[]>`SELECT ${COLLECTION_COLUMNS} FROM "Collection" WHERE id = ANY(${ids}::text[])`,
+    queryRows<Collection>(prisma, Prisma.sql`SELECT ${COLLECTION_COLUMNS} FROM "Collection" WHERE id = ANY(${ids}::text[])`),
   spaces: (prisma: PrismaClient, ids: string[]) =>
-    prisma.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE id = ANY(${ids}::text[])`,
+    queryRows<Space>(prisma, Prisma.sql`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE id = ANY(${ids}::text[])`),
   membershipsOfUser: (prisma: PrismaClient, userId: string) =>
-    prisma.$queryRaw<Member[]>`SELECT ${MEMBER_COLUMNS} FROM "Member" WHERE "userId" = ${userId}`,
+    queryRows<Member>(prisma, Prisma.sql`SELECT ${MEMBER_COLUMNS} FROM "Member" WHERE "userId" = ${userId}`),
   /**
    * Spaces with what reading them needs (SpaceView), in one statement: a space read through the
    * API sends this and nothing else (issue 15), where the loaders one by one sent five statements
@@ -128,7 +133,9 @@ export const rawRows = {
       changeRequests?: Record<string, number>;
       openComments?: number;
     };
-    const rows = await prisma.$queryRaw<Row[]>`
+    const rows = await queryRows<Row>(
+      prisma,
+      Prisma.sql`
       SELECT ${SPACE_COLUMNS_OF_S},
         (SELECT row_to_json(o) FROM (SELECT ${ORGANIZATION_COLUMNS} FROM "Organization" WHERE id = s."organizationId") o) AS "_organization",
         (SELECT row_to_json(m) FROM (SELECT ${MEMBER_COLUMNS} FROM "Member"
@@ -147,7 +154,8 @@ export const rawRows = {
         )
         SELECT coalesce(json_agg(up ORDER BY up.depth), '[]'::json) AS collections, coalesce(array_agg(up.id), '{}') AS ids FROM up
       ) chain
-      WHERE s.id = ANY(${ids}::text[])`;
+      WHERE s.id = ANY(${ids}::text[])`,
+    );
     return rows.map(({ _organization, _membership, _chain, _grants, changeRequests, openComments, ...space }) => ({
       space: space as Space,
       organization: _organization && organizationOfJson(_organization),
@@ -230,13 +238,17 @@ export function rawSpacePages(
   return {
     countersOf,
     findMany({ where, orderBy, take }: { where: Prisma.SpaceWhereInput; orderBy: SpaceOrder; take: number }) {
-      return prisma.$queryRaw<Space[]>`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE ${whereSql(where, columns)}
-        ORDER BY ${orderSql(orderBy)} LIMIT ${take}`;
+      return queryRows<Space>(
+        prisma,
+        Prisma.sql`SELECT ${SPACE_COLUMNS} FROM "Space" WHERE ${whereSql(where, columns)}
+        ORDER BY ${orderSql(orderBy)} LIMIT ${take}`,
+      );
     },
     async count({ where }: { where: Prisma.SpaceWhereInput }) {
-      const [row] = await prisma.$queryRaw<
-        { count: number }[]
-      >`SELECT count(*)::int AS count FROM "Space" WHERE ${whereSql(where, columns)}`;
+      const [row] = await queryRows<{ count: number }>(
+        prisma,
+        Prisma.sql`SELECT count(*)::int AS count FROM "Space" WHERE ${whereSql(where, columns)}`,
+      );
       return Number(row.count);
     },
     /** `findMany` of `pageWhere` and `count` of `where` in one statement (an empty page still gives its one row, with the count). */
@@ -257,7 +269,9 @@ export function rawSpacePages(
         changeRequests?: Record<string, number>;
         openComments?: number;
       };
-      const result = await prisma.$queryRaw<Row[]>`
+      const result = await queryRows<Row>(
+        prisma,
+        Prisma.sql`
         WITH total AS (SELECT count(*)::int AS n FROM "Space" WHERE ${whereSql(where, columns)})
         SELECT total.n AS "_total", ${SPACE_COLUMNS_OF_P}
           ${counters ? Prisma.sql`, ${spaceCountersSql("p")}` : Prisma.empty}
@@ -265,7 +279,8 @@ export function rawSpacePages(
         FROM total LEFT JOIN LATERAL (
           SELECT ${SPACE_COLUMNS} FROM "Space" WHERE ${whereSql(pageWhere, columns)} ORDER BY ${orderSql(orderBy)} LIMIT ${take}
         ) p ON true
-        ORDER BY ${orderSql(orderBy, "p.")}`;
+        ORDER BY ${orderSql(orderBy, "p.")}`,
+      );
       const rows: Space[] = [];
       for (const { _total, _parent, changeRequests, openComments, ...space } of result) {
         if (space.id === null) continue; // the count's row of an empty page

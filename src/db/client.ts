@@ -4,12 +4,14 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { ChangeFeed, listenForChanges } from "./change-feed.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
 import { preparedPGlite } from "./pglite-prepared.ts";
+import { readThroughAdapter } from "./raw-query.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
 
 export interface Database {
@@ -273,6 +275,8 @@ interface Instrumentation {
   changes: ChangeFeed;
   /** PGlite: yield to the event loop before each statement. */
   pglite?: boolean;
+  /** Called with the adapter Prisma connected (as wrapped here), and with undefined once Prisma disposes of it. */
+  onConnect?(adapter: SqlQueryable | undefined): void;
 }
 
 /**
@@ -289,7 +293,7 @@ interface Instrumentation {
  * it ends. Yielding to the event loop before each statement lets them in. (`Bytes` arguments,
  * which Prisma sends as base64 strings, are decoded by pglite-prisma-adapter ≥ 0.7 itself.)
  */
-function instrument<T extends object>(factory: T, { onStatement, changes, pglite = false }: Instrumentation): T {
+function instrument<T extends object>(factory: T, { onStatement, changes, pglite = false, onConnect }: Instrumentation): T {
   const wrapQueryable = <Q extends object>(target: Q, transaction: boolean): Q => {
     /** A transaction that wrote a watched table: the change is visible once it ends. */
     let touched = false;
@@ -325,6 +329,12 @@ function instrument<T extends object>(factory: T, { onStatement, changes, pglite
         if (property === "startTransaction") {
           return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable, true);
         }
+        if (!transaction && property === "dispose") {
+          return (...args: unknown[]) => {
+            onConnect?.(undefined);
+            return value.apply(object, args);
+          };
+        }
         if (transaction && (property === "commit" || property === "rollback")) {
           // A "phantom" end (PGlite's) is no statement Prisma sends; its log reports it all the same.
           return async (...args: unknown[]) => {
@@ -346,7 +356,11 @@ function instrument<T extends object>(factory: T, { onStatement, changes, pglite
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
       if (property === "connect" && typeof value === "function") {
-        return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable, false);
+        return async (...args: unknown[]) => {
+          const adapter = wrapQueryable((await value.apply(object, args)) as Queryable, false);
+          onConnect?.(adapter as unknown as SqlQueryable);
+          return adapter;
+        };
       }
       return typeof value === "function" ? value.bind(object) : value;
     },
@@ -370,9 +384,19 @@ function wrap(
   const onStatement = (sql: string) => {
     if (!sql.includes('"Job"') && !sql.includes('"RateLimiterFlexible"')) statementCount++;
   };
-  const adapter = instrument(factory, { onStatement, changes, pglite: kind === "pglite" }) as Adapter;
+  // The adapter Prisma connected: the hottest raw reads go to it directly (raw-query.ts).
+  let connected: SqlQueryable | undefined;
+  const adapter = instrument(factory, {
+    onStatement,
+    changes,
+    pglite: kind === "pglite",
+    onConnect: (queryable) => {
+      connected = queryable;
+    },
+  }) as Adapter;
   // "minimal": no call-site capture (a `new Error()` per query) to pretty-print errors nobody reads.
   const client = new PrismaClient({ adapter, errorFormat: "minimal" });
+  readThroughAdapter(client, () => connected);
   let closing: Promise<void> | undefined;
   return {
     prisma: client,
@@ -385,6 +409,7 @@ function wrap(
     poolStats,
     close() {
       closing ??= (async () => {
+        connected = undefined;
         try {
           await client.$disconnect();
         } finally {

@@ -1,0 +1,157 @@
+// The hottest raw reads (src/core/loaders.ts) sent through the driver adapter Prisma itself
+// connected, instead of through the client's `$queryRaw` request pipeline (issue 15).
+//
+// `$queryRaw` costs ~0.25 ms of client CPU per statement on top of the driver (its promise and
+// tracing wrappers, extensions, the JSON request, the query interpreter, the debug logger six
+// times, every cell serialized for the engine and back), as much as the driver itself. Here the
+// statement goes to the very adapter object Prisma sends its own statements to (the one
+// client.ts instruments and, on PostgreSQL, makes cancellable), so that it is counted, registered
+// in its operation's statement scope (cancelled or refused when the operation stops), yields to
+// the event loop on the embedded database, and runs on the same pool, as every statement Prisma
+// sends does. Its values are the ones Prisma gives (`queryRows` is checked against `$queryRaw`
+// column type by column type, test/raw-query.test.ts), and a database error is Prisma's
+// PrismaClientKnownRequestError P2010, as `$queryRaw` throws it.
+//
+// Not through it: a transaction's client (its statements must run on the transaction's
+// connection: `$queryRaw` is used), statements with values other than strings, numbers,
+// booleans, null and flat arrays of those (Prisma serializes dates, bytes and objects first), and
+// any statement before Prisma has connected its adapter.
+import {
+  type ArgType,
+  type ColumnType,
+  ColumnTypeEnum,
+  type DriverAdapterError,
+  isDriverAdapterError,
+  type SqlQueryable,
+} from "@prisma/driver-adapter-utils";
+import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
+
+/** The adapter each client's statements go to, while Prisma has it connected (client.ts). */
+const adapters = new WeakMap<object, () => SqlQueryable | undefined>();
+
+/** Registers `prisma`'s connected adapter (undefined while it is not connected). */
+export function readThroughAdapter(prisma: PrismaClient, adapter: () => SqlQueryable | undefined): void {
+  adapters.set(prisma, adapter);
+}
+
+/** Prisma's argument type of a raw value, after its JSON round trip: undefined when the value needs Prisma's own serialization. */
+function scalarType(value: unknown): ArgType["scalarType"] | undefined {
+  switch (typeof value) {
+    case "string":
+      return "string";
+    case "number":
+      return Number.isFinite(value) ? "decimal" : undefined;
+    case "boolean":
+      return "unknown";
+    default:
+      return value === null ? "unknown" : undefined;
+  }
+}
+
+function argTypesOf(values: unknown[]): ArgType[] | undefined {
+  const types: ArgType[] = [];
+  for (const value of values) {
+    if (Array.isArray(value)) {
+      for (const item of value) if (Array.isArray(item) || scalarType(item) === undefined) return undefined;
+      types.push({ scalarType: value.length ? scalarType(value[0])! : "unknown", arity: "list" });
+    } else {
+      const type = scalarType(value);
+      if (type === undefined) return undefined;
+      types.push({ scalarType: type, arity: "scalar" });
+    }
+  }
+  return types;
+}
+
+const fail = (value: unknown, as: string) => {
+  throw new Error(`Cannot serialize value of type ${typeof value} as ${as}`);
+};
+const int32 = (value: unknown) =>
+  typeof value === "number" ? Math.trunc(value) : typeof value === "string" ? Math.trunc(Number(value)) : fail(value, "Int32");
+const int64 = (value: unknown) =>
+  typeof value === "number" ? BigInt(Math.trunc(value)) : typeof value === "string" ? BigInt(value) : fail(value, "Int64");
+const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : fail(value, "Json"));
+const boolean = (value: unknown) =>
+  typeof value === "boolean"
+    ? value
+    : typeof value === "string"
+      ? value === "true" || value === "1"
+      : typeof value === "number"
+        ? value === 1
+        : fail(value, "Boolean");
+const decimal = (value: unknown) => new Prisma.Decimal(value as string);
+const bytes = (value: unknown) => new Uint8Array(Buffer.from(value as string, "base64"));
+const date = (value: unknown) => new Date(value as string);
+const time = (value: unknown) => new Date(`1970-01-01T${value}Z`);
+
+/**
+ * A cell as `$queryRaw` gives it: Prisma's serialization of the adapter's value for its engine
+ * followed by the client's deserialization of that (both in @prisma/client 7.10's runtime), in one.
+ */
+const CONVERT: Partial<Record<ColumnType, (value: unknown) => unknown>> = {
+  [ColumnTypeEnum.Int32]: int32,
+  [ColumnTypeEnum.Int64]: int64,
+  [ColumnTypeEnum.Json]: json,
+  [ColumnTypeEnum.Boolean]: boolean,
+  [ColumnTypeEnum.Numeric]: decimal,
+  [ColumnTypeEnum.Bytes]: bytes,
+  [ColumnTypeEnum.DateTime]: date,
+  [ColumnTypeEnum.Date]: date,
+  [ColumnTypeEnum.Time]: time,
+};
+const ARRAYS: Partial<Record<ColumnType, ColumnType>> = {
+  [ColumnTypeEnum.Int32Array]: ColumnTypeEnum.Int32,
+  [ColumnTypeEnum.Int64Array]: ColumnTypeEnum.Int64,
+  [ColumnTypeEnum.JsonArray]: ColumnTypeEnum.Json,
+  [ColumnTypeEnum.BooleanArray]: ColumnTypeEnum.Boolean,
+  [ColumnTypeEnum.NumericArray]: ColumnTypeEnum.Numeric,
+  [ColumnTypeEnum.BytesArray]: ColumnTypeEnum.Bytes,
+  [ColumnTypeEnum.DateTimeArray]: ColumnTypeEnum.DateTime,
+  [ColumnTypeEnum.DateArray]: ColumnTypeEnum.Date,
+  [ColumnTypeEnum.TimeArray]: ColumnTypeEnum.Time,
+};
+for (const [array, element] of Object.entries(ARRAYS)) {
+  const convert = CONVERT[element];
+  CONVERT[Number(array) as ColumnType] = (value) =>
+    Array.isArray(value) ? value.map((item) => (item === null ? null : convert!(item))) : fail(value, "Array");
+}
+
+/** `$queryRaw`'s message for a driver's error ("Raw query failed", P2010). */
+function asPrismaError(error: DriverAdapterError): Prisma.PrismaClientKnownRequestError {
+  const cause = error.cause as { originalCode?: string; originalMessage?: string };
+  return new Prisma.PrismaClientKnownRequestError(
+    `\nInvalid \`prisma.$queryRaw()\` invocation:\n\n\nRaw query failed. Code: \`${cause.originalCode ?? "N/A"}\`. Message: \`${cause.originalMessage ?? error.message ?? "N/A"}\``,
+    { code: "P2010", clientVersion: Prisma.prismaVersion.client, meta: { driverAdapterError: error } },
+  );
+}
+
+/**
+ * The rows of `query`, as `prisma.$queryRaw(query)` gives them: through Prisma's connected driver
+ * adapter where it can (see above), else through `$queryRaw` itself.
+ */
+export async function queryRows<T>(prisma: PrismaClient, query: Prisma.Sql): Promise<T[]> {
+  const adapter = adapters.get(prisma)?.();
+  const argTypes = adapter && argTypesOf(query.values);
+  if (!argTypes) return prisma.$queryRaw<T[]>(query);
+  let result: Awaited<ReturnType<SqlQueryable["queryRaw"]>>;
+  try {
+    result = await adapter!.queryRaw({ sql: query.text, args: query.values, argTypes });
+  } catch (error) {
+    // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
+    throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
+  }
+  const { columnNames, columnTypes, rows } = result;
+  const converters = columnTypes.map((type) => CONVERT[type]);
+  const out: T[] = new Array(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r];
+    const row: Record<string, unknown> = {};
+    for (let c = 0; c < columnNames.length; c++) {
+      const value = cells[c];
+      const convert = converters[c];
+      row[columnNames[c]] = value === null || !convert ? value : convert(value);
+    }
+    out[r] = row as T;
+  }
+  return out;
+}
