@@ -99,7 +99,18 @@ export function listBody<Node>(connection: Connection<Node>, toItem: (node: Node
 }
 
 /** GraphQL enum value (SHARE_LINK) → REST value (share-link). */
-export const restEnum = (value: string | null) => (value === null ? null : value.toLowerCase().replace(/_/g, "-"));
+export function restEnum(value: string | null): string | null {
+  if (value === null) return null;
+  // Remembered by value (issue 15: three per item of a list of spaces made two strings each); enum
+  // values are a small closed set, and the memo stops growing past that anyway.
+  let rest = restEnums.get(value);
+  if (rest === undefined) {
+    rest = value.toLowerCase().replace(/_/g, "-");
+    if (restEnums.size < 1000) restEnums.set(value, rest);
+  }
+  return rest;
+}
+const restEnums = new Map<string, string>();
 
 /** A REST input that cannot be translated to the operation's variables: answered with 400. */
 export class RestInputError extends Error {}
@@ -138,9 +149,10 @@ export const stringOf = (value: unknown) => (typeof value === "string" || value 
 
 /** Drops the keys whose value is null or undefined: optional REST fields are absent, not null. */
 export function compact<T extends Record<string, unknown>>(object: T): Partial<T> {
-  // A loop rather than entries/filter/fromEntries: it runs several times per item of every list.
+  // A loop rather than entries/filter/fromEntries (and for-in rather than Object.keys, no array of
+  // keys): it runs several times per item of every list. Its objects are plain data (JSON, results).
   const kept: Record<string, unknown> = {};
-  for (const key of Object.keys(object)) if (object[key] != null) kept[key] = object[key];
+  for (const key in object) if (object[key] != null) kept[key] = object[key];
   return kept as Partial<T>;
 }
 

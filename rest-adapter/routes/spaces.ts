@@ -15,18 +15,43 @@ export const SpaceFields = graphql(`
     permissions { view access admin viewInviteLinks edit triggerGitSync comment merge review installIntegration }
   }`);
 
-export function restSpace(s: FragmentOf<typeof SpaceFields>) {
-  return {
-    object: "space",
-    ...compact({ ...s, organization: undefined, parent: undefined, urls: undefined }),
-    visibility: restEnum(s.visibility),
-    editMode: restEnum(s.editMode),
-    defaultLevel: restEnum(s.defaultLevel),
-    organization: s.organization.id,
-    ...compact({ parent: s.parent?.id }),
-    urls: compact(s.urls),
-    mergeRules: s.mergeRules,
-  };
+type SpaceData = FragmentOf<typeof SpaceFields>;
+type RestSpace = Omit<
+  Partial<SpaceData>,
+  "organization" | "parent" | "urls" | "visibility" | "editMode" | "defaultLevel" | "mergeRules"
+> & {
+  object: "space";
+  visibility: string | null;
+  editMode: string | null;
+  defaultLevel: string | null;
+  organization: string;
+  parent?: string;
+  urls: Partial<SpaceData["urls"]>;
+  mergeRules: SpaceData["mergeRules"];
+};
+
+/**
+ * A space's REST shape: its fields without the nulls (optional REST fields are absent), enums in
+ * their REST spelling, `organization` and `parent` as ids, `urls` without its nulls. Written as one
+ * pass that fills one object (issue 15: it runs for every item of a list, where spreading and
+ * compacting copied each space five times); the keys come in the order they always had: the
+ * selection's order, then what is set after it (a null `defaultLevel` or `mergeRules`, then
+ * `organization`, `parent`, `urls`).
+ */
+export function restSpace(s: SpaceData): RestSpace {
+  const item: Record<string, unknown> = { object: "space" };
+  for (const key in s) {
+    const value = s[key as keyof SpaceData];
+    if (value != null && key !== "organization" && key !== "parent" && key !== "urls") item[key] = value;
+  }
+  item.visibility = restEnum(s.visibility);
+  item.editMode = restEnum(s.editMode);
+  item.defaultLevel = restEnum(s.defaultLevel);
+  item.organization = s.organization.id;
+  if (s.parent?.id != null) item.parent = s.parent.id;
+  item.urls = compact(s.urls);
+  item.mergeRules = s.mergeRules;
+  return item as unknown as RestSpace;
 }
 
 export const spaceRoutes: RestRoute[] = [
