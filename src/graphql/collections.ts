@@ -1,5 +1,4 @@
 // Collections: types, queries and mutations.
-import { roleOf } from "../core/storage-types.ts";
 import type { Collection } from "../generated/prisma/client.ts";
 import { collectionPermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
@@ -15,7 +14,7 @@ import {
   updateCollection,
 } from "../core/collections/index.ts";
 import { builder, type GraphQLContext } from "./builder.ts";
-import { ContentPositionInput, MemberRole, toConnection, payloadDescription } from "./common.ts";
+import { ContentPositionInput, MemberRole, ownProperty, toConnection, payloadDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 
 const CollectionPermissions = builder.simpleObject("CollectionPermissions", {
@@ -30,7 +29,7 @@ const CollectionPermissions = builder.simpleObject("CollectionPermissions", {
 
 export const CollectionRef = builder.loadableNode("Collection", {
   description: "A folder of an organization that holds spaces and other collections; access granted on it reaches what it holds",
-  id: { resolve: (collection: Collection) => collection.id },
+  id: { resolve: ownProperty<Collection> },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleCollections(core, ids);
     return rows.map((row, index) => row ?? notFound("collection", ids[index]));
@@ -47,7 +46,7 @@ export const CollectionRef = builder.loadableNode("Collection", {
       type: MemberRole,
       nullable: true,
       description: "Level of access of the organization's members; null inherits from the parent",
-      resolve: (c) => roleOf(c.defaultLevel),
+      resolve: ownProperty,
     }),
     urls: t.field({
       description: "Addresses of the collection in the REST API and the app",

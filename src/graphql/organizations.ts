@@ -11,7 +11,7 @@ import {
   updateOrganization,
 } from "../core/organizations/index.ts";
 import { builder } from "./builder.ts";
-import { enumName, MemberRole, toConnection } from "./common.ts";
+import { enumName, MemberRole, ownProperty, toConnection } from "./common.ts";
 
 const OrganizationType = builder.enumType("OrganizationType", {
   description: "What an organization is used for",
@@ -90,7 +90,7 @@ const OrganizationPermissions = builder.simpleObject("OrganizationPermissions", 
 
 export const OrganizationRef = builder.loadableNode("Organization", {
   description: "An organization: its members, teams, collections, spaces and settings",
-  id: { resolve: (organization: Organization) => organization.id },
+  id: { resolve: ownProperty<Organization> },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleOrganizations(core, ids);
     return rows.map((row, index) => row ?? notFound("organization", ids[index]));

@@ -1,6 +1,7 @@
 // The schema: every domain file registers its types on the builder when imported.
 import { GraphQLObjectType, type GraphQLFieldResolver, type GraphQLSchema } from "graphql";
 import { builder } from "./builder.ts";
+import { ownProperty } from "./common.ts";
 import "./organizations.ts";
 import "./collections.ts";
 import "./spaces.ts";
@@ -41,6 +42,11 @@ function syncNodeIds(built: GraphQLSchema): GraphQLSchema {
     const field = type.getFields().id;
     const plugin = field?.resolve;
     if (!idOf || !plugin) continue;
+    // The row's own `id` (the common case): no resolver at all, as an exposed field has none.
+    if (idOf === ownProperty) {
+      field.resolve = undefined;
+      continue;
+    }
     field.resolve = (parent, args, context, info) => {
       const id = idOf(parent, args, context, info);
       return typeof id === "string" ? id : plugin(parent, args, context, info);

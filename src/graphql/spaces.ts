@@ -1,5 +1,4 @@
 // Spaces: types, queries and mutations.
-import { editModeOf, roleOf, spaceVisibilityOf } from "../core/storage-types.ts";
 import type { Collection, Organization, Space } from "../generated/prisma/client.ts";
 import { spacePermissions } from "../auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
@@ -26,6 +25,7 @@ import {
   ContentPositionInput,
   ContentVisibility,
   MemberRole,
+  ownProperty,
   SpaceEditMode,
   selectedFields,
   selectedNodeFields,
@@ -170,7 +170,7 @@ const SpaceUrls = builder.simpleObject("SpaceUrls", {
 
 export const SpaceRef = builder.loadableNode("Space", {
   description: "A space: one body of documentation (a tree of pages, files, reusable contents) with its revisions and change requests",
-  id: { resolve: (space: Space) => space.id },
+  id: { resolve: ownProperty<Space> },
   load: async (ids: string[], { core }) => {
     const rows = await loadVisibleSpaces(core, ids);
     return rows.map((row, index) => row ?? notFound("space", ids[index]));
@@ -181,7 +181,7 @@ export const SpaceRef = builder.loadableNode("Space", {
     visibility: t.field({
       description: "Who can read the space",
       type: ContentVisibility,
-      resolve: (s) => spaceVisibilityOf(s.visibility),
+      resolve: ownProperty,
     }),
     createdAt: t.expose("createdAt", { description: "When the space was created", type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { description: "When the space or its content last changed", type: "DateTime" }),
@@ -193,7 +193,7 @@ export const SpaceRef = builder.loadableNode("Space", {
     editMode: t.field({
       description: "LIVE: direct edits allowed; LOCKED: edits only through change requests",
       type: SpaceEditMode,
-      resolve: (s) => editModeOf(s.editMode),
+      resolve: ownProperty,
     }),
     organization: t.field({
       description: "The organization the space belongs to",
@@ -210,17 +210,16 @@ export const SpaceRef = builder.loadableNode("Space", {
       },
     }),
     revision: t.id({ description: "Id of the head revision", resolve: (s) => s.revisionId }),
-    mergeRules: t.field({
+    mergeRules: t.expose("mergeRules", {
       type: "JSON",
       description:
         "What a change request needs to be merged: { type: inherit } (the organization's), { type: none } or { type: rules, rules }",
-      resolve: (s) => s.mergeRules,
     }),
     defaultLevel: t.field({
       type: MemberRole,
       nullable: true,
       description: "Level of access of the organization's members; null inherits from the parent",
-      resolve: (s) => roleOf(s.defaultLevel),
+      resolve: ownProperty,
     }),
     openCommentCount: t.int({
       description: "Open comments on the space itself (not on its change requests; replies not counted)",
