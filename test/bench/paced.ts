@@ -19,6 +19,14 @@ export interface PacedResult {
   p99: number;
   max: number;
   failures: number;
+  /** p99 of how late the client sent its requests (ms after their time): near 0 when it kept pace. */
+  lateP99: number;
+  /** The client's longest event-loop stall (ms): a response that arrived during one is timed late. */
+  clientStallMax: number;
+  /** With `options.trace`: every request's send time (ms since the epoch), how late the client sent it and its latency (ms). */
+  trace?: { at: number; late: number; ms: number }[];
+  /** With `options.trace`: the client's own event-loop stalls over 10 ms (ms since the epoch, length). */
+  clientStalls?: { at: number; ms: number }[];
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -26,13 +34,26 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function paced(
   url: string,
   request: { method: string; path: string; headers: Record<string, string>; body?: string },
-  options: { rate: number; seconds: number; connections?: number },
+  options: { rate: number; seconds: number; connections?: number; trace?: boolean },
 ): Promise<PacedResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? 10 });
   const target = new URL(url);
   const latencies: number[] = [];
   let failures = 0;
-  const send = () =>
+  const trace: { at: number; late: number; ms: number }[] = [];
+  const lateness: number[] = [];
+  // The client's own stalls (a GC, the scheduler): what it measures includes them.
+  const clientStalls: { at: number; ms: number }[] = [];
+  let clientStallMax = 0;
+  let last = performance.now();
+  const monitor = setInterval(() => {
+    const now = performance.now();
+    const stall = now - last - 5;
+    clientStallMax = Math.max(clientStallMax, stall);
+    if (options.trace && stall > 10) clientStalls.push({ at: performance.timeOrigin + now, ms: stall });
+    last = now;
+  }, 5);
+  const send = (due: number) =>
     new Promise<void>((resolve) => {
       const start = performance.now();
       const req = httpRequest(
@@ -41,6 +62,8 @@ export async function paced(
           res.on("data", () => {});
           res.on("end", () => {
             latencies.push(performance.now() - start);
+            lateness.push(start - due);
+            if (options.trace) trace.push({ at: performance.timeOrigin + start, late: start - due, ms: performance.now() - start });
             if (res.statusCode !== 200) failures++;
             resolve();
           });
@@ -62,7 +85,7 @@ export async function paced(
     const tick = () => {
       const due = Math.min(total, Math.floor((performance.now() - started) / interval) + 1);
       while (sent < due) {
-        pending.push(send());
+        pending.push(send(started + sent * interval));
         sent++;
       }
       if (sent >= total) resolve();
@@ -71,6 +94,7 @@ export async function paced(
     tick();
   });
   await Promise.all(pending);
+  clearInterval(monitor);
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   const sorted = latencies.sort((a, b) => a - b);
@@ -81,5 +105,42 @@ export async function paced(
     p99: round(percentile(sorted, 0.99)),
     max: round(sorted[sorted.length - 1] ?? 0),
     failures,
+    lateP99: round(
+      percentile(
+        lateness.sort((a, b) => a - b),
+        0.99,
+      ),
+    ),
+    clientStallMax: round(Math.max(0, clientStallMax)),
+    ...(options.trace ? { trace, clientStalls } : {}),
   };
+}
+
+/** What the service child reported over a paced run ("watch" … "watched", test/bench/service.ts). */
+export interface Watched {
+  scavenges: number;
+  scavengeMs: number;
+  scavengeMax: number;
+  majors: number;
+  majorMs: number;
+  majorMax: number;
+  delayMax: number;
+  delayP99: number;
+  cpuMs: number;
+}
+
+/**
+ * Where a paced run's tail may come from, printed beside its p50/p99: the service's GC pauses and
+ * event-loop delay (its own work: a request arriving during one waits for it), its CPU time per
+ * request, and the client's lateness and longest stall (the client's own delays, which the
+ * measured latencies include). A service delay far above its GC pauses, on a machine with other
+ * load, is the scheduler's.
+ */
+export function describeTail(x: PacedResult, w: Watched, requests: number): string {
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  return (
+    `service: ${w.scavenges} scavenges (${ms(w.scavengeMs)}, longest ${ms(w.scavengeMax)}), ${w.majors} major GCs` +
+    `${w.majors ? ` (longest ${ms(w.majorMax)})` : ""}, event-loop delay p99 ${ms(w.delayP99)} max ${ms(w.delayMax)}, ` +
+    `CPU ${(w.cpuMs / Math.max(1, requests)).toFixed(2)} ms/request; client: sent late p99 ${ms(x.lateP99)}, longest stall ${ms(x.clientStallMax)}`
+  );
 }

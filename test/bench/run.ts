@@ -14,7 +14,7 @@ import autocannon from "autocannon";
 import { routes } from "../../rest-adapter/routes/index.ts";
 import { createScratchDatabase } from "../support/database.ts";
 import { openapiTargets } from "./openapi.ts";
-import { paced } from "./paced.ts";
+import { describeTail, paced, type Watched } from "./paced.ts";
 import { COLLECTIONS, CONTENT_PAGES, SPACES, startChild, type BareRoute, type Child, type Statement } from "./protocol.ts";
 
 const SHORT = process.argv.includes("--short");
@@ -60,6 +60,15 @@ async function startService(databaseUrl: string | undefined): Promise<Service> {
   const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: databaseUrl ?? "" }, execArgv);
   const ready = await child.next<Ready & { type: string }>();
   return { ...ready, child };
+}
+
+/** The 1-minute load average (Linux), beside the latency rows: on a shared machine the tail is the scheduler's too. */
+async function loadAverage(): Promise<string | undefined> {
+  const { readFile } = await import("node:fs/promises");
+  return readFile("/proc/loadavg", "utf8").then(
+    (text) => `load ${text.split(" ")[0]}`,
+    () => undefined,
+  );
 }
 
 const headersOf = (token: string) => ({ authorization: `Bearer ${token}`, "content-type": "application/json" });
@@ -405,12 +414,17 @@ async function main() {
     for (const name of ["space", "list", "page"] as const) {
       const rate = Math.max(1, Math.floor(m(`${s.kind} ${name} rest`).rps / 2));
       progress(`${s.url} ${r[name].rest.method} ${r[name].rest.path} paced at ${rate} req/s`);
+      await s.child.ask({ type: "watch" });
       const x = await paced(s.url, r[name].rest, { rate, seconds: Math.max(DURATION_S, 4), connections: CONNECTIONS });
+      const watched = await s.child.ask<Watched>({ type: "watched" });
       rows.push(
         row(
           x.p99 <= 3 * Math.max(1, x.p50) && x.failures === 0,
           `${s.kind}: REST ${name} at ${rate} req/s (half the maximum, evenly spaced): p50 ${x.p50} ms, p99 ${x.p99} ms, max ${x.max} ms (target p99 ≤ 3 × p50)${x.failures ? `, FAILURES ${x.failures}` : ""}`,
         ),
+      );
+      notes.push(
+        `${s.kind} REST ${name} paced (${(await loadAverage()) ?? "load unknown"}): ${describeTail(x, watched, x.rps * Math.max(DURATION_S, 4))}`,
       );
     }
   }

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { Session } from "node:inspector/promises";
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from "node:perf_hooks";
 import { writeHeapSnapshot } from "node:v8";
 import type { AddressInfo } from "node:net";
 import { generateKeyBetween } from "fractional-indexing";
@@ -146,17 +147,26 @@ async function main() {
     const threshold = Number(process.env.BENCH_STALLS);
     let last = performance.now();
     let cpu = process.cpuUsage();
+    // --trace-gc counts ms from about the process's start: its time origin places its lines too.
+    console.log(`stalls: time origin ${performance.timeOrigin.toFixed(0)} ms since the epoch`);
     setInterval(() => {
       const now = performance.now();
       const used = process.cpuUsage(cpu);
       if (now - last - 5 > threshold)
         console.log(
-          `stall ${(now - last - 5).toFixed(0)} ms at ${now.toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms`,
+          `stall ${(now - last - 5).toFixed(0)} ms at ${now.toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (epoch ${(performance.timeOrigin + now).toFixed(0)})`,
         );
       last = now;
       cpu = process.cpuUsage();
     }, 5).unref();
   }
+
+  // "watch" … "watched" (the bench's paced rows): what the process did while a latency was measured:
+  // its GC pauses (scavenges, major GCs) from V8's own performance entries, its event-loop delay
+  // (Node's histogram, no timer of ours) and its CPU time.
+  let watching:
+    | { gcs: { kind: number; ms: number }[]; observer: PerformanceObserver; delay: IntervalHistogram; cpu: NodeJS.CpuUsage }
+    | undefined;
 
   let profiler: Session | undefined;
   process.on("message", async (message: { type: string }) => {
@@ -178,6 +188,42 @@ async function main() {
           process.send!({ type: "usage", rss: memory.rss, memory, cpu: process.cpuUsage() });
         }
         break;
+      case "watch": {
+        const gcs: { kind: number; ms: number }[] = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries())
+            gcs.push({ kind: (entry as unknown as { detail: { kind: number } }).detail.kind, ms: entry.duration });
+        });
+        observer.observe({ entryTypes: ["gc"] });
+        const delay = monitorEventLoopDelay({ resolution: 5 });
+        delay.enable();
+        watching = { gcs, observer, delay, cpu: process.cpuUsage() };
+        process.send!({ type: "watching" });
+        break;
+      }
+      case "watched": {
+        const { gcs, observer, delay, cpu } = watching!;
+        watching = undefined;
+        observer.disconnect();
+        delay.disable();
+        const used = process.cpuUsage(cpu);
+        const minor = gcs.filter((gc) => gc.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR).map((gc) => gc.ms);
+        const major = gcs.filter((gc) => gc.kind !== perfConstants.NODE_PERFORMANCE_GC_MINOR).map((gc) => gc.ms);
+        const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+        process.send!({
+          type: "watched",
+          scavenges: minor.length,
+          scavengeMs: sum(minor),
+          scavengeMax: Math.max(0, ...minor),
+          majors: major.length,
+          majorMs: sum(major),
+          majorMax: Math.max(0, ...major),
+          delayMax: delay.max / 1e6,
+          delayP99: delay.percentile(99) / 1e6,
+          cpuMs: (used.user + used.system) / 1000,
+        });
+        break;
+      }
       case "profile":
         // A V8 CPU profile of what follows, until "profile-stop" (test/bench/profile.ts).
         profiler = new Session();
