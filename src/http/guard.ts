@@ -14,28 +14,34 @@ export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Resp
   return errorResponse(500, "Unexpected error");
 }
 
+/** Logs an error a request hook threw (unless its client went away) and answers it as the envelope of the surface asked. */
+function failRequest(
+  payload: { request: Request; url: URL; endResponse(response: Response): void },
+  graphqlEndpoint: string,
+  error: unknown,
+) {
+  // A client that went away mid-request (its body cut off) is no server error.
+  const gone = payload.request.signal.aborted || (error as { name?: unknown } | null)?.name === "AbortError";
+  if (!gone) console.error("Unexpected error:", error);
+  payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
+}
+
 export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpoint = "/graphql"): T {
   const onRequest = plugin.onRequest;
   if (!onRequest) return plugin;
   return {
     ...plugin,
     // Sync when the hook is: a hook that lets the request pass (most do, for most paths) costs
-    // no promise and no microtask here (issue 15).
+    // no promise, no microtask and no closure here (issue 15).
     onRequest(payload) {
-      const fail = (error: unknown) => {
-        // A client that went away mid-request (its body cut off) is no server error.
-        const gone = payload.request.signal.aborted || (error as { name?: unknown } | null)?.name === "AbortError";
-        if (!gone) console.error("Unexpected error:", error);
-        payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
-      };
       let result: unknown;
       try {
         result = onRequest.call(plugin, payload);
       } catch (error) {
-        fail(error);
+        failRequest(payload, graphqlEndpoint, error);
         return;
       }
-      if (result instanceof Promise) return result.then(undefined, fail);
+      if (result instanceof Promise) return result.then(undefined, (error) => failRequest(payload, graphqlEndpoint, error));
     },
   };
 }
