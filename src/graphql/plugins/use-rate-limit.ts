@@ -10,7 +10,7 @@
 // and the limit still holds across instances, up to one second late. On the embedded database
 // (one process) they are in memory. If the store fails, counting falls back to memory rather than
 // refusing or failing requests.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
@@ -71,7 +71,7 @@ export function useRateLimit(
   const keyOf = (request: Request, serverContext: unknown) => {
     const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
-    if (token) return { rateLimiter: byToken, key: createHash("sha256").update(token).digest("base64url"), limit: limits.perToken, token };
+    if (token) return { rateLimiter: byToken, key: hash("sha256", token, "base64url"), limit: limits.perToken, token };
     const reader = isSiteRequest(request, new URL(request.url), publicHost);
     return { rateLimiter: reader ? byReader : byAddress, key: address, limit: limits.perAddress, token };
   };
