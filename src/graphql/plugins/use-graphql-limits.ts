@@ -40,6 +40,7 @@ import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../core/pagination.ts";
 import { readGraphQLBody, type GraphQLBodyRead } from "../../http/body.ts";
+import { urlOf } from "../../http/request-url.ts";
 import { toGraphQLError } from "./use-error-masking.ts";
 
 /** A refusal of the request as a whole: no data, the status and the code of the limit. */
@@ -179,7 +180,7 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     },
     onExecute({ args, setResultAndStopExecution }) {
       const request = (args.contextValue as { request?: Request }).request;
-      if (request && new URL(request.url).pathname !== graphqlEndpoint) return; // a REST route: trusted
+      if (request && urlOf(request).pathname !== graphqlEndpoint) return; // a REST route: trusted
       const cost = estimateCost(
         args.schema,
         args.document,

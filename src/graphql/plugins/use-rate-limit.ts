@@ -18,6 +18,7 @@ import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { BatchedRateLimiter } from "../../http/batched-rate-limit.ts";
 import { errorResponse } from "../../http/errors.ts";
+import { urlOf } from "../../http/request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
 
 export type RateLimits = Config["rateLimits"];
@@ -72,7 +73,7 @@ export function useRateLimit(
     const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
     if (token) return { rateLimiter: byToken, key: hash("sha256", token, "base64url"), limit: limits.perToken, token };
-    const reader = isSiteRequest(request, new URL(request.url), publicHost);
+    const reader = isSiteRequest(request, urlOf(request), publicHost);
     return { rateLimiter: reader ? byReader : byAddress, key: address, limit: limits.perAddress, token };
   };
 
@@ -115,7 +116,7 @@ export function useRateLimit(
         // counted now, the probes only looked at, so that every response carries the headers.
         const { rateLimiter, key, limit } = keyOf(request, serverContext);
         try {
-          const result = EXEMPT.test(new URL(request.url).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
+          const result = EXEMPT.test(urlOf(request).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
           headers = result ? headersOf(result, limit) : untouched(limit);
         } catch (refusal) {
           if (!(refusal instanceof RateLimiterRes)) throw refusal;
@@ -128,7 +129,7 @@ export function useRateLimit(
       if (answer.status >= 400 && request.method !== "HEAD" && !answer.headers.get("content-type")) {
         answer = errorResponse(
           answer.status,
-          bareStatusMessage(answer.status, new URL(request.url).pathname),
+          bareStatusMessage(answer.status, urlOf(request).pathname),
           Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))),
         );
         setResponse(answer);

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Plugin } from "graphql-yoga";
 import { Counter, Histogram, type Registry } from "prom-client";
+import { urlOf } from "../../http/request-url.ts";
 import type { Logger } from "../../logger.ts";
 
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -53,7 +54,7 @@ export function useRequestLog(options: { logger: Logger; registry: Registry; res
   }
 
   const unstarted = (request: Request): Started => {
-    const path = new URL(request.url).pathname;
+    const path = urlOf(request).pathname;
     return { id: randomUUID(), at: undefined, route: routeOf(request.method, path), path };
   };
 

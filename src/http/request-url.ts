@@ -1,0 +1,7 @@
+// The parsed URL of a request, parsed once: Yoga's Request (@whatwg-node/node-fetch) keeps the URL
+// its server adapter parsed to route the request (the `url` of every onRequest hook), so a hook
+// that sees only the request reads that one instead of parsing the string again (issue 15). Any
+// other Request is parsed here, the same way.
+export function urlOf(request: Request): URL {
+  return (request as { parsedUrl?: URL }).parsedUrl ?? new URL(request.url, "http://localhost");
+}
