@@ -49,7 +49,10 @@ export interface CoreContext extends Services {
 
 export function createCoreContext(services: Services, viewer: Viewer): CoreContext {
   const loaders = createLoaders(services.prisma, viewer.userId);
-  return { ...services, viewer, loaders, access: new Access(loaders, viewer.installationId) };
+  // The request's own fields first, the services spread after them (Services has none of their
+  // names): on Node 20 (V8 11.3) an object literal that adds properties after a spread takes a slow
+  // path, ~8 µs here, where this order costs ~0.3 µs (issue 15).
+  return { viewer, loaders, access: new Access(loaders, viewer.installationId), ...services };
 }
 
 export type Transaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
