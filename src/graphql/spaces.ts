@@ -51,12 +51,6 @@ const SpacePermissions = builder.simpleObject("SpacePermissions", {
   }),
 });
 
-/** `urls.published` through the share key the request presented for the space (`space(shareKey:)`), if any. */
-function sharedPublishedUrl(core: CoreContext, spaceId: string) {
-  const published = presentedSpaceUrl(core, spaceId);
-  return published ? { published } : {};
-}
-
 /**
  * What the fields of a listed space read, loaded for the whole page before its items resolve
  * (issue 15): with it, `organization`, `parent`, the counters and `permissions` answer at once
@@ -67,13 +61,15 @@ function sharedPublishedUrl(core: CoreContext, spaceId: string) {
  * the selected fields are prepared, and a field whose value was not (a single space) takes its
  * own path.
  */
-interface PreparedSpace {
-  organization?: Organization;
+class PreparedSpace {
+  // Every field set at creation, whichever are prepared and in whatever order the loads end: one
+  // shape for all entries, so the resolvers reading them stay monomorphic.
+  organization: Organization | undefined = undefined;
   /** null: no parent, or one the caller cannot read. */
-  parent?: Collection | null;
-  permissions?: ReturnType<typeof spacePermissions>;
-  changeRequests?: Record<string, number>;
-  openComments?: number;
+  parent: Collection | null | undefined = undefined;
+  permissions: ReturnType<typeof spacePermissions> | undefined = undefined;
+  changeRequests: Record<string, number> | undefined = undefined;
+  openComments: number | undefined = undefined;
 }
 
 /** Per request (by its loaders): the listed spaces' prepared values, by row. */
@@ -93,7 +89,7 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
   let prepared = preparedSpaces.get(core.loaders);
   if (!prepared) preparedSpaces.set(core.loaders, (prepared = new Map()));
   const entries = spaces.map((space) => {
-    const entry: PreparedSpace = {};
+    const entry = new PreparedSpace();
     prepared.set(space, entry);
     return entry;
   });
@@ -249,13 +245,18 @@ export const SpaceRef = builder.loadableNode("Space", {
     urls: t.field({
       description: "Addresses of the space",
       type: SpaceUrls,
-      resolve: (s, _args, { core }) => ({
-        location: core.urls.api(`/spaces/${s.id}`),
-        app: core.urls.app(`/s/${s.id}`),
-        ...publishedUrls(core.urls, s),
-        ...sharedPublishedUrl(core, s.id),
-        icon: null,
-      }),
+      // One object per space (issue 15: no spread of partial objects per item of a list).
+      resolve: (s, _args, { core }) => {
+        const { published, public: publicUrl } = publishedUrls(core.urls, s);
+        return {
+          location: core.urls.api(`/spaces/${s.id}`),
+          app: core.urls.app(`/s/${s.id}`),
+          // Through the share key the request presented for the space (`space(shareKey:)`), if any.
+          published: presentedSpaceUrl(core, s.id) || published,
+          public: publicUrl,
+          icon: null,
+        };
+      },
     }),
     permissions: t.field({
       description: "What the caller may do with the space",
