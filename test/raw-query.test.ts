@@ -133,6 +133,28 @@ describe("queryRows", () => {
     scope.end();
   });
 
+  it.skipIf(!!process.env.DATABASE_URL)(
+    "on the embedded database, runs with a generic plan (planned once), leaving the session's plan mode as it was",
+    async () => {
+      const query = Prisma.sql`SELECT o.id, (SELECT count(*)::int FROM "Member" m WHERE m."organizationId" = o.id) AS members
+      FROM "Organization" o WHERE o.id = ANY(${["org_a"]}::text[])`;
+      for (let i = 0; i < 7; i++) expect(await direct(query)).toStrictEqual([{ id: "org_a", members: 0 }]);
+      const plans = (text: string) =>
+        db.prisma.$queryRaw<{ generic: number; custom: number }[]>`
+        SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = ${text}`;
+      expect(await plans(query.text)).toStrictEqual([{ generic: 7, custom: 0 }]);
+      // Another text through $queryRaw (not asked to) is planned for its values, as before.
+      const other = Prisma.sql`SELECT o.id FROM "Organization" o WHERE o.id = ANY(${["org_a"]}::text[]) AND o.title IS NOT NULL`;
+      for (let i = 0; i < 3; i++) await db.prisma.$queryRaw(other);
+      expect(await plans(other.text)).toStrictEqual([{ generic: 0, custom: 3 }]);
+      const mode = () => db.prisma.$queryRaw`SELECT current_setting('plan_cache_mode') AS mode`;
+      expect(await mode()).toStrictEqual([{ mode: "auto" }]);
+      // Also after a failing statement.
+      await expect(direct(Prisma.sql`SELECT 1 / ${0}::int AS x`)).rejects.toThrow(/22012/);
+      expect(await mode()).toStrictEqual([{ mode: "auto" }]);
+    },
+  );
+
   it.skipIf(!process.env.DATABASE_URL)(
     "on PostgreSQL, is cancelled while it runs when its operation stops, with $queryRaw's error",
     async () => {

@@ -11,7 +11,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { ChangeFeed, listenForChanges } from "./change-feed.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
-import { preparedPGlite } from "./pglite-prepared.ts";
+import { planOnce, preparedPGlite } from "./pglite-prepared.ts";
 import { readThroughAdapter } from "./raw-query.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
 
@@ -424,7 +424,7 @@ function wrap(
   }) as Adapter;
   // "minimal": no call-site capture (a `new Error()` per query) to pretty-print errors nobody reads.
   const client = new PrismaClient({ adapter, errorFormat: "minimal" });
-  readThroughAdapter(client, () => connected);
+  readThroughAdapter(client, { adapter: () => connected, beforeRead: kind === "pglite" ? planOnce : undefined });
   let closing: Promise<void> | undefined;
   return {
     prisma: client,

@@ -26,12 +26,17 @@ import {
 } from "@prisma/driver-adapter-utils";
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 
-/** The adapter each client's statements go to, while Prisma has it connected (client.ts). */
-const adapters = new WeakMap<object, () => SqlQueryable | undefined>();
+interface Reads {
+  /** The adapter the client's statements go to, while Prisma has it connected (undefined while not). */
+  adapter(): SqlQueryable | undefined;
+  /** Called with each statement's text before it is sent (the embedded database plans these once: pglite-prepared.ts). */
+  beforeRead?(sql: string): void;
+}
+const adapters = new WeakMap<object, Reads>();
 
-/** Registers `prisma`'s connected adapter (undefined while it is not connected). */
-export function readThroughAdapter(prisma: PrismaClient, adapter: () => SqlQueryable | undefined): void {
-  adapters.set(prisma, adapter);
+/** Registers how `prisma`'s reads reach its connected adapter (client.ts). */
+export function readThroughAdapter(prisma: PrismaClient, reads: Reads): void {
+  adapters.set(prisma, reads);
 }
 
 /** Prisma's argument type of a raw value, after its JSON round trip: undefined when the value needs Prisma's own serialization. */
@@ -130,12 +135,15 @@ function asPrismaError(error: DriverAdapterError): Prisma.PrismaClientKnownReque
  * adapter where it can (see above), else through `$queryRaw` itself.
  */
 export async function queryRows<T>(prisma: PrismaClient, query: Prisma.Sql): Promise<T[]> {
-  const adapter = adapters.get(prisma)?.();
+  const reads = adapters.get(prisma);
+  const adapter = reads?.adapter();
   const argTypes = adapter && argTypesOf(query.values);
   if (!argTypes) return prisma.$queryRaw<T[]>(query);
+  const sql = query.text;
+  reads!.beforeRead?.(sql);
   let result: Awaited<ReturnType<SqlQueryable["queryRaw"]>>;
   try {
-    result = await adapter!.queryRaw({ sql: query.text, args: query.values, argTypes });
+    result = await adapter!.queryRaw({ sql, args: query.values, argTypes });
   } catch (error) {
     // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
     throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
