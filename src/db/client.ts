@@ -4,8 +4,7 @@ import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Debug as ClientDebug } from "@prisma/client/runtime/client";
-import { Debug as AdapterDebug, type SqlQueryable } from "@prisma/driver-adapter-utils";
+import type { SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
@@ -14,33 +13,6 @@ import { runMigrations, unreachable } from "./migrate.ts";
 import { planOnce, preparedPGlite } from "./pglite-prepared.ts";
 import { readThroughAdapter } from "./raw-query.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
-
-/**
- * Prisma's debug logger (@prisma/debug: one copy bundled in the client runtime, one under
- * @prisma/adapter-pg) asks its `Debug.enabled(namespace)` on every log call, several per query,
- * logged or not, and that splits DEBUG and builds regular expressions from it each time. Each
- * copy's predicate is replaced by the same one remembering its answers while DEBUG stays the same
- * (`Debug.enable()` changes it): same output. (Each call still records its arguments in the
- * logger's 100-entry history, for Prisma's error reports: no option turns that off.
- * pglite-prisma-adapter logs through a copy of its own, not reachable from here.)
- */
-function rememberDebugEnabled(debug: { enabled(namespace: string): boolean }): void {
-  const decide = debug.enabled;
-  let pattern: unknown;
-  const answers = new Map<string, boolean>();
-  debug.enabled = (namespace: string) => {
-    const current = (globalThis as { DEBUG?: unknown }).DEBUG;
-    if (current !== pattern) {
-      pattern = current;
-      answers.clear();
-    }
-    let answer = answers.get(namespace);
-    if (answer === undefined) answers.set(namespace, (answer = decide(namespace)));
-    return answer;
-  };
-}
-rememberDebugEnabled(ClientDebug);
-rememberDebugEnabled(AdapterDebug);
 
 export interface Database {
   prisma: PrismaClient;
