@@ -1,8 +1,10 @@
 // Test-only: the bare baseline of `npm run bench`, a `node:http` + `pg` server with no framework.
 // For each benchmarked request it checks the bearer token, runs SQL and sends the same bytes the
-// service sent. Two servers: "same" replays the very statements the service issued for that
-// request (recorded by service.ts), stage by stage as the service awaited them (statements of a
-// stage together); "one" runs one hand-written statement that fetches the same data.
+// service sent. One server per set of routes run.ts sends: "same" replays the very statements the
+// service issued for that request on a warm read (recorded by service.ts), stage by stage as the
+// service awaited them (statements of a stage together); "cold" replays those of an uncached read
+// (the page read recorded in a fresh service process, before its caches of immutable content were
+// filled: run.ts); "one" runs one hand-written statement that fetches the same data.
 // The body is the service's, serialized again per request (JSON.stringify of the parsed body), so
 // that the baseline pays for serialization but not for shaping; run.ts asserts byte equality.
 import { createHash } from "node:crypto";
@@ -32,13 +34,13 @@ function serve(pool: pg.Pool, routes: BareRoute[]): Promise<string> {
   );
 }
 
-process.on("message", async (message: { type: string; databaseUrl: string; same: BareRoute[]; one: BareRoute[] }) => {
+process.on("message", async (message: { type: string; databaseUrl: string; sets: Record<string, BareRoute[]> }) => {
   if (message.type === "exit") process.exit(0);
   if (message.type === "usage") return void process.send!({ type: "usage", rss: process.memoryUsage().rss, cpu: process.cpuUsage() });
   if (message.type !== "routes") return;
   // Ten connections, as the service's pool has by default.
   const pool = new pg.Pool({ connectionString: message.databaseUrl, max: 10 });
-  const sameUrl = await serve(pool, message.same);
-  const oneUrl = await serve(pool, message.one);
-  process.send!({ type: "ready", sameUrl, oneUrl });
+  const urls: Record<string, string> = {};
+  for (const [name, routes] of Object.entries(message.sets)) urls[name] = await serve(pool, routes);
+  process.send!({ type: "ready", urls });
 });

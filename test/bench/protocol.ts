@@ -19,7 +19,7 @@ export interface BareRoute {
   path: string;
   /** SHA-256 (hex) of the bearer token the request must carry. */
   tokenHash: string;
-  /** "same": the service's statements in its stages; "one": one hand-written statement. */
+  /** "same", "cold": the service's statements (of a warm, an uncached read) in its stages; "one": one hand-written statement. */
   stages: Statement[][];
   body: string;
 }

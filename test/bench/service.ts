@@ -3,6 +3,8 @@
 // measures its CPU time and RSS alone and `--cpu-prof` profiles only the service.
 // It can record the SQL statements a request sends (through pg, so on PostgreSQL only), grouped
 // in the stages the service awaits them in: the bare handler (bare.ts) replays exactly those.
+// BENCH_SEED=0: no seeding, a second process on a database another one seeded, whose caches are
+// all empty (run.ts records an uncached page read there).
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { Session } from "node:inspector/promises";
@@ -115,7 +117,7 @@ async function seedContent(url: string, token: string, organizationId: string) {
 async function main() {
   const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
   const database = await openDatabase({ databaseUrl, dataDir: "memory://" });
-  const seeded = await seed(database.prisma);
+  const seeded = process.env.BENCH_SEED === "0" ? undefined : await seed(database.prisma);
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -129,7 +131,8 @@ async function main() {
     // Seeding writes 330 pages in one operation: on a loaded machine that outlasts the default
     // execution deadline (5 s), which no measured request comes near.
     config: {
-      publicUrl: url,
+      // BENCH_PUBLIC_URL: a second process answers with the first one's URLs (the same bytes).
+      publicUrl: process.env.BENCH_PUBLIC_URL || url,
       rateLimits,
       graphqlLimits: { executionTimeoutMs: 120_000 },
       ...(jobs ? { importAllowPrivateHosts: true } : {}),
@@ -138,7 +141,7 @@ async function main() {
   });
   const { yoga } = app;
   server.on("request", (req, res) => void yoga(req, res));
-  const content = await seedContent(url, seeded.token, seeded.organizationId);
+  const content = seeded ? await seedContent(url, seeded.token, seeded.organizationId) : undefined;
 
   // BENCH_STALLS=<ms>: logs every time the event loop was blocked longer than that, with the
   // process's CPU time over the stall (close to the stall: our work; far below: the scheduler ran
