@@ -14,7 +14,7 @@ import { openAPILoaders } from "./openapi/loaders.ts";
 import { translationLoaders } from "./translations/loaders.ts";
 import { integrationLoaders } from "./integrations/loaders.ts";
 import { Prisma } from "../generated/prisma/client.ts";
-import { queryRows } from "../db/raw-query.ts";
+import { queryRows, queryRowsApart } from "../db/raw-query.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../generated/prisma/client.ts";
 import type { SpaceCounters } from "./spaces/loaders.ts";
 
@@ -217,6 +217,9 @@ type SpaceOrder = { [field: string]: "asc" | "desc" }[];
  * and its count in one statement, with what the list's fields read next when asked (issue 15):
  * `counters` (in `counters`, by row) and `parents` (each row's parent collection, put in that loader).
  */
+/** What a page read (`rawSpacePages().findPage`) reads beside each space's own columns. */
+const PAGE_EXTRAS: ReadonlySet<string> = new Set(["_total", "_parent", "changeRequests", "openComments"]);
+
 export function rawSpacePages(
   prisma: PrismaClient,
   { counters = false, parents }: { counters?: boolean; parents?: DataLoader<string, Collection | null> } = {},
@@ -263,35 +266,43 @@ export function rawSpacePages(
       orderBy: SpaceOrder;
       take: number;
     }) {
-      type Row = Space & {
+      type Extras = {
         _total: number;
-        _parent?: Record<string, unknown> | null;
+        /** The parent collection's row as JSON text: parsed once per parent (a page's spaces share a few). */
+        _parent?: string | null;
         changeRequests?: Record<string, number>;
         openComments?: number;
       };
-      const result = await queryRows<Row>(
+      const result = await queryRowsApart<Space, Extras>(
         prisma,
         Prisma.sql`
         WITH total AS (SELECT count(*)::int AS n FROM "Space" WHERE ${whereSql(where, columns)})
         SELECT total.n AS "_total", ${SPACE_COLUMNS_OF_P}
           ${counters ? Prisma.sql`, ${spaceCountersSql("p")}` : Prisma.empty}
-          ${parents ? Prisma.sql`, (SELECT row_to_json(c) FROM (SELECT ${COLLECTION_COLUMNS} FROM "Collection" WHERE id = p."parentId") c) AS "_parent"` : Prisma.empty}
+          ${parents ? Prisma.sql`, (SELECT row_to_json(c)::text FROM (SELECT ${COLLECTION_COLUMNS} FROM "Collection" WHERE id = p."parentId") c) AS "_parent"` : Prisma.empty}
         FROM total LEFT JOIN LATERAL (
           SELECT ${SPACE_COLUMNS} FROM "Space" WHERE ${whereSql(pageWhere, columns)} ORDER BY ${orderSql(orderBy)} LIMIT ${take}
         ) p ON true
         ORDER BY ${orderSql(orderBy, "p.")}`,
+        PAGE_EXTRAS,
       );
       const rows: Space[] = [];
-      for (const { _total, _parent, changeRequests, openComments, ...space } of result) {
+      // The parents primed by this page: DataLoader's prime keeps a key's first value, so a
+      // parent's later rows (the same row of the same statement) would change nothing.
+      const primed = parents && new Set<string>();
+      for (let index = 0; index < result.rows.length; index++) {
+        const space = result.rows[index];
         if (space.id === null) continue; // the count's row of an empty page
         rows.push(space);
+        const { _parent, changeRequests, openComments } = result.extras[index];
         if (counters) countersOf.set(space, { changeRequests: changeRequests!, openComments: Number(openComments) });
-        if (_parent) {
-          const parent = collectionOfJson(_parent);
-          parents?.prime(parent.id, parent);
+        if (_parent && !primed!.has(space.parentId!)) {
+          primed!.add(space.parentId!);
+          const parent = collectionOfJson(JSON.parse(_parent));
+          parents!.prime(parent.id, parent);
         }
       }
-      return { rows, count: Number(result[0]?._total ?? 0) };
+      return { rows, count: Number(result.extras[0]?._total ?? 0) };
     },
   };
 }

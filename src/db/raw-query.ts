@@ -130,24 +130,31 @@ function asPrismaError(error: DriverAdapterError): Prisma.PrismaClientKnownReque
   );
 }
 
+type ResultSet = Awaited<ReturnType<SqlQueryable["queryRaw"]>>;
+
+/** `query`'s result from Prisma's connected adapter; undefined when it cannot go there (see above). */
+async function send(prisma: PrismaClient, query: Prisma.Sql): Promise<ResultSet | undefined> {
+  const reads = adapters.get(prisma);
+  const adapter = reads?.adapter();
+  const argTypes = adapter && argTypesOf(query.values);
+  if (!argTypes) return undefined;
+  const sql = query.text;
+  reads!.beforeRead?.(sql);
+  try {
+    return await adapter!.queryRaw({ sql, args: query.values, argTypes });
+  } catch (error) {
+    // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
+    throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
+  }
+}
+
 /**
  * The rows of `query`, as `prisma.$queryRaw(query)` gives them: through Prisma's connected driver
  * adapter where it can (see above), else through `$queryRaw` itself.
  */
 export async function queryRows<T>(prisma: PrismaClient, query: Prisma.Sql): Promise<T[]> {
-  const reads = adapters.get(prisma);
-  const adapter = reads?.adapter();
-  const argTypes = adapter && argTypesOf(query.values);
-  if (!argTypes) return prisma.$queryRaw<T[]>(query);
-  const sql = query.text;
-  reads!.beforeRead?.(sql);
-  let result: Awaited<ReturnType<SqlQueryable["queryRaw"]>>;
-  try {
-    result = await adapter!.queryRaw({ sql, args: query.values, argTypes });
-  } catch (error) {
-    // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
-    throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
-  }
+  const result = await send(prisma, query);
+  if (!result) return prisma.$queryRaw<T[]>(query);
   const { columnNames, columnTypes, rows } = result;
   const converters = columnTypes.map((type) => CONVERT[type]);
   const out: T[] = new Array(rows.length);
@@ -162,4 +169,46 @@ export async function queryRows<T>(prisma: PrismaClient, query: Prisma.Sql): Pro
     out[r] = row as T;
   }
   return out;
+}
+
+/**
+ * `queryRows`, with the columns named in `extras` (what a wider statement reads beside a model's
+ * row: a count, a related row) kept apart: `rows[i]` has the other columns in their order, as
+ * `queryRows` gives them, and `extras[i]` those. Built so from the cells (issue 15): taking them
+ * out afterwards (`{ _total, ...row }`) copied every row once more (~0.7 us per row of a list).
+ */
+export async function queryRowsApart<T, X>(
+  prisma: PrismaClient,
+  query: Prisma.Sql,
+  extras: ReadonlySet<string>,
+): Promise<{ rows: T[]; extras: X[] }> {
+  const result = await send(prisma, query);
+  const own: T[] = [];
+  const apart: X[] = [];
+  if (!result) {
+    for (const cells of await prisma.$queryRaw<Record<string, unknown>[]>(query)) {
+      const row: Record<string, unknown> = {};
+      const extra: Record<string, unknown> = {};
+      for (const key in cells) (extras.has(key) ? extra : row)[key] = cells[key];
+      own.push(row as T);
+      apart.push(extra as X);
+    }
+    return { rows: own, extras: apart };
+  }
+  const { columnNames, columnTypes, rows } = result;
+  const converters = columnTypes.map((type) => CONVERT[type]);
+  const isExtra = columnNames.map((name) => extras.has(name));
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r];
+    const row: Record<string, unknown> = {};
+    const extra: Record<string, unknown> = {};
+    for (let c = 0; c < columnNames.length; c++) {
+      const value = cells[c];
+      const convert = converters[c];
+      (isExtra[c] ? extra : row)[columnNames[c]] = value === null || !convert ? value : convert(value);
+    }
+    own.push(row as T);
+    apart.push(extra as X);
+  }
+  return { rows: own, extras: apart };
 }
