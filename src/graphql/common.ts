@@ -49,19 +49,30 @@ class Edge<T> {
   }
 }
 
+/**
+ * A connection's page info; its cursors, like an edge's, are encoded only when asked for (a REST
+ * list reads `endCursor` only; encoding one cost ~25 us in a list's profile).
+ */
+class PageInfo<T> {
+  constructor(
+    private readonly edges: Edge<T>[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+  ) {}
+
+  get startCursor(): string | null {
+    return this.edges.length ? this.edges[0].cursor : null;
+  }
+
+  get endCursor(): string | null {
+    return this.edges.length ? this.edges[this.edges.length - 1].cursor : null;
+  }
+}
+
 /** A core page as the connection object Pothos expects. */
 export function toConnection<T>(page: Page<T>) {
   const edges = page.items.map((node) => new Edge(node, page));
-  return {
-    edges,
-    totalCount: page.totalCount,
-    pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-  };
+  return { edges, totalCount: page.totalCount, pageInfo: new PageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
 }
 
 /**
