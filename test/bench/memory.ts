@@ -1,11 +1,10 @@
 // Test-only: `npx tsx test/bench/memory.ts [seconds]` starts the service child (test/bench/service.ts),
 // loads each read of the bench in turn with autocannon and prints the process's memory after each
 // (after a full GC): RSS and its parts (V8 heap used/total, external, ArrayBuffers). Without
-// DATABASE_URL on PGlite, with it on a scratch PostgreSQL database.
+// DATABASE_URL on PGlite, with it on a scratch PostgreSQL database (start.ts).
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
-import { createScratchDatabase } from "../support/database.ts";
-import { startChild } from "./protocol.ts";
+import { startBenchService } from "./start.ts";
 
 const seconds = Number(process.argv[2] ?? 3);
 const MB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)}`.padStart(5);
@@ -40,26 +39,8 @@ function smaps(pid: number) {
 }
 
 async function main() {
-  const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
-  const execArgv = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-  const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: scratch?.url ?? "" }, execArgv);
-  const s = await child.next<any>();
-  const headers = { authorization: `Bearer ${s.token}`, "content-type": "application/json" };
-  const requests: Record<string, { method: "GET" | "POST"; path: string; body?: string; headers: Record<string, string> }> = {
-    space: { method: "GET", path: `/v1/spaces/${s.spaceId}`, headers },
-    list: { method: "GET", path: `/v1/orgs/${s.organizationId}/spaces?limit=100`, headers },
-    page: { method: "GET", path: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`, headers },
-    relations: {
-      method: "POST",
-      path: "/graphql",
-      headers,
-      body: JSON.stringify({
-        query: `query($id: ID!) { organization(id: $id) { spaces(first: 100) { totalCount nodes { id title organization { id title } parent { id title } permissions { edit } } } } }`,
-        variables: { id: s.organizationId },
-      }),
-    },
-    site: { method: "GET", path: s.sitePagePath, headers: {} },
-  };
+  const s = await startBenchService();
+  const { child, requests } = s;
   const show = async (label: string, requestsServed = 0) => {
     const { memory } = await child.ask<{ memory: NodeJS.MemoryUsage }>({ type: "usage" });
     console.log(
@@ -84,8 +65,7 @@ async function main() {
       console.log(`heap snapshot: ${file}`);
     }
   }
-  await child.ask({ type: "exit" });
-  await scratch?.drop();
+  await s.stop();
 }
 
 main().catch((error) => {

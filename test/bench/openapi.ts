@@ -143,7 +143,7 @@ export async function openapiTargets(
   const specUrl = `http://127.0.0.1:${(served.address() as AddressInfo).port}/openapi.json`;
 
   progress(`starting the OpenAPI bench service (job worker on, ${kind})`);
-  const child: Child = startChild(new URL("./service.ts", import.meta.url).pathname, {
+  const child: Child = await startChild(new URL("./service.ts", import.meta.url).pathname, {
     BENCH_DATABASE_URL: databaseUrl ?? "",
     BENCH_JOBS: "1",
   });

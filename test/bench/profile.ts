@@ -1,13 +1,12 @@
 // Test-only: `npx tsx test/bench/profile.ts <space|list|page|relations|site> [seconds]` starts the
 // service child (test/bench/service.ts) with a V8 CPU profile, loads one request with autocannon,
 // and prints where the service's CPU went (self time by package and by function).
-// BENCH_DATABASE_URL-less runs use PGlite; with DATABASE_URL a scratch PostgreSQL database.
+// Without DATABASE_URL on PGlite; with it a scratch PostgreSQL database (start.ts).
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import { createScratchDatabase } from "../support/database.ts";
-import { startChild } from "./protocol.ts";
+import { startBenchService } from "./start.ts";
 
 const [name = "space", seconds = "8"] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), "bench-prof-"));
@@ -20,30 +19,14 @@ interface Node {
 }
 
 async function main() {
-  const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
-  const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: scratch?.url ?? "" });
-  const s = await child.next<any>();
-  const headers = { authorization: `Bearer ${s.token}`, "content-type": "application/json" };
-  const paths: Record<string, { method: "GET" | "POST"; path: string; body?: string; headers: Record<string, string> }> = {
-    space: { method: "GET", path: `/v1/spaces/${s.spaceId}`, headers },
-    list: { method: "GET", path: `/v1/orgs/${s.organizationId}/spaces?limit=100`, headers },
-    page: { method: "GET", path: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`, headers },
-    site: { method: "GET", path: s.sitePagePath, headers: {} },
-    relations: {
-      method: "POST",
-      path: "/graphql",
-      headers,
-      body: JSON.stringify({
-        query: `query($id: ID!) { organization(id: $id) { spaces(first: 100) { totalCount nodes { id title organization { id title } parent { id title } permissions { edit } } } } }`,
-        variables: { id: s.organizationId },
-      }),
-    },
-  };
-  const request = paths[name];
+  const s = await startBenchService();
+  const { child } = s;
+  const request = s.requests[name as keyof typeof s.requests];
+  if (!request) throw new Error(`unknown request ${name}: ${Object.keys(s.requests).join(", ")}`);
   const first = await fetch(s.url + request.path, request);
   if (first.status !== 200) throw new Error(`${first.status} ${await first.text()}`);
   await autocannon({ url: s.url, connections: 10, duration: 2, requests: [request] }); // warm
-  if (scratch) {
+  if (s.kind === "postgres") {
     // The statements one request sends, by stage (recorded through pg).
     await child.ask({ type: "record" });
     await fetch(s.url + request.path, request).then((r) => r.text());
@@ -61,12 +44,7 @@ async function main() {
   console.log(
     `${name}: ${result.requests.average.toFixed(0)} req/s, CPU ${(cpuMs / result.requests.total).toFixed(2)} ms/req, non-2xx ${result.non2xx}`,
   );
-  // An error while the child closes (a request still under way) must not end this script.
-  child.process.removeAllListeners("exit");
-  const exited = new Promise((resolve) => child.process.once("exit", resolve));
-  child.process.send({ type: "exit" });
-  await exited;
-  await scratch?.drop();
+  await s.stop();
   const profile = JSON.parse(readFileSync(file, "utf8")) as { nodes: Node[] };
   summarize(profile.nodes);
   console.log(`profile: ${file}`);

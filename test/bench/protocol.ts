@@ -1,5 +1,8 @@
 // Test-only: how `npm run bench` talks to its child processes (the service and the bare handler).
 import { fork, type ChildProcess } from "node:child_process";
+import { cpSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const SPACES = 1000;
 export const COLLECTIONS = 20;
@@ -31,10 +34,72 @@ export interface Child {
   next<T = any>(): Promise<T>;
 }
 
-export function startChild(file: string, env: Record<string, string | undefined>, execArgv: string[] = []): Child {
-  const child = fork(file, [], {
-    env: { ...process.env, ...env },
-    execArgv: ["--import", "tsx", "--expose-gc", ...execArgv],
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** Where the children's JavaScript is compiled to (gitignored, like the production build's `dist/`). */
+const BUILD_DIR = join(ROOT, "dist", "bench");
+/** BENCH_TSX=1: the children run from the TypeScript sources under tsx, without NODE_ENV (as before). */
+const TSX = process.env.BENCH_TSX === "1";
+let built: Promise<void> | undefined;
+
+/**
+ * Compiles the service, the REST adapter and the bench's children file by file (esbuild, what tsx
+ * itself does per file, without its `__name` helper), each relative import pointing at the
+ * compiled file and packages left to node_modules as in production's `dist/`; copies what the
+ * code reads beside itself (the migrations, the worker scripts) and package.json (the ESM
+ * scope). About a second; once per process.
+ */
+function build(): Promise<void> {
+  built ??= (async () => {
+    const esbuild = await import("esbuild");
+    const sources = (dir: string) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
+        .filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))
+        .map((file) => join(ROOT, dir, file));
+    await esbuild.build({
+      entryPoints: [
+        ...sources("src"),
+        ...sources("rest-adapter"),
+        ...["service", "bare", "protocol"].map((name) => join(ROOT, `test/bench/${name}.ts`)),
+      ],
+      outdir: BUILD_DIR,
+      outbase: ROOT,
+      bundle: true,
+      packages: "external",
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "warning",
+      plugins: [
+        {
+          name: "relative-imports",
+          setup(build) {
+            // JSON (package.json) is inlined: esbuild would drop the import's `with { type: "json" }`.
+            build.onResolve({ filter: /^\.\.?\/.*\.ts$/ }, (args) =>
+              args.kind === "entry-point" ? undefined : { path: args.path.replace(/\.ts$/, ".js"), external: true },
+            );
+          },
+        },
+      ],
+    });
+    cpSync(join(ROOT, "prisma", "migrations"), join(BUILD_DIR, "prisma", "migrations"), { recursive: true });
+    for (const dir of ["src", "rest-adapter"])
+      for (const file of readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" }))
+        if (file.endsWith(".mjs")) cpSync(join(ROOT, dir, file), join(BUILD_DIR, dir, file));
+    cpSync(join(ROOT, "package.json"), join(BUILD_DIR, "package.json"));
+  })();
+  return built;
+}
+
+/**
+ * Starts a child (service.ts, bare.ts) the way production runs the service (Dockerfile: `node
+ * dist/src/main.js` with NODE_ENV=production): compiled JavaScript under plain `node`, with
+ * NODE_ENV=production (graphql-js then skips its development checks). BENCH_TSX=1: under tsx.
+ */
+export async function startChild(file: string, env: Record<string, string | undefined>, execArgv: string[] = []): Promise<Child> {
+  if (!TSX) await build();
+  const child = fork(TSX ? file : join(BUILD_DIR, relative(ROOT, file)).replace(/\.ts$/, ".js"), [], {
+    env: { ...process.env, ...(TSX ? {} : { NODE_ENV: "production" }), ...env },
+    execArgv: [...(TSX ? ["--import", "tsx"] : []), "--expose-gc", ...execArgv],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     // Structured clone: recorded statement values (Buffers, arrays) reach the bare handler intact.
     serialization: "advanced",

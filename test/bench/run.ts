@@ -19,6 +19,7 @@ import { createScratchDatabase } from "../support/database.ts";
 import { openapiTargets } from "./openapi.ts";
 import { describeTail, paced, type Watched } from "./paced.ts";
 import { COLLECTIONS, CONTENT_PAGES, SPACES, startChild, type BareRoute, type Child, type Statement } from "./protocol.ts";
+import { RELATIONS_QUERY } from "./start.ts";
 
 const SHORT = process.argv.includes("--short");
 const PROFILE = process.argv.includes("--cpu-prof");
@@ -60,7 +61,11 @@ type Request = { method: "GET" | "POST"; path: string; headers: Record<string, s
 
 async function startService(databaseUrl: string | undefined, env: Record<string, string> = {}): Promise<Service> {
   const execArgv = PROFILE ? ["--cpu-prof", "--cpu-prof-dir=bench-profiles"] : [];
-  const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: databaseUrl ?? "", ...env }, execArgv);
+  const child = await startChild(
+    new URL("./service.ts", import.meta.url).pathname,
+    { BENCH_DATABASE_URL: databaseUrl ?? "", ...env },
+    execArgv,
+  );
   const ready = await child.next<Ready & { type: string }>();
   return { ...ready, child };
 }
@@ -108,7 +113,7 @@ function requestsOf(s: Service) {
         path: "/graphql",
         headers,
         body: JSON.stringify({
-          query: `query($id: ID!) { organization(id: $id) { spaces(first: 100) { totalCount nodes { id title organization { id title } parent { id title } permissions { edit } } } } }`,
+          query: RELATIONS_QUERY,
           variables: { id: s.organizationId },
         }),
       } as Request,
@@ -353,7 +358,7 @@ async function main() {
     const flat = new Set(counts.map((c) => c.split(": ")[1])).size === 1;
     rows.push(row(flat, `statements for a list of 10, 100, 1000 spaces: ${counts.join(", ")} (target: the same)`));
 
-    const child = startChild(new URL("./bare.ts", import.meta.url).pathname, {});
+    const child = await startChild(new URL("./bare.ts", import.meta.url).pathname, {});
     const ready = await child.ask<{ urls: Record<"same" | "one" | "cold", string> }>({
       type: "routes",
       databaseUrl: scratch.url,

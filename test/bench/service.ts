@@ -135,6 +135,10 @@ async function main() {
       publicUrl: process.env.BENCH_PUBLIC_URL || url,
       rateLimits,
       graphqlLimits: { executionTimeoutMs: 120_000 },
+      // As loadConfig sets them (src/config.ts): off under NODE_ENV=production, which the bench's
+      // children run with (protocol.ts). No bench request introspects.
+      graphiqlEnabled: process.env.NODE_ENV !== "production",
+      introspectionEnabled: process.env.NODE_ENV !== "production",
       ...(jobs ? { importAllowPrivateHosts: true } : {}),
     },
     startJobs: jobs,

@@ -3,24 +3,15 @@
 // requests evenly spaced at half of it (paced.ts). BENCH_NODE_FLAGS passes V8/Node flags to the
 // service child (e.g. --trace-gc, whose lines then interleave with the slowest requests' times).
 import autocannon from "autocannon";
-import { createScratchDatabase } from "../support/database.ts";
 import { describeTail, paced, type Watched } from "./paced.ts";
-import { startChild } from "./protocol.ts";
+import { startBenchService } from "./start.ts";
 
 const [name = "space", seconds = "6"] = process.argv.slice(2);
 
 async function main() {
-  const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
-  const execArgv = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-  const child = startChild(new URL("./service.ts", import.meta.url).pathname, { BENCH_DATABASE_URL: scratch?.url ?? "" }, execArgv);
-  const s = await child.next<any>();
-  const headers = { authorization: `Bearer ${s.token}`, "content-type": "application/json" };
-  const paths: Record<string, string> = {
-    space: `/v1/spaces/${s.spaceId}`,
-    list: `/v1/orgs/${s.organizationId}/spaces?limit=100`,
-    page: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`,
-  };
-  const request = { method: "GET" as const, path: paths[name], headers };
+  const s = await startBenchService();
+  const { child } = s;
+  const request = s.requests[name as "space" | "list" | "page"];
   const max = await autocannon({ url: s.url, connections: 10, duration: 3, requests: [request] });
   const rate = Math.max(1, Math.floor(Number(process.env.RATE ?? max.requests.average / 2)));
   console.log(`${s.kind} ${name}: maximum ${max.requests.average.toFixed(0)} req/s; paced at ${rate} req/s for ${seconds} s`);
@@ -40,8 +31,7 @@ async function main() {
     console.log(`  ${describeTail(x, watched, x.rps * Number(seconds))}`);
   }
   if (process.env.HEAP_SAMPLE) await child.ask({ type: "heap-sampling-stop", file: process.env.HEAP_SAMPLE });
-  await child.ask({ type: "exit" });
-  await scratch?.drop();
+  await s.stop();
 }
 
 main().catch((error) => {
