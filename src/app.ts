@@ -38,6 +38,7 @@ import { useSecurityHeaders } from "./graphql/plugins/use-security-headers.ts";
 import { usePages } from "./graphql/plugins/use-pages.ts";
 import { usePdfDownloads } from "./graphql/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./graphql/plugins/use-request-log.ts";
+import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { guardRequestHooks } from "./http/guard.ts";
@@ -177,6 +178,7 @@ export function createApp({
       // After the REST adapter: its graphql-jit plugin replaces the execute function, and the
       // deadline must wrap whichever one runs (its race and its statement scope).
       useExecutionDeadline(graphqlLimits.executionTimeoutMs),
+      useLoaderRelease(schema),
     ].map((plugin) => guardRequestHooks(plugin)),
   });
   registerOpenAPIReference();

@@ -371,6 +371,15 @@ for (const [index, factory] of DOMAINS.entries()) {
   }
 }
 
+/**
+ * The request's operation is over (src/graphql/plugins/use-loader-release.ts): its loaders drop
+ * the domains they built, with every row and promise they hold, so that none of it outlives the
+ * request in a scavenge. A later use builds the domain again (fresh, empty caches).
+ */
+export function releaseLoaders(loaders: Loaders): void {
+  if (loaders instanceof LazyLoaders) loaders.domains.fill(undefined);
+}
+
 /** The loaders of one request, for the viewer: every domain's, built when first used. */
 export function createLoaders(prisma: PrismaClient, viewerUserId: string | null): Loaders {
   return new LazyLoaders(prisma, viewerUserId) as unknown as Loaders;

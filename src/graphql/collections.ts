@@ -83,6 +83,9 @@ export const CollectionConnection = builder.connectionObject(
  */
 const visibleParents = new WeakMap<GraphQLContext["core"]["access"], Map<string, Promise<Collection | null>>>();
 
+/** The request's operation is over: its parents go (use-loader-release.ts). */
+export const forgetVisibleParents = (core: GraphQLContext["core"]): void => void visibleParents.delete(core.access);
+
 export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Promise<Collection | null> | null {
   if (!parentId) return null;
   let parents = visibleParents.get(core.access);

@@ -75,6 +75,9 @@ class PreparedSpace {
 /** Per request (by its loaders): the listed spaces' prepared values, by row. */
 const preparedSpaces = new WeakMap<object, Map<Space, PreparedSpace>>();
 
+/** The request's operation is over: its prepared values go (use-loader-release.ts). */
+export const forgetPreparedSpaces = (core: CoreContext): void => void preparedSpaces.delete(core.loaders);
+
 const preparedOf = (core: CoreContext, space: Space): PreparedSpace | undefined => preparedSpaces.get(core.loaders)?.get(space);
 
 const COUNTER_FIELDS = ["openCommentCount", "changeRequestCount", "openChangeRequestCount", "draftChangeRequestCount"];
