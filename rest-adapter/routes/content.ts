@@ -60,7 +60,8 @@ export const RevisionFields = graphql(
 );
 
 export function restFile(f: ResultOf<typeof FileFields>) {
-  return { ...compact({ ...f, dimensions: undefined }), ...compact({ dimensions: f.dimensions }) };
+  // Object.assign, not properties after a spread (slow on Node 20, issue 15): the same keys, dimensions last.
+  return Object.assign(compact(Object.assign({}, f, { dimensions: undefined })), compact({ dimensions: f.dimensions }));
 }
 
 /** A page of the published shape (document, group or link) with its nested `pages`. */

@@ -87,7 +87,7 @@ function restSitePermission(node: UserPermission & { sources: Source[] }, organi
       : source?.kind === "DEFAULT_LEVEL"
         ? { type: "site", site: siteId, reason: "default" }
         : { type: "organization", organization: organizationId };
-  return { ...restUserPermission(node), origin, disabled: false };
+  return Object.assign(restUserPermission(node), { origin, disabled: false });
 }
 
 const USER_SITE_PERMISSIONS =

@@ -98,7 +98,7 @@ export function restIntegration(integration: FragmentOf<typeof IntegrationFields
     externalLinks: integration.externalLinks,
     ...(integration.contentSecurityPolicy ? { contentSecurityPolicy: integration.contentSecurityPolicy } : {}),
     owner: restOwner(integration.ownerProfile),
-    urls: { ...compact(integration.urls), publicContentEndpoint: integration.urls.publicEndpoint },
+    urls: Object.assign(compact(integration.urls), { publicContentEndpoint: integration.urls.publicEndpoint }),
     permissions: integration.permissions,
   };
 }
@@ -115,7 +115,7 @@ export function restInstallation(installation: FragmentOf<typeof InstallationFie
     target: { organization: installation.organization.id },
     createdAt: installation.createdAt,
     updatedAt: installation.updatedAt,
-    urls: { ...installation.urls, publicContentEndpoint: installation.urls.publicEndpoint },
+    urls: Object.assign({}, installation.urls, { publicContentEndpoint: installation.urls.publicEndpoint }),
   };
 }
 
@@ -128,7 +128,7 @@ const restContentInstallation = (kind: "space" | "site") => (row: ContentInstall
   status: row.status,
   configuration: row.configuration,
   externalIds: row.externalIds,
-  urls: { ...row.urls, publicContentEndpoint: row.urls.publicEndpoint },
+  urls: Object.assign({}, row.urls, { publicContentEndpoint: row.urls.publicEndpoint }),
   [kind]: "space" in row && row.space ? restSpace(row.space) : "site" in row && row.site ? restSite(row.site) : row.target,
 });
 

@@ -9,12 +9,14 @@ export const SearchPageFields = graphql(`
     urls { app }
   }`);
 
-export const restSearchPage = (page: FragmentOf<typeof SearchPageFields>) => ({
-  ...page,
-  ancestors: page.ancestors.map((title) => ({ title })),
-  resultType: "section",
-  sections: page.sections.map((section) => ({ ...section, resultType: "section" })),
-});
+// Object.assign rather than properties after a spread (`{ ...page, x }`), same object: V8 builds
+// those slowly (~1.3 us each on Node 20), and these run per item of a list (issue 15).
+export const restSearchPage = (page: FragmentOf<typeof SearchPageFields>) =>
+  Object.assign({}, page, {
+    ancestors: page.ancestors.map((title) => ({ title })),
+    resultType: "section",
+    sections: page.sections.map((section) => Object.assign({}, section, { resultType: "section" })),
+  });
 
 export const searchRoutes: RestRoute[] = [
   typedRoute({

@@ -43,7 +43,8 @@ const SearchPageRef = builder.objectRef<PageResult>("SearchPage").implement({
     sections: t.field({
       description: "The sections of the page that match, best first",
       type: [SearchSectionRef],
-      resolve: (page) => page.sections.map((section) => ({ ...section, spaceId: page.spaceId })),
+      // Object.assign: properties after a spread are slow on Node 20 (issue 15); the same objects.
+      resolve: (page) => page.sections.map((section) => Object.assign({}, section, { spaceId: page.spaceId })),
     }),
     space: t.field({ description: "The space the page is in", type: SpaceRef, resolve: (page) => page.spaceId }),
     urls: t.field({

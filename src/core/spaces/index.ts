@@ -102,7 +102,8 @@ async function listSpaces(
     where,
     rows,
   });
-  return { ...result, counters: extras.counters ? result.items.map((item) => rows.countersOf.get(item)!) : undefined };
+  // Object.assign: properties after a spread are slow on Node 20 (issue 15); the same object.
+  return Object.assign({}, result, { counters: extras.counters ? result.items.map((item) => rows.countersOf.get(item)!) : undefined });
 }
 
 export async function listOrganizationSpaces(ctx: CoreContext, organizationId: string, page: PageArgs, extras: SpaceListExtras = {}) {
