@@ -112,7 +112,10 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
     );
   }
   if (fields.has("parent")) {
-    const parentIds = [...new Set(spaces.flatMap((space) => (space.parentId ? [space.parentId] : [])))];
+    // A loop, not flatMap: no array per space (issue 15).
+    const parentSet = new Set<string>();
+    for (const space of spaces) if (space.parentId) parentSet.add(space.parentId);
+    const parentIds = [...parentSet];
     loads.push(
       Promise.all(parentIds.map((id) => visibleParent(core, id))).then((parents) => {
         const byId = new Map(parentIds.map((id, index) => [id, parents[index]]));
