@@ -10,6 +10,8 @@ import { readTextUpTo } from "../src/http/body.ts";
 import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as Promise<T> | null)?.then === "function";
+
 const PREFIX = "/v1";
 /** Request bodies above this are refused (413) before they are read. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -40,6 +42,8 @@ export function compileRoutes(routes: RestRoute[], schema: GraphQLSchema): Compi
 
 function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): RestRequest["query"] | Response {
   const query: RestRequest["query"] = {};
+  // No query string: every parameter is absent (no URLSearchParams made).
+  if (url.search === "") return query;
   for (const [name, type] of Object.entries(declared)) {
     if (type === "string[]") {
       const values = url.searchParams
@@ -71,8 +75,11 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
   return query;
 }
 
+/** Methods whose body, if any, is not read: their operation takes no input from it. */
+const hasNoBody = (method: string) => method === "GET" || method === "HEAD" || method === "DELETE";
+
 async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown> | Response> {
-  if (request.method === "GET" || request.method === "HEAD" || request.method === "DELETE") return {};
+  if (hasNoBody(request.method)) return {};
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > maxBytes) return errorResponse(413, `Request body is larger than ${maxBytes} bytes`);
   const text = await readTextUpTo(request, maxBytes);
@@ -129,13 +136,14 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
   const router = FindMyWay({ ignoreTrailingSlash: true });
 
   async function run(route: CompiledRoute, params: Record<string, string>, request: Request, url: URL): Promise<Response> {
-    for (const [name, value] of Object.entries(params)) {
-      const unsafe = unsafeTextReason(value);
+    for (const name in params) {
+      const unsafe = unsafeTextReason(params[name]);
       if (unsafe) return errorResponse(400, `${name} ${unsafe}`);
     }
     const query = parseQuery(url, route.query);
     if (query instanceof Response) return query;
-    const body = await readBody(request, route.maxBodyBytes);
+    // A request without a body goes on without a promise (issue 15).
+    const body = hasNoBody(request.method) ? {} : await readBody(request, route.maxBodyBytes);
     if (body instanceof Response) return body;
     let variableValues: Record<string, unknown>;
     try {
@@ -151,7 +159,9 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     let result;
     let contextValue: Record<string, unknown>;
     try {
-      contextValue = await contextFactory();
+      // Built without a promise when every context hook is synchronous (a token the cache knows).
+      const context = contextFactory();
+      contextValue = isPromise(context) ? await context : context;
       result = await execute({ schema, document: route.parsed, variableValues, contextValue });
     } catch (error) {
       if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);

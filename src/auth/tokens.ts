@@ -72,7 +72,7 @@ export function forgetToken(prisma: PrismaClient, tokenId: string): void {
  * per token, so reads do not write on every request.
  */
 export async function authenticate(prisma: PrismaClient, authorization: string | null, clock: Clock = systemClock): Promise<Viewer> {
-  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  const match = authorization?.match(BEARER);
   if (!match) throw unauthenticated("Missing API token: send the header Authorization: Bearer <token>");
   const now = clock.now();
   const token = await findToken(prisma, hashToken(match[1]), now.getTime());
@@ -90,5 +90,31 @@ export async function authenticate(prisma: PrismaClient, authorization: string |
     });
     if (count > 0) await prisma.member.updateMany({ where: { userId: token.userId }, data: { lastSeenAt: now } });
   }
-  return { userId: token.userId, tokenId: token.id, ...(token.installationId ? { installationId: token.installationId } : {}) };
+  return viewerOf(token);
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+const viewerOf = (token: CachedToken): Viewer => ({
+  userId: token.userId,
+  tokenId: token.id,
+  ...(token.installationId ? { installationId: token.installationId } : {}),
+});
+
+/**
+ * What `authenticate` answers, without a promise, when it would answer from the cache alone: the
+ * token found within TOKEN_CACHE_MS, not expired, its use recorded within ACTIVITY_INTERVAL_MS.
+ * Undefined otherwise (a missing or unknown token, an expired one, a use to record): `authenticate`
+ * decides those (issue 15: nearly every request of a client is the first case, and its three
+ * promises and awaits were a tenth of a one-statement read's promises).
+ */
+export function cachedViewer(prisma: PrismaClient, authorization: string | null, clock: Clock = systemClock): Viewer | undefined {
+  const match = authorization?.match(BEARER);
+  if (!match) return undefined;
+  const token = tokenCaches.get(prisma)?.get(hashToken(match[1]));
+  if (!token) return undefined;
+  const now = clock.now().getTime();
+  if (token.until <= now || (token.expiresAt && token.expiresAt.getTime() <= now)) return undefined;
+  if (!token.lastUsedAt || now - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) return undefined;
+  return viewerOf(token);
 }

@@ -54,11 +54,16 @@ export class BatchedRateLimiter {
 
   /** Counts one request of `key`; rejects with the RateLimiterRes (as rate-limiter-flexible does) beyond the points. */
   consume(key: string): Promise<RateLimiterRes> {
+    const result = this.consumeNow(key);
+    return result.consumedPoints > this.points ? Promise.reject(result) : Promise.resolve(result);
+  }
+
+  /** `consume` without a promise (it does no I/O): the result, over the limit when `consumedPoints` is above `points`. */
+  consumeNow(key: string): RateLimiterRes {
     const entry = this.entryOf(key);
     entry.pending++;
     if (this.timer === null) this.timer = setTimeout(() => void this.sync(), this.syncMs).unref();
-    const result = this.resultOf(entry);
-    return result.consumedPoints > this.points ? Promise.reject(result) : Promise.resolve(result);
+    return this.resultOf(entry);
   }
 
   /** The key's state without counting (null when it has none). */

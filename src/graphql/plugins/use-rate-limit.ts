@@ -49,6 +49,8 @@ function headersOf(result: RateLimiterRes, limit: number): Record<string, string
   };
 }
 
+type ResponsePayload = Parameters<NonNullable<Plugin["onResponse"]>>[0];
+
 /** The plugin, and the headers of a client address shown without counting (Node-level answers, src/http/client-error.ts). */
 export type RateLimitPlugin = Plugin & { peekAddress(address: string): Promise<Record<string, string>> };
 
@@ -88,14 +90,12 @@ export function useRateLimit(
       const result = await byAddress.get(address);
       return result ? headersOf(result, limits.perAddress) : untouched(limits.perAddress);
     },
-    async onRequest({ request, url, serverContext, endResponse }) {
+    // Not async when the counting is in this process (BatchedRateLimiter, on PostgreSQL): the
+    // request goes on without a promise (issue 15).
+    onRequest({ request, url, serverContext, endResponse }) {
       if (EXEMPT.test(url.pathname)) return;
       const { rateLimiter, key, limit, token } = keyOf(request, serverContext);
-      let result: RateLimiterRes;
-      try {
-        result = await rateLimiter.consume(key);
-      } catch (refusal) {
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      const refuse = (refusal: RateLimiterRes) => {
         const shown = headersOf(refusal, limit);
         counted.set(request, shown); // counted once: onResponse must not consume again
         const headers = { ...shown, "Retry-After": String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))) };
@@ -105,38 +105,60 @@ export function useRateLimit(
             ? Response.json({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] }, { status: 429, headers })
             : errorResponse(429, message, headers),
         );
+      };
+      if (rateLimiter instanceof BatchedRateLimiter) {
+        const result = rateLimiter.consumeNow(key);
+        if (result.consumedPoints > rateLimiter.points) refuse(result);
+        else counted.set(request, headersOf(result, limit));
         return;
       }
-      counted.set(request, headersOf(result, limit));
-    },
-    async onResponse({ request, response, serverContext, setResponse }) {
-      let headers = counted.get(request);
-      if (!headers) {
-        // Answered before this plugin's onRequest ran (the probes, /metrics, Yoga's GraphiQL page):
-        // counted now, the probes only looked at, so that every response carries the headers.
-        const { rateLimiter, key, limit } = keyOf(request, serverContext);
-        try {
-          const result = EXEMPT.test(urlOf(request).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
-          headers = result ? headersOf(result, limit) : untouched(limit);
-        } catch (refusal) {
+      return rateLimiter.consume(key).then(
+        (result) => void counted.set(request, headersOf(result, limit)),
+        (refusal) => {
           if (!(refusal instanceof RateLimiterRes)) throw refusal;
-          headers = headersOf(refusal, limit);
-        }
-      }
-      let answer = response;
-      // Nothing reaches a client as an empty or plain-text error: a bare 4xx/5xx (Yoga's 404 for an
-      // unknown path, its 415 for an unsupported content type) becomes the REST envelope.
-      if (answer.status >= 400 && request.method !== "HEAD" && !answer.headers.get("content-type")) {
-        answer = errorResponse(
-          answer.status,
-          bareStatusMessage(answer.status, urlOf(request).pathname),
-          Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))),
-        );
-        setResponse(answer);
-      }
-      // Set over whatever the answer carried: an integration script's endpoint answer (passed
-      // through) must not show its own budget as this service's.
-      for (const [name, value] of Object.entries(headers)) answer.headers.set(name, value);
+          refuse(refusal);
+        },
+      );
+    },
+    onResponse(payload) {
+      const headers = counted.get(payload.request);
+      // Counted by onRequest (nearly every request): the headers are set without a promise.
+      if (headers) return finish(payload, headers);
+      return uncounted(payload);
     },
   };
+
+  /**
+   * A request answered before onRequest ran (the probes, /metrics, Yoga's GraphiQL page): counted
+   * now, the probes only looked at, so that every response carries the headers.
+   */
+  async function uncounted(payload: ResponsePayload) {
+    const { rateLimiter, key, limit } = keyOf(payload.request, payload.serverContext);
+    let headers: Record<string, string>;
+    try {
+      const result = EXEMPT.test(urlOf(payload.request).pathname) ? await rateLimiter.get(key) : await rateLimiter.consume(key);
+      headers = result ? headersOf(result, limit) : untouched(limit);
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      headers = headersOf(refusal, limit);
+    }
+    finish(payload, headers);
+  }
+
+  function finish({ request, response, setResponse }: ResponsePayload, headers: Record<string, string>) {
+    let answer = response;
+    // Nothing reaches a client as an empty or plain-text error: a bare 4xx/5xx (Yoga's 404 for an
+    // unknown path, its 415 for an unsupported content type) becomes the REST envelope.
+    if (answer.status >= 400 && request.method !== "HEAD" && !answer.headers.get("content-type")) {
+      answer = errorResponse(
+        answer.status,
+        bareStatusMessage(answer.status, urlOf(request).pathname),
+        Object.fromEntries([...answer.headers].filter(([name]) => !/^(content-length|transfer-encoding)$/i.test(name))),
+      );
+      setResponse(answer);
+    }
+    // Set over whatever the answer carried: an integration script's endpoint answer (passed
+    // through) must not show its own budget as this service's.
+    for (const name in headers) answer.headers.set(name, headers[name]);
+  }
 }
