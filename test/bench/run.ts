@@ -502,6 +502,33 @@ async function main() {
       );
     }
   }
+  // The same paced runs against the bare handler replaying the same SQL, for information: what the
+  // machine (client, database and handler sharing its cores) gives a handler with no framework and
+  // almost no garbage, at the PostgreSQL service's rate and at half the bare handler's own maximum.
+  // A bare row far from 3 × p50 too says how much of the service's tail is the machine's.
+  if (postgres && bare) {
+    for (const name of ["space", "list", "page"] as const) {
+      const rates = [
+        { rate: Math.max(1, Math.floor(m(`postgres ${name} rest`).rps / 2)), at: "the service's paced rate" },
+        { rate: Math.max(1, Math.floor(m(`bare-same ${name}`).rps / 2)), at: "half its own maximum" },
+      ];
+      for (const { rate, at } of rates) {
+        progress(`${bare.urls.same} bare ${name} paced at ${rate} req/s`);
+        const x = await paced(bare.urls.same, bareRequests.get(name)!, {
+          rate,
+          seconds: Math.max(DURATION_S, 4),
+          connections: CONNECTIONS,
+        });
+        rows.push({
+          pass: true,
+          info: true,
+          text:
+            `bare, same SQL, ${name} at ${rate} req/s (${at}, evenly spaced): p50 ${x.p50} ms, p99 ${x.p99} ms, max ${x.max} ms ` +
+            `(p99 / p50 ${(x.p99 / Math.max(0.1, x.p50)).toFixed(1)}; no target; ${(await loadAverage()) ?? "load unknown"})${x.failures ? `, FAILURES ${x.failures}` : ""}`,
+        });
+      }
+    }
+  }
 
   if (!READS) {
     for (const line of await mergeTargets(services[0], notes)) rows.push(line);
