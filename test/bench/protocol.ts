@@ -14,6 +14,12 @@ export interface Statement {
   text: string;
   values?: unknown[];
   rowMode?: string;
+  /**
+   * Set when the service sent it as a named prepared statement (its reads on PostgreSQL, planned
+   * once with a generic plan: `preparedReads` in src/db/client.ts): the bare handler sends it the
+   * same way (bare.ts), so that "same SQL" also means the same work for the database.
+   */
+  name?: string;
 }
 
 /** What the bare handler answers at one path: the statements to run, then the body to send. */

@@ -203,7 +203,9 @@ async function recordUncached(service: Service, databaseUrl: string, warmup: Req
 
 /**
  * One hand-written statement fetching what the service needs for each request: the token's user,
- * their membership and the item(s) with their counters (bare "one statement" baseline).
+ * their membership and the item(s) with their counters (bare "one statement" baseline). Named
+ * (`name`): the bare handler sends it as a prepared statement planned once, as the service sends
+ * its reads on PostgreSQL.
  */
 function oneStatement(s: Service, name: "space" | "list" | "page", tokenHash: string): Statement {
   const counters = `
@@ -216,6 +218,7 @@ function oneStatement(s: Service, name: "space" | "list" | "page", tokenHash: st
     return {
       text: `SELECT s.*, m.role, ${counters} ${viewer} JOIN "Space" s ON s."organizationId" = m."organizationId" AND s.id = $2 WHERE t."tokenHash" = $1`,
       values: [tokenHash, s.spaceId],
+      name: "one",
     };
   }
   if (name === "list") {
@@ -224,6 +227,7 @@ function oneStatement(s: Service, name: "space" | "list" | "page", tokenHash: st
         JOIN "Space" s ON s."organizationId" = m."organizationId" AND s."deletedAt" IS NULL
         WHERE t."tokenHash" = $1 AND m."organizationId" = $2 ORDER BY s."sortKey", s.id LIMIT 101`,
       values: [tokenHash, s.organizationId],
+      name: "one",
     };
   }
   return {
@@ -233,6 +237,7 @@ function oneStatement(s: Service, name: "space" | "list" | "page", tokenHash: st
       LEFT JOIN "Blob" b ON b.hash = (SELECT p->>'body' FROM jsonb_path_query(r.pages, 'strict $.**') p WHERE p->>'id' = $3 LIMIT 1)
       WHERE t."tokenHash" = $1`,
     values: [tokenHash, s.contentSpaceId, s.pageId],
+    name: "one",
   };
 }
 

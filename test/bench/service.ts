@@ -25,14 +25,14 @@ let recording: Statement[][] | null = null;
 let inFlight = 0;
 function recorded(query: (...args: unknown[]) => unknown) {
   return function (this: unknown, ...args: unknown[]) {
-    const config = args[0] as { text?: string; values?: unknown[]; rowMode?: string } | string;
+    const config = args[0] as { text?: string; values?: unknown[]; rowMode?: string; name?: string } | string;
     const result = query.apply(this, args);
     // Pool.query calls Client.query with a callback (no promise): each statement counts once.
     if (!recording || !(result instanceof Promise)) return result;
     const statement =
       typeof config === "string"
         ? { text: config, values: args[1] as unknown[] | undefined }
-        : { text: config.text!, values: config.values, rowMode: config.rowMode };
+        : { text: config.text!, values: config.values, rowMode: config.rowMode, ...(config.name ? { name: config.name } : {}) };
     // The rate limiter's counters are synced once a second in the background (on "RateLimiterFlexible"),
     // not per request: a sync that happens to fall within a recording is not the request's.
     if (statement.text.includes('"RateLimiterFlexible"')) return result;
