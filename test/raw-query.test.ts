@@ -2,7 +2,8 @@
 // connected rather than through `$queryRaw`, and give what `$queryRaw` gives (every column type,
 // nulls, key order, errors), are counted, stay in their operation's statement scope (refused once
 // it stopped; on PostgreSQL cancelled while running), report writes to the change feed, and run
-// inside a transaction through the transaction's client. On the database under test.
+// inside a transaction through the transaction's client; both databases plan them once. On the
+// database under test.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Prisma } from "../src/generated/prisma/client.ts";
 import type { Database } from "../src/db/client.ts";
@@ -152,6 +153,24 @@ describe("queryRows", () => {
       // Also after a failing statement.
       await expect(direct(Prisma.sql`SELECT 1 / ${0}::int AS x`)).rejects.toThrow(/22012/);
       expect(await mode()).toStrictEqual([{ mode: "auto" }]);
+    },
+  );
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "on PostgreSQL, runs as a named statement with a generic plan (planned once) on connections of its own; Prisma's statements are planned as before",
+    async () => {
+      const query = Prisma.sql`SELECT o.id, (SELECT count(*)::int FROM "Member" m WHERE m."organizationId" = o.id) AS members
+      FROM "Organization" o WHERE o.id = ANY(${["org_a"]}::text[])`;
+      for (let i = 0; i < 7; i++) expect(await direct(query)).toStrictEqual([{ id: "org_a", members: 0 }]);
+      // Prepared statements are the session's: asked through queryRows too, on the connection the
+      // reads above used (one after another, they take the same idle connection of the read pool).
+      const plans = await direct(
+        Prisma.sql`SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = ${query.text}`,
+      );
+      expect(plans).toStrictEqual([{ generic: 7, custom: 0 }]);
+      // Prisma's own statements: unnamed, on sessions planning for the values, as before.
+      const other = Prisma.sql`SELECT current_setting('plan_cache_mode') AS mode, (SELECT count(*)::int FROM pg_prepared_statements) AS prepared`;
+      for (let i = 0; i < 3; i++) expect(await db.prisma.$queryRaw(other)).toStrictEqual([{ mode: "auto", prepared: 0 }]);
     },
   );
 

@@ -11,7 +11,7 @@ import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
 import { ChangeFeed, listenForChanges } from "./change-feed.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
 import { planOnce, preparedPGlite } from "./pglite-prepared.ts";
-import { readThroughAdapter } from "./raw-query.ts";
+import { readThroughAdapter, type ReadQuery } from "./raw-query.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
 
 export interface Database {
@@ -59,14 +59,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       await probe.connect().catch((error) => Promise.reject(unreachable(connectionString, error)));
       await probe.end();
     }
-    const pool = new pg.Pool({
-      connectionString,
-      connectionTimeoutMillis: connectTimeoutMs,
-      statement_timeout: options.statementTimeoutMs,
-    });
+    const poolOptions = { connectionString, connectionTimeoutMillis: connectTimeoutMs, statement_timeout: options.statementTimeoutMs };
+    const pool = new pg.Pool(poolOptions);
+    // The reads `queryRows` sends (src/core/loaders.ts; raw-query.ts) run on connections of their
+    // own, as named prepared statements planned once (a generic plan): see `preparedReads`.
+    const readPool = new pg.Pool({ ...poolOptions, options: "-c plan_cache_mode=force_generic_plan" });
     // Without a listener, an idle connection dropped by the server would crash the process.
     pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
-    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    readPool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
+    const stats = () => ({
+      total: pool.totalCount + readPool.totalCount,
+      idle: pool.idleCount + readPool.idleCount,
+      waiting: pool.waitingCount + readPool.waitingCount,
+    });
     // Other instances' writes arrive as notifications (the triggers of 20261126000000_site_data_notify).
     const changes = new ChangeFeed(false);
     const stopListening = await listenForChanges(changes, {
@@ -74,16 +79,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       connectTimeoutMs,
       onError: (error) => console.error("PostgreSQL change listener lost:", error.message),
     });
+    // A statement `queryRows` names (`preparedReads`) is prepared under that name; Prisma's own are not named.
+    const statementNameGenerator = (query: SqlQuery) => (query as Partial<ReadQuery>).name as string;
     return wrap(
       "postgres",
-      withCancellableStatements(new PrismaPg(pool), pool, connectionString),
+      withCancellableStatements(new PrismaPg(pool, { statementNameGenerator }), pool, readPool, connectionString),
       async (sql) => void (await pool.query(sql)),
       async () => {
         await stopListening();
-        await pool.end();
+        await Promise.all([pool.end(), readPool.end()]);
       },
       stats,
       changes,
+      preparedReads(),
     );
   }
 
@@ -118,7 +126,32 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     () => undefined,
     // One process owns the database: its own writes are all there are.
     new ChangeFeed(true),
+    planOnce,
   );
+}
+
+/** How many distinct statement texts of `queryRows` PostgreSQL keeps prepared, per connection of the read pool. */
+const MAX_PREPARED_READS = 200;
+
+/**
+ * The names `queryRows`' statements are prepared under on PostgreSQL (issue 15). PostgreSQL parses
+ * and plans an unnamed statement at every execution, and plans a named one for its values (a
+ * custom plan) unless it judges a generic plan cheaper by estimated execution cost alone, which it
+ * never does for the wide reads of src/core/loaders.ts (`= ANY($1)`): planning the space view
+ * costs PostgreSQL ~0.6 ms, twice what executing it does. Named, and run on the read pool, whose
+ * sessions have `plan_cache_mode = force_generic_plan`, a read is parsed and planned once per
+ * connection, its values bound at each execution; as on the embedded database (`planOnce`), for
+ * statements whose results do not depend on a plan's row order. Prisma's own statements stay on
+ * the main pool, unnamed and planned as before. A name is never given to another text (pg refuses
+ * that): past MAX_PREPARED_READS texts, the rest go unnamed to the main pool, as before.
+ */
+function preparedReads(): (sql: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (sql) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < MAX_PREPARED_READS) names.set(sql, (name = `read_${names.size + 1}`));
+    return name;
+  };
 }
 
 interface SqlQuery {
@@ -166,7 +199,7 @@ function cancelBackend(connectionString: string, backend: BackendKey): void {
  * must not hit the next statement). Statements in transactions are tracked on the transaction's
  * connection the same way. Statements outside any operation go through unchanged.
  */
-function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionString: string): PrismaPg {
+function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, readPool: pg.Pool, connectionString: string): PrismaPg {
   type Queryable = { client: pg.PoolClient };
   type Run = (this: unknown, query: unknown) => Promise<unknown>;
   const isStatement = (property: string | symbol) => property === "queryRaw" || property === "executeRaw";
@@ -220,8 +253,10 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionS
       },
     });
 
-  const wrapAdapter = <T extends object>(adapter: T): T =>
-    new Proxy(adapter, {
+  const wrapAdapter = <T extends object>(adapter: T): T => {
+    // The adapter with one connection in place of the pool (its methods unchanged), made once per connection.
+    const onConnections = new WeakMap<pg.PoolClient, object>();
+    return new Proxy(adapter, {
       get(object, property, receiver) {
         const value = Reflect.get(object, property, receiver);
         if (typeof value !== "function") return value;
@@ -231,13 +266,18 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionS
         if (!isStatement(property)) return value.bind(object);
         return async (query: unknown) => {
           const scope = currentStatementScope();
-          if (!scope) return (value as Run).call(object, query);
-          scope.check((query as SqlQuery).sql);
-          const connection = await pool.connect().catch((error) => (object as unknown as { onError(e: unknown): never }).onError(error));
+          // A read `queryRows` named runs on the read pool (`preparedReads`), in an operation or not.
+          const read = (query as Partial<ReadQuery>).name !== undefined;
+          if (!scope && !read) return (value as Run).call(object, query);
+          scope?.check((query as SqlQuery).sql);
+          const connection = await (read ? readPool : pool)
+            .connect()
+            .catch((error) => (object as unknown as { onError(e: unknown): never }).onError(error));
           let cancelled = false;
           try {
-            // The same method, with this connection in place of the pool.
-            const onConnection = Object.create(object, { client: { value: connection } });
+            let onConnection = onConnections.get(connection);
+            if (!onConnection) onConnections.set(connection, (onConnection = Object.create(object, { client: { value: connection } })));
+            if (!scope) return await (value as Run).call(onConnection, query);
             return await tracked(
               scope,
               (query as SqlQuery).sql,
@@ -253,6 +293,7 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, connectionS
         };
       },
     });
+  };
 
   return new Proxy(factory, {
     get(object, property, receiver) {
@@ -374,6 +415,7 @@ function wrap(
   closeDriver: () => Promise<void>,
   poolStats: Database["poolStats"],
   changes: ChangeFeed,
+  beforeRead: (sql: string) => string | undefined,
 ): Database {
   // What N+1 tests count: every statement Prisma sends (each query of an `include`, and the COMMIT
   // of a transaction; the BEGIN is issued inside the adapter and is not counted).
@@ -396,7 +438,7 @@ function wrap(
   }) as Adapter;
   // "minimal": no call-site capture (a `new Error()` per query) to pretty-print errors nobody reads.
   const client = new PrismaClient({ adapter, errorFormat: "minimal" });
-  readThroughAdapter(client, { adapter: () => connected, beforeRead: kind === "pglite" ? planOnce : undefined });
+  readThroughAdapter(client, { adapter: () => connected, beforeRead });
   let closing: Promise<void> | undefined;
   return {
     prisma: client,

@@ -39,7 +39,7 @@ const MAX_PLAN_ONCE = 1000;
  * plan: planned at its first execution and reused, its values bound at run time. For statements
  * whose results do not depend on a plan's row order (an ORDER BY, or rows matched by key).
  */
-export function planOnce(sql: string): void {
+export function planOnce(sql: string): undefined {
   if (planOnceTexts.has(sql)) return;
   if (planOnceTexts.size >= MAX_PLAN_ONCE) planOnceTexts.clear();
   planOnceTexts.add(sql);

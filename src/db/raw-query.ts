@@ -29,8 +29,20 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 interface Reads {
   /** The adapter the client's statements go to, while Prisma has it connected (undefined while not). */
   adapter(): SqlQueryable | undefined;
-  /** Called with each statement's text before it is sent (the embedded database plans these once: pglite-prepared.ts). */
-  beforeRead?(sql: string): void;
+  /**
+   * Called with each statement's text before it is sent: both databases plan these once (the
+   * embedded one in pglite-prepared.ts; PostgreSQL as the named prepared statement this returns,
+   * client.ts).
+   */
+  beforeRead?(sql: string): string | undefined;
+}
+
+/** A statement `queryRows` sends: Prisma's, with the name PostgreSQL keeps it prepared under, if any (client.ts). */
+export interface ReadQuery {
+  sql: string;
+  args: unknown[];
+  argTypes: ArgType[];
+  name: string | undefined;
 }
 const adapters = new WeakMap<object, Reads>();
 
@@ -139,9 +151,9 @@ async function send(prisma: PrismaClient, query: Prisma.Sql): Promise<ResultSet 
   const argTypes = adapter && argTypesOf(query.values);
   if (!argTypes) return undefined;
   const sql = query.text;
-  reads!.beforeRead?.(sql);
+  const read: ReadQuery = { sql, args: query.values, argTypes, name: reads!.beforeRead?.(sql) };
   try {
-    return await adapter!.queryRaw({ sql, args: query.values, argTypes });
+    return await adapter!.queryRaw(read);
   } catch (error) {
     // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
     throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
