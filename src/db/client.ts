@@ -204,15 +204,9 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, readPool: p
   type Run = (this: unknown, query: unknown) => Promise<unknown>;
   const isStatement = (property: string | symbol) => property === "queryRaw" || property === "executeRaw";
 
-  /** Runs `run` as a statement of `scope` on `connection`; true if it was cancelled. */
-  async function tracked<T>(
-    scope: StatementScope,
-    sql: string,
-    connection: pg.PoolClient,
-    run: () => Promise<T>,
-    onCancel: () => void,
-  ): Promise<T> {
-    const leave = scope.enter(
+  /** Registers a statement of `scope` about to run on `connection`; the returned function, called when it ends, unregisters it. */
+  const enter = (scope: StatementScope, sql: string, connection: pg.PoolClient, onCancel: () => void) =>
+    scope.enter(
       {
         cancel() {
           onCancel();
@@ -221,12 +215,6 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, readPool: p
       },
       sql,
     );
-    try {
-      return await run();
-    } finally {
-      leave();
-    }
-  }
 
   const wrapTransaction = <T extends object>(transaction: T): T =>
     new Proxy(transaction, {
@@ -238,60 +226,57 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, readPool: p
           const scope = currentStatementScope();
           if (!scope) return (value as Run).call(object, query);
           const connection = (object as unknown as Queryable).client;
-          return tracked(
-            scope,
-            (query as SqlQuery).sql,
-            connection,
-            () => (value as Run).call(object, query),
-            () => {
-              // Closed, not returned to the pool, when the transaction ends (commit or rollback).
-              const release = connection.release;
-              connection.release = (error?: Error | boolean) => release.call(connection, error ?? true);
-            },
-          );
+          const leave = enter(scope, (query as SqlQuery).sql, connection, () => {
+            // Closed, not returned to the pool, when the transaction ends (commit or rollback).
+            const release = connection.release;
+            connection.release = (error?: Error | boolean) => release.call(connection, error ?? true);
+          });
+          try {
+            return await (value as Run).call(object, query);
+          } finally {
+            leave();
+          }
         };
       },
     });
 
   const wrapAdapter = <T extends object>(adapter: T): T => {
+    const onError = (error: unknown): never => (adapter as unknown as { onError(e: unknown): never }).onError(error);
     // The adapter with one connection in place of the pool (its methods unchanged), made once per connection.
     const onConnections = new WeakMap<pg.PoolClient, object>();
-    return new Proxy(adapter, {
-      get(object, property, receiver) {
-        const value = Reflect.get(object, property, receiver);
-        if (typeof value !== "function") return value;
-        if (property === "startTransaction") {
-          return async (...args: unknown[]) => wrapTransaction((await value.apply(object, args)) as object);
-        }
-        if (!isStatement(property)) return value.bind(object);
-        return async (query: unknown) => {
-          const scope = currentStatementScope();
-          // A read `queryRows` named runs on the read pool (`preparedReads`), in an operation or not.
-          const read = (query as Partial<ReadQuery>).name !== undefined;
-          if (!scope && !read) return (value as Run).call(object, query);
-          scope?.check((query as SqlQuery).sql);
-          const connection = await (read ? readPool : pool)
-            .connect()
-            .catch((error) => (object as unknown as { onError(e: unknown): never }).onError(error));
-          let cancelled = false;
-          try {
-            let onConnection = onConnections.get(connection);
-            if (!onConnection) onConnections.set(connection, (onConnection = Object.create(object, { client: { value: connection } })));
-            if (!scope) return await (value as Run).call(onConnection, query);
-            return await tracked(
-              scope,
-              (query as SqlQuery).sql,
-              connection,
-              () => (value as Run).call(onConnection, query),
-              () => {
-                cancelled = true;
-              },
-            );
-          } finally {
-            connection.release(cancelled || undefined);
-          }
-        };
-      },
+    const statement = (run: Run) => async (query: unknown) => {
+      const scope = currentStatementScope();
+      // A read `queryRows` named runs on the read pool (`preparedReads`), in an operation or not.
+      const read = (query as Partial<ReadQuery>).name !== undefined;
+      if (!scope && !read) return run.call(adapter, query);
+      const sql = (query as SqlQuery).sql;
+      scope?.check(sql);
+      let connection: pg.PoolClient;
+      try {
+        connection = await (read ? readPool : pool).connect();
+      } catch (error) {
+        return onError(error);
+      }
+      let cancelled = false;
+      let leave: (() => void) | undefined;
+      try {
+        // Refused here too should the operation have stopped while the connection was checked out.
+        if (scope)
+          leave = enter(scope, sql, connection, () => {
+            cancelled = true;
+          });
+        let onConnection = onConnections.get(connection);
+        if (!onConnection) onConnections.set(connection, (onConnection = Object.create(adapter, { client: { value: connection } })));
+        return await run.call(onConnection, query);
+      } finally {
+        leave?.();
+        connection.release(cancelled || undefined);
+      }
+    };
+    return cachedMethods(adapter, (property, value) => {
+      if (property === "startTransaction")
+        return async (...args: unknown[]) => wrapTransaction((await value.apply(adapter, args)) as object);
+      return isStatement(property) ? statement(value as Run) : undefined;
     });
   };
 
@@ -302,6 +287,29 @@ function withCancellableStatements(factory: PrismaPg, pool: pg.Pool, readPool: p
         return async (...args: unknown[]) => wrapAdapter((await value.apply(object, args)) as object);
       }
       return typeof value === "function" ? value.bind(object) : value;
+    },
+  });
+}
+
+type Method = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+type Made = (...args: never[]) => unknown;
+
+/**
+ * A proxy of `target` whose methods are `wrap(property, method)`'s function where it gives one,
+ * else the method bound to `target`: each made once per method (a statement reads `queryRaw`
+ * through two of these proxies; a function made at every access was garbage at every statement).
+ */
+function cachedMethods<T extends object>(target: T, wrap: (property: string | symbol, method: Method) => Made | undefined): T {
+  const made = new Map<string | symbol, { method: unknown; made: Made }>();
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value: unknown = Reflect.get(object, property, receiver);
+      if (typeof value !== "function") return value;
+      const known = made.get(property);
+      if (known?.method === value) return known.made;
+      const fn: Made = wrap(property, value as Method) ?? value.bind(object);
+      made.set(property, { method: value, made: fn });
+      return fn;
     },
   });
 }
@@ -347,50 +355,47 @@ function instrument<T extends object>(factory: T, { onStatement, changes, pglite
       }
       return result.finally(() => changes.changed());
     };
-    return new Proxy(target, {
-      get(object, property, receiver) {
-        const value = Reflect.get(object, property, receiver);
-        if (typeof value !== "function") return value;
-        if (property === "queryRaw" || property === "executeRaw") {
-          if (pglite) {
-            return async (query: SqlQuery) => {
-              onStatement(query.sql);
-              await new Promise((resolve) => setImmediate(resolve));
-              // A statement of an operation stopped meanwhile (deadline, client gone) is not
-              // started (statement-scope.ts); one already running cannot be cancelled here.
-              currentStatementScope()?.check(query.sql);
-              return afterWrite(query.sql, value.call(object, query));
-            };
-          }
-          return (query: SqlQuery) => {
+    const object = target as Queryable;
+    return cachedMethods(target, (property, value) => {
+      if (property === "queryRaw" || property === "executeRaw") {
+        if (pglite) {
+          return async (query: SqlQuery) => {
             onStatement(query.sql);
+            await new Promise((resolve) => setImmediate(resolve));
+            // A statement of an operation stopped meanwhile (deadline, client gone) is not
+            // started (statement-scope.ts); one already running cannot be cancelled here.
+            currentStatementScope()?.check(query.sql);
             return afterWrite(query.sql, value.call(object, query));
           };
         }
-        if (property === "startTransaction") {
-          return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable, true);
-        }
-        if (!transaction && property === "dispose") {
-          return (...args: unknown[]) => {
-            onConnect?.(undefined);
-            return value.apply(object, args);
-          };
-        }
-        if (transaction && (property === "commit" || property === "rollback")) {
-          // A "phantom" end (PGlite's) is no statement Prisma sends; its log reports it all the same.
-          return async (...args: unknown[]) => {
-            if ((object as { options?: { usePhantomQuery?: boolean } }).options?.usePhantomQuery) onStatement(String(property));
-            try {
-              return await value.apply(object, args);
-            } finally {
-              // Prisma calls commit() once its COMMIT has run (PostgreSQL), or to run it (PGlite's
-              // commit resolves when PGlite's transaction has ended): the writes are visible now.
-              if (touched) changes.changed();
-            }
-          };
-        }
-        return value.bind(object);
-      },
+        return (query: SqlQuery) => {
+          onStatement(query.sql);
+          return afterWrite(query.sql, value.call(object, query));
+        };
+      }
+      if (property === "startTransaction") {
+        return async (...args: unknown[]) => wrapQueryable((await value.apply(object, args)) as Queryable, true);
+      }
+      if (!transaction && property === "dispose") {
+        return (...args: unknown[]) => {
+          onConnect?.(undefined);
+          return value.apply(object, args);
+        };
+      }
+      if (transaction && (property === "commit" || property === "rollback")) {
+        // A "phantom" end (PGlite's) is no statement Prisma sends; its log reports it all the same.
+        return async (...args: unknown[]) => {
+          if ((object as { options?: { usePhantomQuery?: boolean } }).options?.usePhantomQuery) onStatement(String(property));
+          try {
+            return await value.apply(object, args);
+          } finally {
+            // Prisma calls commit() once its COMMIT has run (PostgreSQL), or to run it (PGlite's
+            // commit resolves when PGlite's transaction has ended): the writes are visible now.
+            if (touched) changes.changed();
+          }
+        };
+      }
+      return undefined;
     });
   };
   return new Proxy(factory, {

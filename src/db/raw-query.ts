@@ -65,16 +65,25 @@ function scalarType(value: unknown): ArgType["scalarType"] | undefined {
   }
 }
 
+/** The argument types `argTypesOf` gives, made once (the adapters only read them). */
+const ARG_TYPES = {
+  scalar: new Map<ArgType["scalarType"], ArgType>(),
+  list: new Map<ArgType["scalarType"], ArgType>(),
+};
+for (const scalarType of ["string", "decimal", "unknown"] as const)
+  for (const arity of ["scalar", "list"] as const) ARG_TYPES[arity].set(scalarType, Object.freeze({ scalarType, arity }));
+
 function argTypesOf(values: unknown[]): ArgType[] | undefined {
-  const types: ArgType[] = [];
-  for (const value of values) {
+  const types: ArgType[] = new Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
     if (Array.isArray(value)) {
       for (const item of value) if (Array.isArray(item) || scalarType(item) === undefined) return undefined;
-      types.push({ scalarType: value.length ? scalarType(value[0])! : "unknown", arity: "list" });
+      types[i] = ARG_TYPES.list.get(value.length ? scalarType(value[0])! : "unknown")!;
     } else {
       const type = scalarType(value);
       if (type === undefined) return undefined;
-      types.push({ scalarType: type, arity: "scalar" });
+      types[i] = ARG_TYPES.scalar.get(type)!;
     }
   }
   return types;
@@ -144,29 +153,33 @@ function asPrismaError(error: DriverAdapterError): Prisma.PrismaClientKnownReque
 
 type ResultSet = Awaited<ReturnType<SqlQueryable["queryRaw"]>>;
 
-/** `query`'s result from Prisma's connected adapter; undefined when it cannot go there (see above). */
-async function send(prisma: PrismaClient, query: Prisma.Sql): Promise<ResultSet | undefined> {
+/** `query` sent to Prisma's connected adapter; undefined when it cannot go there (see above). */
+function send(prisma: PrismaClient, query: Prisma.Sql): Promise<ResultSet> | undefined {
   const reads = adapters.get(prisma);
   const adapter = reads?.adapter();
   const argTypes = adapter && argTypesOf(query.values);
   if (!argTypes) return undefined;
   const sql = query.text;
   const read: ReadQuery = { sql, args: query.values, argTypes, name: reads!.beforeRead?.(sql) };
-  try {
-    return await adapter!.queryRaw(read);
-  } catch (error) {
-    // Duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError.
-    throw isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error;
-  }
+  return adapter!.queryRaw(read);
 }
+
+/** A driver's error as `$queryRaw` throws it (duck-typed, as Prisma does: pglite-prisma-adapter throws its own copy's DriverAdapterError). */
+const asThrown = (error: unknown) => (isDriverAdapterError(error as never) ? asPrismaError(error as DriverAdapterError) : error);
 
 /**
  * The rows of `query`, as `prisma.$queryRaw(query)` gives them: through Prisma's connected driver
  * adapter where it can (see above), else through `$queryRaw` itself.
  */
 export async function queryRows<T>(prisma: PrismaClient, query: Prisma.Sql): Promise<T[]> {
-  const result = await send(prisma, query);
-  if (!result) return prisma.$queryRaw<T[]>(query);
+  const sent = send(prisma, query);
+  if (!sent) return prisma.$queryRaw<T[]>(query);
+  let result: ResultSet;
+  try {
+    result = await sent;
+  } catch (error) {
+    throw asThrown(error);
+  }
   const { columnNames, columnTypes, rows } = result;
   const converters = columnTypes.map((type) => CONVERT[type]);
   const out: T[] = new Array(rows.length);
@@ -194,10 +207,10 @@ export async function queryRowsApart<T, X>(
   query: Prisma.Sql,
   extras: ReadonlySet<string>,
 ): Promise<{ rows: T[]; extras: X[] }> {
-  const result = await send(prisma, query);
+  const sent = send(prisma, query);
   const own: T[] = [];
   const apart: X[] = [];
-  if (!result) {
+  if (!sent) {
     for (const cells of await prisma.$queryRaw<Record<string, unknown>[]>(query)) {
       const row: Record<string, unknown> = {};
       const extra: Record<string, unknown> = {};
@@ -206,6 +219,12 @@ export async function queryRowsApart<T, X>(
       apart.push(extra as X);
     }
     return { rows: own, extras: apart };
+  }
+  let result: ResultSet;
+  try {
+    result = await sent;
+  } catch (error) {
+    throw asThrown(error);
   }
   const { columnNames, columnTypes, rows } = result;
   const converters = columnTypes.map((type) => CONVERT[type]);
