@@ -1,7 +1,7 @@
 // The caller's effective role on organizations, collections, spaces and sites, for one request.
 // Walks the collection chain through the loaders, so checking 50 spaces costs one batched
 // statement per tree level, not one per space.
-import type { Collection, Site, Space } from "../generated/prisma/client.ts";
+import type { Collection, Member, Site, Space } from "../generated/prisma/client.ts";
 import type { Loaders } from "../core/loaders.ts";
 import { effectiveRole, type AccessLevel, type Membership } from "./permissions.ts";
 import { isRole, type Role } from "./roles.ts";
@@ -18,9 +18,15 @@ export function roleOfScopes(scopes: readonly string[]): Role | null {
   return null;
 }
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
+
 export class Access {
   private readonly roles = new Map<string, Promise<Role | null>>();
+  /** The roles decided so far (those of `roles` that settled, and those decided without a promise). */
+  private readonly settledRoles = new Map<string, Role | null>();
   private readonly memberships = new Map<string, Promise<Membership | null>>();
+  /** The memberships decided so far, as `settledRoles`. */
+  private readonly settledMemberships = new Map<string, Membership | null>();
   private installation:
     | Promise<{
         organizationId: string;
@@ -71,17 +77,42 @@ export class Access {
    */
   membership(organizationId: string): Promise<Membership | null> {
     let found = this.memberships.get(organizationId);
-    if (!found) this.memberships.set(organizationId, (found = this.findMembership(organizationId)));
+    if (!found) {
+      const now = this.membershipNow(organizationId);
+      found = now !== undefined ? Promise.resolve(now) : this.findMembership(organizationId);
+      this.memberships.set(organizationId, found);
+    }
     return found;
+  }
+
+  /**
+   * `membership` without a promise, when the request already holds what decides it (the viewer's
+   * membership row, which reading the organization or a space primes); undefined otherwise.
+   */
+  membershipNow(organizationId: string): Membership | null | undefined {
+    const settled = this.settledMemberships.get(organizationId);
+    if (settled !== undefined || this.settledMemberships.has(organizationId)) return settled;
+    // An installation's scope is loaded; a membership being looked up is awaited.
+    if (this.installationId || this.memberships.has(organizationId)) return undefined;
+    const member = this.loaders.viewerMembership.peek(organizationId);
+    if (member === undefined) return undefined;
+    return this.settleMembership(organizationId, member);
+  }
+
+  private settleMembership(organizationId: string, member: Member | null): Membership | null {
+    const membership = member && !member.disabled ? { role: asRole(member.role) } : null;
+    this.settledMemberships.set(organizationId, membership);
+    return membership;
   }
 
   private async findMembership(organizationId: string): Promise<Membership | null> {
     if (this.installationId) {
       const scope = await this.installationScope();
-      return scope?.organizationId === organizationId ? { role: null } : null;
+      const membership = scope?.organizationId === organizationId ? { role: null } : null;
+      this.settledMemberships.set(organizationId, membership);
+      return membership;
     }
-    const member = await this.loaders.viewerMembership.load(organizationId);
-    return member && !member.disabled ? { role: asRole(member.role) } : null;
+    return this.settleMembership(organizationId, await this.loaders.viewerMembership.load(organizationId));
   }
 
   /** Role in the organization itself: null for guests and non-members. */
@@ -100,6 +131,15 @@ export class Access {
     return this.memo(collection.id, () => this.roleOnItem(collection, collection.parentId));
   }
 
+  /**
+   * `roleOnCollection` without a promise, when the request already holds everything that decides
+   * it (membership, grants, the collection chain); undefined otherwise (then ask roleOnCollection).
+   */
+  roleOnCollectionNow(collection: Collection): Role | null | undefined {
+    if (this.installationId) return null;
+    return this.roleNow(collection, collection.parentId);
+  }
+
   roleOnSpace(space: Space): Promise<Role | null> {
     if (this.installationId) {
       return this.memo(space.id, async () => {
@@ -109,6 +149,31 @@ export class Access {
       });
     }
     return this.memo(space.id, () => this.roleOnItem(space, space.parentId));
+  }
+
+  /** `roleOnSpace` without a promise, as roleOnCollectionNow. */
+  roleOnSpaceNow(space: Space): Role | null | undefined {
+    // An installation's role comes from its scope, which is loaded.
+    if (this.installationId) return undefined;
+    return this.roleNow(space, space.parentId);
+  }
+
+  /** `rolesOnSpaces` without a promise, when every role is decided by what the request holds; undefined otherwise. */
+  rolesOnSpacesNow(spaces: readonly Space[]): (Role | null)[] | undefined {
+    const organizationId = spaces[0]?.organizationId;
+    if (!this.installationId && organizationId && spaces.every((space) => space.organizationId === organizationId)) {
+      const membership = this.membershipNow(organizationId);
+      if (membership === undefined) return undefined;
+      if (!membership) return spaces.map(() => null);
+      if (membership.role === "admin") return spaces.map((): Role => "admin");
+    }
+    const roles: (Role | null)[] = [];
+    for (const space of spaces) {
+      const role = this.roleOnSpaceNow(space);
+      if (role === undefined) return undefined;
+      roles.push(role);
+    }
+    return roles;
   }
 
   /**
@@ -160,15 +225,47 @@ export class Access {
 
   private memo(id: string, compute: () => Promise<Role | null>): Promise<Role | null> {
     let role = this.roles.get(id);
-    if (!role) this.roles.set(id, (role = compute()));
+    if (!role) {
+      const settled = this.settledRoles.get(id);
+      role = settled !== undefined || this.settledRoles.has(id) ? Promise.resolve(settled!) : compute();
+      this.roles.set(id, role);
+    }
     return role;
   }
 
-  private async roleOnItem(
-    item: { id: string; organizationId: string; defaultLevel: string | null },
-    parentId: string | null,
-  ): Promise<Role | null> {
-    const membership = await this.membership(item.organizationId);
+  /** An item's role decided by what the request holds (memoized as `memo` does); undefined when something is still to load. */
+  private roleNow(item: Item, parentId: string | null): Role | null | undefined {
+    const settled = this.settledRoles.get(item.id);
+    if (settled !== undefined || this.settledRoles.has(item.id)) return settled;
+    // One being decided with a promise is awaited (it is the one memoized).
+    if (this.roles.has(item.id)) return undefined;
+    const role = this.decide(item, parentId);
+    if (isThenable(role)) return undefined;
+    this.settledRoles.set(item.id, role);
+    return role;
+  }
+
+  private async roleOnItem(item: Item, parentId: string | null): Promise<Role | null> {
+    let role = this.decide(item, parentId);
+    while (isThenable(role)) {
+      const missing = role;
+      await missing;
+      role = this.decide(item, parentId);
+      // A load that settled with a value is held by its loader (KnownLoader): asking for it again would never end.
+      if (role === missing) throw new Error(`Access: a load for ${item.id} settled but its loader does not hold its value`);
+    }
+    this.settledRoles.set(item.id, role);
+    return role;
+  }
+
+  /**
+   * The caller's role on an item (the membership, then the grants on the item and on each
+   * collection up its chain, read through the loaders) from what the loaders hold; when they do
+   * not hold something yet, the load of the first missing one, to await before deciding again.
+   */
+  private decide(item: Item, parentId: string | null): Role | null | PromiseLike<unknown> {
+    const membership = this.membershipNow(item.organizationId);
+    if (membership === undefined) return this.membership(item.organizationId);
     if (!membership) return null;
     if (membership.role === "admin") return "admin";
     const chain: AccessLevel[] = [];
@@ -177,12 +274,16 @@ export class Access {
     const seen = new Set<string>();
     while (current && !seen.has(current.id)) {
       seen.add(current.id);
-      const grants = await this.loaders.viewerGrants.load(current.id);
+      const grants = this.loaders.viewerGrants.peek(current.id);
+      if (grants === undefined) return this.loaders.viewerGrants.load(current.id);
       chain.push({ defaultLevel: asRole(current.defaultLevel), grants: grants.map((g) => asRole(g.role)).filter(isRole) });
-      const parent: Collection | null = nextParent ? await this.loaders.collection.load(nextParent) : null;
+      const parent: Collection | null | undefined = nextParent ? this.loaders.collection.peek(nextParent) : null;
+      if (parent === undefined) return this.loaders.collection.load(nextParent!);
       current = parent;
       nextParent = parent?.parentId ?? null;
     }
     return effectiveRole(membership, chain);
   }
 }
+
+type Item = { id: string; organizationId: string; defaultLevel: string | null };

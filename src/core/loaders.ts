@@ -307,8 +307,90 @@ export function rawSpacePages(
   };
 }
 
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
+
+/**
+ * A DataLoader that also tells, without a promise, the value it holds for a key (`peek`): one
+ * primed, or one a batch of its own gave, for as long as its cache keeps the key (issue 15: a load
+ * of a key the loader holds still waits for a batch dispatch, a tick and several promises; a
+ * space read made six such loads of rows its one statement had primed). A primed value becomes
+ * the cache's promise only when a load asks for it. Values and statements are DataLoader's: the
+ * first value of a key is kept, `clear` forgets it. A batch records the values of its keys that no
+ * `clear` touched while it ran (those the cache still holds as its promises), so a key whose load
+ * settled with a value can be peeked.
+ */
+export class KnownLoader<K, V> extends DataLoader<K, V, K> {
+  private readonly known: Map<K, V>;
+  /** Keys of `known` primed but not yet given to DataLoader's cache. */
+  private readonly unprimed = new Set<K>();
+  private readonly cacheMap: Map<K, Promise<V>>;
+  /** Clears so far, in all (`clearAll` too) and by key: a batch records no key cleared while it ran. */
+  private readonly clears: { all: number; of: Map<K, number> };
+
+  constructor(batch: DataLoader.BatchLoadFn<K, V>) {
+    const known = new Map<K, V>();
+    const clears = { all: 0, of: new Map<K, number>() };
+    const cacheMap = new Map<K, Promise<V>>();
+    super(
+      async (keys) => {
+        const all = clears.all;
+        const before = clears.of.size ? keys.map((key) => clears.of.get(key)) : undefined;
+        const values = await batch(keys);
+        for (let index = 0; index < keys.length; index++) {
+          const key = keys[index];
+          const value = values[index];
+          if (value instanceof Error || known.has(key)) continue;
+          if (clears.all !== all && clears.of.get(key) !== before?.[index]) continue;
+          known.set(key, value);
+        }
+        return values;
+      },
+      { cacheMap },
+    );
+    this.known = known;
+    this.clears = clears;
+    this.cacheMap = cacheMap;
+  }
+
+  /** The value held for `key`, if the loader holds one now; undefined otherwise (then `load` it). */
+  peek(key: K): V | undefined {
+    return this.known.get(key);
+  }
+
+  override load(key: K): Promise<V> {
+    if (this.unprimed.delete(key)) super.prime(key, this.known.get(key)!);
+    return super.load(key);
+  }
+
+  override prime(key: K, value: V | PromiseLike<V> | Error): this {
+    // DataLoader keeps the first value of a key.
+    if (this.known.has(key) || this.cacheMap.has(key)) return this;
+    if (value instanceof Error || isThenable(value)) return super.prime(key, value);
+    this.known.set(key, value);
+    this.unprimed.add(key);
+    return this;
+  }
+
+  override clear(key: K): this {
+    this.clears.all++;
+    this.clears.of.set(key, (this.clears.of.get(key) ?? 0) + 1);
+    this.known.delete(key);
+    this.unprimed.delete(key);
+    return super.clear(key);
+  }
+
+  override clearAll(): this {
+    this.clears.all++;
+    // Every key counts as cleared: a batch under way records none.
+    for (const key of this.cacheMap.keys()) this.clears.of.set(key, (this.clears.of.get(key) ?? 0) + 1);
+    this.known.clear();
+    this.unprimed.clear();
+    return super.clearAll();
+  }
+}
+
 export function byId<T extends { id: string }>(find: (ids: string[]) => Promise<T[]>) {
-  return new DataLoader<string, T | null>(async (ids) => {
+  return new KnownLoader<string, T | null>(async (ids) => {
     const rows = await find([...ids]);
     const found = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => found.get(id) ?? null);
@@ -316,7 +398,7 @@ export function byId<T extends { id: string }>(find: (ids: string[]) => Promise<
 }
 
 export function groupedBy<T>(keysOf: (row: T) => string[], find: (keys: string[]) => Promise<T[]>) {
-  return new DataLoader<string, T[]>(async (keys) => {
+  return new KnownLoader<string, T[]>(async (keys) => {
     const rows = await find([...keys]);
     const groups = new Map<string, T[]>(keys.map((key) => [key, []]));
     for (const row of rows) for (const key of keysOf(row)) groups.get(key)?.push(row);

@@ -12,6 +12,7 @@ import {
   readCollection,
   transferCollection,
   updateCollection,
+  visibleCollectionNow,
 } from "../core/collections/index.ts";
 import { builder, type GraphQLContext } from "./builder.ts";
 import { ContentPositionInput, MemberRole, ownProperty, toConnection, payloadDescription } from "./common.ts";
@@ -86,8 +87,11 @@ const visibleParents = new WeakMap<GraphQLContext["core"]["access"], Map<string,
 /** The request's operation is over: its parents go (use-loader-release.ts). */
 export const forgetVisibleParents = (core: GraphQLContext["core"]): void => void visibleParents.delete(core.access);
 
-export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Promise<Collection | null> | null {
+export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Collection | null | Promise<Collection | null> {
   if (!parentId) return null;
+  // Without a promise when the request holds the parent and the caller's role on it (issue 15).
+  const now = visibleCollectionNow(core, parentId);
+  if (now !== undefined) return now;
   let parents = visibleParents.get(core.access);
   if (!parents) visibleParents.set(core.access, (parents = new Map()));
   let parent = parents.get(parentId);

@@ -11,11 +11,13 @@ import {
   loadVisibleSpaces,
   moveSpace,
   readSpace,
+  readSpaceNow,
   restoreSpace,
   transferSpace,
   updateSpace,
 } from "../core/spaces/index.ts";
 import { publishedUrls } from "../core/content/target.ts";
+import { visibleOrganizationNow } from "../core/organizations/index.ts";
 import type { CoreContext } from "../core/context.ts";
 import type { SpaceCounters } from "../core/spaces/loaders.ts";
 import { presentedSpaceUrl, presentSpaceShareKey } from "../core/sites/share-links.ts";
@@ -84,10 +86,17 @@ const COUNTER_FIELDS = ["openCommentCount", "changeRequestCount", "openChangeReq
 
 /**
  * Loads what the selected `fields` of `spaces` read, all at once (see PreparedSpace); `counted`:
- * their counters, when the statement that read the spaces read those too.
+ * their counters, when the statement that read the spaces read those too. What the request already
+ * holds (a space's view, a list's organization and parents, the caller's role) is set without a
+ * promise, and nothing is returned when nothing was left to load (issue 15).
  */
-async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: Set<string>, counted?: SpaceCounters[]): Promise<void> {
-  if (spaces.length === 0) return;
+function prepareSpaces(
+  context: GraphQLContext,
+  spaces: Space[],
+  fields: Set<string>,
+  counted?: SpaceCounters[],
+): Promise<void> | undefined {
+  if (spaces.length === 0) return undefined;
   const { core } = context;
   let prepared = preparedSpaces.get(core.loaders);
   if (!prepared) preparedSpaces.set(core.loaders, (prepared = new Map()));
@@ -97,7 +106,10 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
     return entry;
   });
   const loads: Promise<void>[] = [];
-  if (fields.has("organization")) {
+  if (
+    fields.has("organization") &&
+    !prepareNow(entries, spaces, (space) => visibleOrganizationNow(core, space.organizationId), "organization")
+  ) {
     const organizationIds = [...new Set(spaces.map((space) => space.organizationId))];
     loads.push(
       OrganizationRef.getDataloader(context)
@@ -111,7 +123,7 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
         }),
     );
   }
-  if (fields.has("parent")) {
+  if (fields.has("parent") && !prepareNow(entries, spaces, (space) => visibleParent(core, space.parentId), "parent")) {
     // A loop, not flatMap: no array per space (issue 15).
     const parentSet = new Set<string>();
     for (const space of spaces) if (space.parentId) parentSet.add(space.parentId);
@@ -125,7 +137,9 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
       }),
     );
   }
-  if (fields.has("permissions")) {
+  const roles = fields.has("permissions") ? core.access.rolesOnSpacesNow(spaces) : undefined;
+  if (roles) roles.forEach((role, index) => (entries[index].permissions = spacePermissions(role)));
+  else if (fields.has("permissions")) {
     loads.push(
       core.access.rolesOnSpaces(spaces).then((roles) => {
         roles.forEach((role, index) => {
@@ -143,8 +157,33 @@ async function prepareSpaces(context: GraphQLContext, spaces: Space[], fields: S
   else if (COUNTER_FIELDS.some((field) => fields.has(field))) {
     loads.push(core.loaders.spaceCounters(spaces.map((space) => space.id)).then(setCounters));
   }
-  await Promise.all(loads);
+  return loads.length ? Promise.all(loads).then(() => undefined) : undefined;
 }
+
+/**
+ * Sets `field` of every entry from `valueOf` its space, when each is known now (null: none; the
+ * organization's null is one the caller cannot see, left unset as a load leaves it); false, and
+ * nothing set, when one of them is still to load.
+ */
+function prepareNow<F extends "organization" | "parent">(
+  entries: PreparedSpace[],
+  spaces: Space[],
+  valueOf: (space: Space) => PreparedSpace[F] | null | PromiseLike<unknown>,
+  field: F,
+): boolean {
+  const values: (PreparedSpace[F] | null)[] = [];
+  for (const space of spaces) {
+    const value = valueOf(space);
+    if (value === undefined || isThenable(value)) return false;
+    values.push(value as PreparedSpace[F] | null);
+  }
+  values.forEach((value, index) => {
+    if (value !== null || field === "parent") entries[index][field] = value as PreparedSpace[F];
+  });
+  return true;
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 /** What a list of spaces reads with its page for the `fields` its items select. */
 const listExtras = (fields: Set<string>) => ({
@@ -282,7 +321,8 @@ builder.objectField(OrganizationRef, "spaces", (t) =>
       resolve: async (o, args, context, info) => {
         const fields = selectedNodeFields(info);
         const page = await listOrganizationSpaces(context.core, o.id, args, listExtras(fields));
-        await prepareSpaces(context, page.items, fields, page.counters);
+        const prepared = prepareSpaces(context, page.items, fields, page.counters);
+        if (prepared) await prepared;
         return toConnection(page);
       },
     },
@@ -298,7 +338,8 @@ builder.objectField(CollectionRef, "spaces", (t) =>
       resolve: async (c, args, context, info) => {
         const fields = selectedNodeFields(info);
         const page = await listCollectionSpaces(context.core, c, args, listExtras(fields));
-        await prepareSpaces(context, page.items, fields, page.counters);
+        const prepared = prepareSpaces(context, page.items, fields, page.counters);
+        if (prepared) await prepared;
         return toConnection(page);
       },
     },
@@ -322,9 +363,11 @@ builder.queryField("space", (t) =>
       // The counters, when selected, in the statement that reads the space (issue 15): a space
       // read sends that one statement.
       const counted = COUNTER_FIELDS.some((field) => fields.has(field)) ? await core.loaders.spaceWithCounters.load(id) : null;
-      const { space } = await readSpace(core, id);
+      // Without a promise when the view just read holds it all (issue 15).
+      const { space } = readSpaceNow(core, id) ?? (await readSpace(core, id));
       if (shareKey != null) await presentSpaceShareKey(core, space, shareKey);
-      await prepareSpaces(context, [space], fields, counted?.counters && [counted.counters]);
+      const prepared = prepareSpaces(context, [space], fields, counted?.counters && [counted.counters]);
+      if (prepared) await prepared;
       return space;
     },
   }),

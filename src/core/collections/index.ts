@@ -29,6 +29,18 @@ export async function readCollection(ctx: CoreContext, id: string): Promise<{ co
   return { collection, role: role! };
 }
 
+/**
+ * A collection the caller can read, from what the request already holds, without a promise: the
+ * collection, null when readCollection would answer 404, undefined when something is still to load.
+ */
+export function visibleCollectionNow(ctx: CoreContext, id: string): Collection | null | undefined {
+  const collection = ctx.loaders.collection.peek(id);
+  if (!collection) return collection;
+  const role = ctx.access.roleOnCollectionNow(collection);
+  if (role === undefined) return undefined;
+  return atLeast(role, "read") ? collection : null;
+}
+
 export async function loadVisibleCollections(ctx: CoreContext, ids: readonly string[]) {
   return Promise.all(
     ids.map((id) =>

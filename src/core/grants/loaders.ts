@@ -1,7 +1,7 @@
 // Per-request DataLoaders of this domain (composed by src/core/loaders.ts): raw rows, one statement per batch.
 import DataLoader from "dataloader";
 import type { Member, PermissionGrant, PrismaClient, TeamMember } from "../../generated/prisma/client.ts";
-import { groupedBy, rawRows } from "../loaders.ts";
+import { groupedBy, KnownLoader, rawRows } from "../loaders.ts";
 
 /** The viewer's own access: memberships, team roles and the grants that reach them. */
 export function viewerLoaders(prisma: PrismaClient, viewerUserId: string | null) {
@@ -27,7 +27,7 @@ export function viewerLoaders(prisma: PrismaClient, viewerUserId: string | null)
      * no statement of its own for it; loaded at the start of every request instead, it was a
      * statement (and a stage: it ended before the first load began) even where nothing needed it.
      */
-    viewerMembership: new DataLoader<string, Member | null>(async (organizationIds) => {
+    viewerMembership: new KnownLoader<string, Member | null>(async (organizationIds) => {
       const found = await membershipsOfViewer();
       return organizationIds.map((id) => found.get(id) ?? null);
     }),

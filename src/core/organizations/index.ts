@@ -20,6 +20,18 @@ export async function getOrganization(ctx: CoreContext, id: string): Promise<Org
   return organization;
 }
 
+/**
+ * `getOrganization` from what the request already holds, without a promise: the organization, null
+ * when getOrganization would answer 404, undefined when something is still to load.
+ */
+export function visibleOrganizationNow(ctx: CoreContext, id: string): Organization | null | undefined {
+  const organization = ctx.loaders.organization.peek(id);
+  if (!organization) return organization;
+  const membership = ctx.access.membershipNow(id);
+  if (membership === undefined) return undefined;
+  return membership ? organization : null;
+}
+
 /** Loads for `node(id:)` and references: the organization, or null when the caller is not a member. */
 export async function loadVisibleOrganizations(ctx: CoreContext, ids: readonly string[]) {
   return Promise.all(ids.map((id) => getOrganization(ctx, id).catch(() => null)));

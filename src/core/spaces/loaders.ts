@@ -2,7 +2,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../../generated/prisma/client.ts";
-import { rawRows, spaceCountersSql, type SpaceView } from "../loaders.ts";
+import { KnownLoader, rawRows, spaceCountersSql, type SpaceView } from "../loaders.ts";
 
 export interface SpaceCounters {
   changeRequests: Record<string, number>;
@@ -52,7 +52,7 @@ export function spaceLoaders(prisma: PrismaClient, viewerUserId: string | null, 
     const found = new Map(views.map((view) => [view.space.id, view]));
     return ids.map((id) => found.get(id) ?? null);
   };
-  const space = new DataLoader<string, Space | null>((ids) =>
+  const space = new KnownLoader<string, Space | null>((ids) =>
     readViews(ids, false).then((views) => views.map((view) => view?.space ?? null)),
   );
 
