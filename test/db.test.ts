@@ -144,6 +144,21 @@ describe.skipIf(serverUrl)("PGlite data directory", { timeout: 60_000 }, () => {
     }
   });
 
+  it("runs with PostgreSQL's message levels, not the DEBUG ones PGlite's build starts with", async () => {
+    const db = await openDatabase({ dataDir: "memory://", migrate: false });
+    try {
+      const levels = await db.prisma.$queryRawUnsafe<{ name: string; setting: string }[]>(
+        "SELECT name, setting FROM pg_settings WHERE name IN ('client_min_messages', 'log_min_messages') ORDER BY name",
+      );
+      expect(levels).toEqual([
+        { name: "client_min_messages", setting: "notice" },
+        { name: "log_min_messages", setting: "warning" },
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("takes over a stale lock whose process is gone", async () => {
     const dataDir = tempDir();
     try {

@@ -12,7 +12,9 @@ describe("preparedPGlite", () => {
     await pglite.exec(`create table t (id text primary key, j jsonb, n int, b bigint, f double precision, ok boolean,
       at timestamp(3), bytes bytea, tags text[], d numeric(10,2));
       insert into t values ('a', '{"x":[1,2]}', 1, 9007199254740993, 1.5, true, '2026-11-23 10:00:00.123', '\\x0102ff', '{x,y}', 12.30),
-                           ('b', null, null, null, null, null, null, null, null, null)`);
+                           ('b', null, null, null, null, null, null, null, null, null),
+                           ('é漢😀', '{"s":"ü\\n\\u00e9"}', 0, 0, 0, false, null, '\\x', '{"",é}', 0);
+      create function noisy(n int) returns int language plpgsql as $$ begin raise notice 'noisy %', n; return n; end $$`);
     const custom = { 20: (value: string) => `big:${value}` };
     const cases: [string, unknown[], object | undefined][] = [
       ["select * from t where id = $1", ["a"], { rowMode: "array" }],
@@ -24,8 +26,16 @@ describe("preparedPGlite", () => {
       ["update t set n = n + 1 where id = $1", ["a"], { rowMode: "array" }],
       ["insert into t (id) values ($1), ($2)", ["c", "d"], { rowMode: "array" }],
       ["delete from t where id in ($1, $2)", ["c", "d"], undefined],
+      // Multi-byte UTF-8, empty strings and arrays, a JSON escape, an empty bytea.
+      ["select * from t where id = $1", ["é漢😀"], { rowMode: "array" }],
+      ["select id, j, tags, bytes, '' as empty from t where n = $1", [0], undefined],
+      // A notice in the answer.
+      ["select noisy($1) as n", [3], undefined],
+      ["select id from t where false", [], undefined],
     ];
     for (let round = 0; round < 2; round++) {
+      // PGlite's build answers with DEBUG notices (client_min_messages = debug3); the service sets notice.
+      if (round === 1) await pglite.exec("SET client_min_messages = notice");
       for (const [sql, values, options] of cases) {
         const reset = async () => {
           if (sql.startsWith("update")) await pglite.query("update t set n = n - 1 where id = 'a'");
@@ -53,6 +63,11 @@ describe("preparedPGlite", () => {
       }),
     ).rejects.toThrow("rollback");
     expect((await wrapped.query("select n from t where id = $1", ["a"])).rows).toEqual([{ n: 1 }]);
+    // Transaction control through query keeps PGlite's isInTransaction().
+    await wrapped.query("begin");
+    expect(pglite.isInTransaction()).toBe(true);
+    await wrapped.query("rollback");
+    expect(pglite.isInTransaction()).toBe(false);
     // A table changed under a prepared statement: prepared again.
     await pglite.exec("alter table t add column extra int default 7");
     expect((await wrapped.query("select * from t where id = $1", ["a"])).rows[0]).toMatchObject({ id: "a", extra: 7 });

@@ -104,6 +104,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // PGlite's initdb refuses a non-empty directory, so the cluster lives beside the lock.
     pglite = new PGlite(inMemory ? undefined : join(dataDir, "pgdata"));
     await pglite.waitReady;
+    // PGlite's build starts PostgreSQL with client_min_messages = debug3 and log_min_messages =
+    // debug1: every statement then formats DEBUG messages (parse, bind) and sends them along with
+    // its answer. PostgreSQL's defaults, as on a server.
+    await pglite.exec("SET client_min_messages = notice; SET log_min_messages = warning");
     if (migrate) await runMigrations({ kind: "pglite", pglite });
   } catch (error) {
     await pglite?.close().catch(() => {});
