@@ -554,6 +554,11 @@ describe("bad input", () => {
         { organization: org, title: "X y", script: "export default {}", scopes: ["space:everything"] },
         "scopes must be one of",
       ],
+      [
+        `${NAME}-x`,
+        { organization: org, title: "X y", script: "export default {}", categories: ["analytics", "games"] },
+        "categories must be one of",
+      ],
       [`${NAME}-x`, { organization: org, title: "X y", script: "export default {}", icon: "bm90IGEgcG5n" }, "icon must be a PNG"],
       [
         `${NAME}-x`,

@@ -153,7 +153,7 @@ export interface IntegrationFilters {
   target?: string | null;
 }
 
-/** The published `IntegrationCategory` values, which the lists' `category` filter takes. */
+/** The published `IntegrationCategory` values: what publishing accepts and the lists' `category` filter takes. */
 export const INTEGRATION_CATEGORIES = ["analytics", "collaboration", "content", "marketing", "visitor-auth", "other"] as const;
 
 /** The lists' filters, checked as published (400 naming the one that is not). */
@@ -409,7 +409,8 @@ export async function publishIntegration(
     input.visibility != null ? checkOneOf("visibility", input.visibility, INTEGRATION_VISIBILITIES) : (existing?.visibility ?? "public");
   const target = input.target != null ? checkOneOf("target", input.target, INTEGRATION_TARGETS) : (existing?.target ?? "all");
   const scopes = input.scopes != null ? stringList("scopes", input.scopes, INTEGRATION_SCOPES) : (existing?.scopes ?? []);
-  const categories = input.categories != null ? stringList("categories", input.categories) : (existing?.categories ?? []);
+  const categories =
+    input.categories != null ? stringList("categories", input.categories, INTEGRATION_CATEGORIES) : (existing?.categories ?? []);
   const secrets = input.secrets != null ? checkSecrets(input.secrets) : undefined;
   if (input.previewImages != null && (!Array.isArray(input.previewImages) || input.previewImages.length > 3))
     throw badInput("previewImages holds at most 3 images");
