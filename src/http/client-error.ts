@@ -8,7 +8,7 @@
 // written (that would corrupt what the client is reading): it is only destroyed.
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { Socket } from "node:net";
-import { API_SECURITY_HEADERS } from "../graphql/plugins/use-security-headers.ts";
+import { API_SECURITY_HEADERS } from "./plugins/use-security-headers.ts";
 import { serverOptions, type ServerTimeouts } from "./server-options.ts";
 
 /** The X-RateLimit-* headers of a client address, without counting a request. */

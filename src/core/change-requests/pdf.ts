@@ -1,7 +1,7 @@
 // A change request's content as a PDF. `pdfUrlOf` hands out a signed URL (HMAC with the key of
 // file downloads, src/core/content/files.ts) that names the change request's head revision at
 // that moment, the page and `only`, for PDF_URL_TTL_SECONDS: whoever holds it gets the PDF
-// without a token (src/graphql/plugins/use-pdf-downloads.ts), as a browser following a link must.
+// without a token (src/http/plugins/use-pdf-downloads.ts), as a browser following a link must.
 // A revision never changes and the document's date is the revision's, so one URL always yields
 // the same bytes.
 import PDFDocument from "pdfkit";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
 import type { Plugin } from "graphql-yoga";
 import { Counter, Histogram, type Registry } from "prom-client";
-import { urlOf } from "../../http/request-url.ts";
+import { urlOf } from "../request-url.ts";
 import type { Logger } from "../../logger.ts";
 
 export const REQUEST_ID_HEADER = "x-request-id";

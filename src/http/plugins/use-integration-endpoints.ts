@@ -7,8 +7,8 @@ import type { Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { answerEndpointRequest, type EndpointTarget, endpointOf } from "../../core/integrations/endpoints.ts";
-import { readBytesUpTo } from "../../http/body.ts";
-import { errorResponse } from "../../http/errors.ts";
+import { readBytesUpTo } from "../body.ts";
+import { errorResponse } from "../errors.ts";
 
 export function useIntegrationEndpoints(services: Services): Plugin {
   async function serve(request: Request, url: URL, target: EndpointTarget): Promise<Response> {

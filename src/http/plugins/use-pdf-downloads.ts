@@ -3,7 +3,7 @@
 // without a bearer token: the signature is the authorization, as for file downloads. Refusals
 // use the REST error envelope: 403 for a bad signature, 410 once expired, 404 for no such PDF.
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "../../http/errors.ts";
+import { errorResponse } from "../errors.ts";
 import { PDF_PATH, checkPdfUrl, renderPdf } from "../../core/change-requests/pdf.ts";
 import type { Services } from "../../core/context.ts";
 

@@ -16,9 +16,9 @@ import type { Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
-import { BatchedRateLimiter } from "../../http/batched-rate-limit.ts";
-import { errorResponse } from "../../http/errors.ts";
-import { urlOf } from "../../http/request-url.ts";
+import { BatchedRateLimiter } from "../batched-rate-limit.ts";
+import { errorResponse } from "../errors.ts";
+import { urlOf } from "../request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
 
 export type RateLimits = Config["rateLimits"];

@@ -2,7 +2,7 @@
 // see src/core/content/files.ts) without a bearer token, and bounds multipart upload requests to
 // /graphql before Yoga reads them.
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "../../http/errors.ts";
+import { errorResponse } from "../errors.ts";
 import type { Services } from "../../core/context.ts";
 import { FILES_PATH, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, checkDownload, essenceOf } from "../../core/content/files.ts";
 

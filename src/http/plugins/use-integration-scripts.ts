@@ -3,7 +3,7 @@
 // `GET …/sites/{siteId}/integration-scripts` names (src/core/integrations/site-scripts.ts). No
 // bearer token: published pages load it. Refusals use the REST error envelope.
 import type { Plugin } from "graphql-yoga";
-import { errorResponse } from "../../http/errors.ts";
+import { errorResponse } from "../errors.ts";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { fetchPublishedScript } from "../../core/integrations/site-scripts.ts";
