@@ -3,7 +3,7 @@
 
 import type { TadaDocumentNode } from "gql.tada";
 import { print } from "graphql";
-import type { Action } from "../src/auth/policy.ts";
+import type { Action } from "../src/core/auth/policy.ts";
 import { graphql, type FragmentOf } from "./graphql.ts";
 
 /** `string[]`: repeated (`authors=a&authors=b`, as the official client sends arrays) or comma-separated. */
@@ -20,7 +20,7 @@ export interface RestRoute {
   /** find-my-way syntax: `/v1/spaces/:spaceId`. */
   path: string;
   /**
-   * The operation of the permission matrix (src/auth/policy.ts) the route performs; its
+   * The operation of the permission matrix (src/core/auth/policy.ts) the route performs; its
    * resolvers enforce it, and the matrix test checks every route against it for every role.
    */
   action: Action | "viewer";

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { outputIntrospectionFile, minifyIntrospection } from "@gql.tada/internal";
 import { introspectionFromSchema, printSchema } from "graphql";
-import { policyTable } from "./auth/policy.ts";
+import { policyTable } from "./core/auth/policy.ts";
 import { schema } from "./graphql/schema.ts";
 
 export const SCHEMA_FILE = fileURLToPath(new URL("../schema.graphql", import.meta.url));
@@ -20,7 +20,7 @@ export const printedIntrospection = () =>
 const START = "<!-- permission-matrix:start (npm run schema) -->";
 const END = "<!-- permission-matrix:end -->";
 
-/** The README with its permission matrix section printed from src/auth/policy.ts. */
+/** The README with its permission matrix section printed from src/core/auth/policy.ts. */
 export function readmeWithPolicy(readme: string): string {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);

@@ -4,7 +4,7 @@
 // comes from, and refusals that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemberRole } from "@gitbook/api";
-import { issueToken } from "../src/auth/tokens.ts";
+import { issueToken } from "../src/core/auth/tokens.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 import { expectGraphQLError, expectRawRestError, expectRestError, graphqlData } from "./support/expect.ts";
 

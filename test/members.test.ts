@@ -12,7 +12,7 @@ import type { MemberRole } from "@gitbook/api";
 import { createApp } from "../src/app.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { newId } from "../src/core/ids.ts";
-import { issueToken } from "../src/auth/tokens.ts";
+import { issueToken } from "../src/core/auth/tokens.ts";
 import { createScratchDatabase } from "./support/database.ts";
 import { validateResponse } from "./support/openapi.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";

@@ -1,14 +1,14 @@
 // The permission matrix, route by route: every REST route the service serves is called as an
 // organization member of each role, as a guest, as another organization's admin and without a
-// token, and the outcome must be what src/auth/policy.ts says for the route's operation:
+// token, and the outcome must be what src/core/auth/policy.ts says for the route's operation:
 // allowed (2xx), 403 (sees the target, lacks the role), 404 (cannot see it) or 401.
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import LZString from "lz-string";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allows, POLICY, type Rule } from "../src/auth/policy.ts";
-import type { Role } from "../src/auth/roles.ts";
+import { allows, POLICY, type Rule } from "../src/core/auth/policy.ts";
+import type { Role } from "../src/core/auth/roles.ts";
 import { newId } from "../src/core/ids.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 import type { RestRoute } from "../rest-adapter/route.ts";

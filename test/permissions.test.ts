@@ -1,4 +1,4 @@
-// Unit tests of the role model (src/auth/permissions.ts): the effective role of a caller on an
+// Unit tests of the role model (src/core/auth/permissions.ts): the effective role of a caller on an
 // item from their membership and the chain of levels from the item up to its top collection,
 // and the `permissions` objects derived from a role.
 import { describe, expect, it } from "vitest";
@@ -8,10 +8,10 @@ import {
   organizationPermissions,
   spacePermissions,
   type AccessLevel,
-} from "../src/auth/permissions.ts";
-import { ROLES, type Role } from "../src/auth/roles.ts";
+} from "../src/core/auth/permissions.ts";
+import { ROLES, type Role } from "../src/core/auth/roles.ts";
 import { readFileSync } from "node:fs";
-import { allows } from "../src/auth/policy.ts";
+import { allows } from "../src/core/auth/policy.ts";
 import { README_FILE, readmeWithPolicy } from "../src/print-schema.ts";
 
 /** One level of the chain: defaultLevel null inherits; no grants unless given. */
@@ -215,7 +215,7 @@ describe("organizationPermissions", () => {
   });
 });
 
-describe("the permission matrix (src/auth/policy.ts)", () => {
+describe("the permission matrix (src/core/auth/policy.ts)", () => {
   it("is printed in the README as it is in the code (run `npm run schema` when this fails)", () => {
     const readme = readFileSync(README_FILE, "utf8");
     expect(readmeWithPolicy(readme)).toBe(readme);

@@ -1,5 +1,5 @@
 // /v1/collections routes and the organization's collection list.
-import { ROLES } from "../../src/auth/roles.ts";
+import { ROLES } from "../../src/core/auth/roles.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
 import { restSpace, SpaceFields } from "./spaces.ts";

@@ -8,7 +8,7 @@
 // says where each user's role comes from (`origin`, `disabled`), as the published
 // `UserSitePermission` has it.
 import { print } from "graphql";
-import { ROLES } from "../../src/auth/roles.ts";
+import { ROLES } from "../../src/core/auth/roles.ts";
 import { ACCESS_SORTS } from "../../src/core/grants/index.ts";
 import type { FragmentOf } from "../graphql.ts";
 import {

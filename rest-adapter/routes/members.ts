@@ -1,7 +1,7 @@
 // /v1/orgs/{organizationId}/members routes, link invites, ping, organizations by e-mail domain
 // and the caller (`/v1/user`).
 import { graphql, type FragmentOf } from "../graphql.ts";
-import { ROLES } from "../../src/auth/roles.ts";
+import { ROLES } from "../../src/core/auth/roles.ts";
 import { MEMBER_SORTS } from "../../src/core/members/index.ts";
 import { graphqlEnum, listBody, ListInfo, pageVariables, restEnum, type RestRoute, typedRoute } from "../route.ts";
 import { OrganizationFields, restOrganization } from "./organizations.ts";

@@ -1,6 +1,6 @@
 // /v1/orgs routes.
 import { graphql, type FragmentOf } from "../graphql.ts";
-import { ROLES } from "../../src/auth/roles.ts";
+import { ROLES } from "../../src/core/auth/roles.ts";
 import { compact, graphqlEnum, listBody, ListInfo, pageVariables, present, restEnum, type RestRoute, typedRoute } from "../route.ts";
 
 export const OrganizationFields = graphql(`

@@ -1,6 +1,6 @@
 // /v1/orgs/{organizationId}/saml routes (SAML providers) and the organization's SSO logins.
 import { graphql, type FragmentOf } from "../graphql.ts";
-import { ROLES } from "../../src/auth/roles.ts";
+import { ROLES } from "../../src/core/auth/roles.ts";
 import {
   graphqlEnum,
   listBody,

@@ -1,7 +1,7 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { Access } from "../auth/access.ts";
+import { Access } from "./auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { ImportLimits } from "./import/limits.ts";

@@ -1,6 +1,6 @@
 // Per-request DataLoaders over raw rows. Every relation a resolver or a rule follows goes
 // through one of these, so a request issues one statement per relation and level, never one
-// per row. They are raw: visibility is decided by src/auth/access.ts on top of them.
+// per row. They are raw: visibility is decided by src/core/auth/access.ts on top of them.
 import DataLoader from "dataloader";
 import { organizationLoaders } from "./organizations/loaders.ts";
 import { collectionLoaders } from "./collections/loaders.ts";

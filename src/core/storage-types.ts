@@ -1,7 +1,7 @@
 // Text columns holding one value of a family (a role, an edit mode, a status…): the database stores
 // text, the code works with the family's union. Rows are read through the family's parser, which
 // refuses a value outside the family (a corrupt row fails loudly) instead of casting it.
-import { ROLES } from "../auth/roles.ts";
+import { ROLES } from "./auth/roles.ts";
 import { CHANGE_REQUEST_STATUSES } from "./change-requests/access.ts";
 import { COMMENT_STATUSES } from "./comments/index.ts";
 import { OPENAPI_VISIBILITIES, PROCESS_ERROR_CODES, PROCESSING_STATES } from "./openapi/index.ts";

@@ -1,6 +1,6 @@
 // Input rules shared by every domain; messages name the field as both surfaces call it.
 import { badInput } from "./errors.ts";
-import { isRole, ROLES, type Role } from "../auth/roles.ts";
+import { isRole, ROLES, type Role } from "./auth/roles.ts";
 
 export function checkLength(field: string, value: string, { min = 0, max }: { min?: number; max: number }): string {
   const length = [...value].length;

@@ -1,6 +1,6 @@
 // Collections: types, queries and mutations.
 import type { Collection } from "../generated/prisma/client.ts";
-import { collectionPermissions } from "../auth/permissions.ts";
+import { collectionPermissions } from "../core/auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
 import {
   createCollection,

@@ -10,7 +10,7 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
-import { ROLES } from "../auth/roles.ts";
+import { ROLES } from "../core/auth/roles.ts";
 import type { Page } from "../core/pagination.ts";
 import { SPACE_EDIT_MODES, SPACE_VISIBILITIES } from "../core/spaces/index.ts";
 import { builder } from "./builder.ts";

@@ -42,8 +42,8 @@ import {
   uninstallIntegration,
   updateInstallation,
 } from "../core/integrations/index.ts";
-import { allows, POLICY } from "../auth/policy.ts";
-import { organizationPermissions } from "../auth/permissions.ts";
+import { allows, POLICY } from "../core/auth/policy.ts";
+import { organizationPermissions } from "../core/auth/permissions.ts";
 import type { CoreContext } from "../core/context.ts";
 import type { Page } from "../core/pagination.ts";
 import { builder } from "./builder.ts";

@@ -2,7 +2,7 @@
 // and mutations. A Member is not a node: it is addressed by organization and user id.
 import { roleOf } from "../core/storage-types.ts";
 import type { LinkInvite, Member, Space } from "../generated/prisma/client.ts";
-import { ROLES } from "../auth/roles.ts";
+import { ROLES } from "../core/auth/roles.ts";
 import { memberKey } from "../core/members/loaders.ts";
 import {
   createLinkInvite,

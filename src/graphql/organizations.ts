@@ -1,7 +1,7 @@
 // Organizations and the caller: types, queries and mutations.
 import { organizationTypeOf, roleOf } from "../core/storage-types.ts";
 import type { Organization, User } from "../generated/prisma/client.ts";
-import { organizationPermissions } from "../auth/permissions.ts";
+import { organizationPermissions } from "../core/auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
 import {
   getOrganization,

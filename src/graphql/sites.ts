@@ -1,7 +1,7 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
 import { agentsContextOf, siteTypeOf, siteVisibilityOf } from "../core/storage-types.ts";
 import type { Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
-import { may } from "../auth/policy.ts";
+import { may } from "../core/auth/policy.ts";
 import { notFound } from "../core/errors.ts";
 import {
   addSection,

@@ -1,6 +1,6 @@
 // Spaces: types, queries and mutations.
 import type { Collection, Organization, Space } from "../generated/prisma/client.ts";
-import { spacePermissions } from "../auth/permissions.ts";
+import { spacePermissions } from "../core/auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
 import {
   createSpace,

@@ -9,7 +9,7 @@ import type { ServerTimeouts } from "../../src/http/server-options.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { bootstrapOrganization, type BootstrapResult } from "../../src/core/bootstrap/index.ts";
 import type { Database } from "../../src/db/client.ts";
-import { issueToken } from "../../src/auth/tokens.ts";
+import { issueToken } from "../../src/core/auth/tokens.ts";
 import { newId } from "../../src/core/ids.ts";
 import { openTestDatabase } from "./database.ts";
 import { createClient } from "./openapi.ts";

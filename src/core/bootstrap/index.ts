@@ -1,7 +1,7 @@
 // Operator actions that run without a caller: a first user, organization and token (the
 // `bootstrap` command and the demo data of a first start).
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { authenticate, issueToken } from "../../auth/tokens.ts";
+import { authenticate, issueToken } from "../auth/tokens.ts";
 import { createCoreContext, type Services } from "../context.ts";
 import { generateKeyBetween } from "fractional-indexing";
 import { badInput } from "../errors.ts";

@@ -1,8 +1,8 @@
 // Finding a change request the caller may see or act on. A change request is addressed within its
 // space by id or by number ("3"); it is as visible as its space, and acting on it takes the
-// caller's role on the space (src/auth/policy.ts).
+// caller's role on the space (src/core/auth/policy.ts).
 import type { ChangeRequest, Space } from "../../generated/prisma/client.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
+import { authorize, type Action } from "../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
 import { conflict, notFound } from "../errors.ts";
 import { INT4_MAX } from "../input.ts";

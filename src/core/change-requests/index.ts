@@ -14,7 +14,7 @@ import { newId } from "../ids.ts";
 import { pageInMemory, paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
-import { authorize } from "../../auth/policy.ts";
+import { authorize } from "../auth/policy.ts";
 import { CHANGE_REQUEST_STATUSES, checkChangeRequestActive, requireChangeRequest, type ChangeRequestStatus } from "./access.ts";
 import { bodiesNeeded, mergeContent, type MergeConflict } from "./merge.ts";
 import { checkMergeRulesMet, effectiveMergeRules, reviewsOf } from "../reviews/merge-rules.ts";

@@ -1,9 +1,9 @@
 // Collections: nested folders of spaces. Reading needs `read` on the collection, changing it
 // `admin`, creating inside it `create`.
 import type { Collection, Prisma } from "../../generated/prisma/client.ts";
-import { atLeast, type Role } from "../../auth/roles.ts";
+import { atLeast, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
+import { authorize, type Action } from "../auth/policy.ts";
 import { conflict, notFound, badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";

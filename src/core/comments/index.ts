@@ -3,12 +3,12 @@
 // space itself has no `changeRequestId`. A comment or reply addressed through another base than
 // its own is not found (404), like any id the caller cannot see.
 //
-// Who may do what (src/auth/policy.ts): reading needs `read` on the space; posting, replying,
+// Who may do what (src/core/auth/policy.ts): reading needs `read` on the space; posting, replying,
 // reacting and resolving need `comment`; editing a body or deleting needs `comment` and to be the
 // author, or an admin of the space (organization admins are admins of every space). Every check
 // runs before anything is written; writes of one update go in one batch transaction.
 import type { ChangeRequest, Comment, Member, Prisma, Revision, Space } from "../../generated/prisma/client.ts";
-import { allows, authorize, POLICY, type Action } from "../../auth/policy.ts";
+import { allows, authorize, POLICY, type Action } from "../auth/policy.ts";
 import { findChangeRequest } from "../change-requests/access.ts";
 import { contentOf, markdownOf, pageOf } from "../content/index.ts";
 import { findPage, type PageNode } from "../content/tree.ts";

@@ -1,13 +1,13 @@
 // Who holds access to a space, collection or site, and where it comes from: the users granted a role
 // on it (or on a collection above it), the teams granted one, and everyone who can access it.
-// Each user's role is `effectiveRole` (src/auth/permissions.ts), the same function that decides
+// Each user's role is `effectiveRole` (src/core/auth/permissions.ts), the same function that decides
 // the caller's own access, fed with the item's chain of default levels and the grants on it.
 //
 // One read costs a fixed number of statements: one per level of the collection chain (through
 // the loaders), the grants on the chain, the members of the granted teams, the members.
 import type { Member, PermissionGrant, Prisma, User } from "../../generated/prisma/client.ts";
-import { effectiveRole, type AccessLevel } from "../../auth/permissions.ts";
-import { isRole, maxRole, ROLES, type Role } from "../../auth/roles.ts";
+import { effectiveRole, type AccessLevel } from "../auth/permissions.ts";
+import { isRole, maxRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, DomainError } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";

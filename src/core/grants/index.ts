@@ -1,14 +1,14 @@
 // Permission grants: a role given on one space, collection or site to one member or one team of
 // its organization. Changing them needs `space.grant` / `collection.grant` / `site.grant` (admin
 // on the item). The
-// effective role reads them through the loaders (src/auth/access.ts), so a change counts from the
+// effective role reads them through the loaders (src/core/auth/access.ts), so a change counts from the
 // next request on; a team grant reaches whoever is in the team at that moment.
 //
 // Everything here takes a content kind and an id, so that another kind of item (sites) adds a
 // row to CONTENT_KINDS rather than a copy of these functions.
 import type { Collection, Site, Space } from "../../generated/prisma/client.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
-import { isRole, ROLES, type Role } from "../../auth/roles.ts";
+import { authorize, type Action } from "../auth/policy.ts";
+import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError } from "../errors.ts";
 import { newId } from "../ids.ts";

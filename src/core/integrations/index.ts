@@ -19,8 +19,8 @@ import type {
   IntegrationSpaceInstallation,
   Prisma,
 } from "../../generated/prisma/client.ts";
-import { allows, authorize, POLICY } from "../../auth/policy.ts";
-import { forgetToken } from "../../auth/tokens.ts";
+import { allows, authorize, POLICY } from "../auth/policy.ts";
+import { forgetToken } from "../auth/tokens.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

@@ -12,7 +12,7 @@
 import { createHmac } from "node:crypto";
 import { type Dispatcher, fetch as undiciFetch } from "undici";
 import type { Integration, IntegrationEvent, IntegrationInstallation, Prisma, PrismaClient } from "../../generated/prisma/client.ts";
-import { issueTokenRow } from "../../auth/tokens.ts";
+import { issueTokenRow } from "../auth/tokens.ts";
 import type { IntegrationSettings } from "../../config.ts";
 import type { Clock } from "../clock.ts";
 import type { Transaction } from "../context.ts";

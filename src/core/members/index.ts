@@ -1,10 +1,10 @@
 // Members of an organization: listing, roles (an organization keeps at least one admin), removal,
 // SSO, activity (`lastSeenAt`), their spaces and teams, and invitations (by e-mail, by link).
 import type { LinkInvite, Member, Organization, Prisma, PrismaClient, Space, TeamMember } from "../../generated/prisma/client.ts";
-import { Access } from "../../auth/access.ts";
-import { issueToken } from "../../auth/tokens.ts";
-import { authorize } from "../../auth/policy.ts";
-import { isRole, ROLES, type Role } from "../../auth/roles.ts";
+import { Access } from "../auth/access.ts";
+import { issueToken } from "../auth/tokens.ts";
+import { authorize } from "../auth/policy.ts";
+import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import type { OpenAPISpec, OpenAPISpecVersion, Prisma } from "../../generated/prisma/client.ts";
-import { allows, POLICY } from "../../auth/policy.ts";
+import { allows, POLICY } from "../auth/policy.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
 import { DomainError, badInput, conflict, notFound } from "../errors.ts";

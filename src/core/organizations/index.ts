@@ -1,7 +1,7 @@
 // Organizations: who may see and change one, and the rules of its fields.
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
-import { allows, authorize, POLICY, type Action } from "../../auth/policy.ts";
-import { isRole, ROLES } from "../../auth/roles.ts";
+import { allows, authorize, POLICY, type Action } from "../auth/policy.ts";
+import { isRole, ROLES } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";

@@ -4,7 +4,7 @@
 // needs `review` on the space and is refused on your own change request; asking someone to review
 // needs `edit`, and the one asked must be able to review the space.
 import type { ChangeRequest, ChangeRequestReviewer, Space } from "../../generated/prisma/client.ts";
-import { atLeast } from "../../auth/roles.ts";
+import { atLeast } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, forbidden, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

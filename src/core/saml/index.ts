@@ -3,8 +3,8 @@
 // (`saml.manage`); the list of SSO logins (id, label, start URL) any member (`sso.list`).
 import { X509Certificate } from "node:crypto";
 import type { SamlProvider } from "../../generated/prisma/client.ts";
-import { authorize } from "../../auth/policy.ts";
-import { isRole, ROLES, type Role } from "../../auth/roles.ts";
+import { authorize } from "../auth/policy.ts";
+import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

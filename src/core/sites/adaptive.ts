@@ -3,7 +3,7 @@
 // meta-schema; claims in `unsigned` are those a visitor may give as `visitor.<name>` parameters.
 import { Ajv, type ValidateFunction } from "ajv";
 import type { Site } from "../../generated/prisma/client.ts";
-import { authorize } from "../../auth/policy.ts";
+import { authorize } from "../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput } from "../errors.ts";
 import { requireSite, writeSite } from "./index.ts";

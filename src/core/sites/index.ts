@@ -1,13 +1,13 @@
 // Sites: how spaces reach readers. A site shows spaces through site spaces, either at its root or
 // in sections (which section groups gather). Every site belongs to one organization; its members
 // see it (404 for anyone else), reading needs `read`, changing the structure `create`, settings,
-// publishing, access and deletion `admin` (src/auth/policy.ts), on the site: the organization
+// publishing, access and deletion `admin` (src/core/auth/policy.ts), on the site: the organization
 // role, raised by grants on the site (a guest sees only the sites granted to them). Structural writes of one site are
 // serialized by an advisory lock, so defaults, paths and orders stay consistent under concurrency.
 import { randomBytes } from "node:crypto";
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma, type Site, type SiteSection, type SiteSectionGroup, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
-import { authorize, may, POLICY, type Action } from "../../auth/policy.ts";
+import { authorize, may, POLICY, type Action } from "../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

@@ -2,11 +2,11 @@
 // restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
 import type { Prisma, Space } from "../../generated/prisma/client.ts";
-import { atLeast, type Role } from "../../auth/roles.ts";
+import { atLeast, type Role } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
-import { authorize, POLICY, type Action } from "../../auth/policy.ts";
+import { authorize, POLICY, type Action } from "../auth/policy.ts";
 import { badInput, conflict, gone, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";

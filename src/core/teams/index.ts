@@ -2,7 +2,7 @@
 // (`team.read`, `team.list`); creating and deleting them an organization admin; renaming a team
 // and changing its members an organization admin or an owner of the team (scope "team").
 import type { Prisma, Team, TeamMember } from "../../generated/prisma/client.ts";
-import { authorize, type Action } from "../../auth/policy.ts";
+import { authorize, type Action } from "../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { newId } from "../ids.ts";

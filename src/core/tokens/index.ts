@@ -2,7 +2,7 @@
 // optionally expiring. A token acts as its user, so these are the caller's own operations: no
 // organization role is involved, and another user's token is not found.
 import type { ApiToken, PrismaClient } from "../../generated/prisma/client.ts";
-import { forgetToken, issueTokenRow } from "../../auth/tokens.ts";
+import { forgetToken, issueTokenRow } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, DomainError, notFound } from "../errors.ts";

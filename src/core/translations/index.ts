@@ -8,7 +8,7 @@
 // A run is synchronous and checks every target (readable, editable, live) before it changes any;
 // each target's edits are one revision of that space (several when they exceed a batch).
 import type { TranslationSettings, TranslationTarget } from "../../generated/prisma/client.ts";
-import { allows, POLICY } from "../../auth/policy.ts";
+import { allows, POLICY } from "../auth/policy.ts";
 import { contentOf, editContent, sha256 } from "../content/index.ts";
 import { checkLiveEditing, requireEditableTarget, revisionAt } from "../content/target.ts";
 import { EDITS_MAX, flatten } from "../content/tree.ts";

@@ -1,7 +1,7 @@
 // Authentication for both surfaces: the bearer token becomes the viewer of a fresh core context
 // (fresh loaders, fresh access cache) for each request.
 import type { Plugin } from "graphql-yoga";
-import { authenticate, cachedViewer } from "../../auth/tokens.ts";
+import { authenticate, cachedViewer } from "../../core/auth/tokens.ts";
 import { createCoreContext, type Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { toGraphQLError } from "./use-error-masking.ts";

@@ -34,7 +34,7 @@ import {
   type ValueNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { authenticate } from "../../auth/tokens.ts";
+import { authenticate } from "../../core/auth/tokens.ts";
 import type { GraphQLLimits } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";

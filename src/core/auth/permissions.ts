@@ -1,5 +1,5 @@
 // Effective role of a caller on an organization, collection or space, and the `permissions`
-// objects derived from it. Pure functions: the inputs are loaded elsewhere (src/auth/access.ts).
+// objects derived from it. Pure functions: the inputs are loaded elsewhere (src/core/auth/access.ts).
 //
 // The model (documented in README "Roles and permissions"):
 // - Only members of an organization see anything in it; an organization admin is admin everywhere.

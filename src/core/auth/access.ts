@@ -1,8 +1,8 @@
 // The caller's effective role on organizations, collections, spaces and sites, for one request.
 // Walks the collection chain through the loaders, so checking 50 spaces costs one batched
 // statement per tree level, not one per space.
-import type { Collection, Member, Site, Space } from "../generated/prisma/client.ts";
-import type { Loaders } from "../core/loaders.ts";
+import type { Collection, Member, Site, Space } from "../../generated/prisma/client.ts";
+import type { Loaders } from "../loaders.ts";
 import { effectiveRole, type AccessLevel, type Membership } from "./permissions.ts";
 import { isRole, type Role } from "./roles.ts";
 

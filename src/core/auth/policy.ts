@@ -2,9 +2,9 @@
 // least role it needs. `authorize` is the one place that enforces it, for GraphQL and REST alike
 // (REST routes run GraphQL operations, whose resolvers call src/core, which calls `authorize`).
 // The README's permission table is printed from this one (`npm run schema`; a test checks it).
-import type { Collection, Site, Space } from "../generated/prisma/client.ts";
-import type { CoreContext } from "../core/context.ts";
-import { DomainError, forbidden } from "../core/errors.ts";
+import type { Collection, Site, Space } from "../../generated/prisma/client.ts";
+import type { CoreContext } from "../context.ts";
+import { DomainError, forbidden } from "../errors.ts";
 import { atLeast, type Role } from "./roles.ts";
 
 /**

@@ -1,10 +1,10 @@
 // API tokens: random, shown once, stored as a SHA-256 hash. A bearer token maps to a viewer.
 import { hash, randomBytes } from "node:crypto";
-import type { PrismaClient } from "../generated/prisma/client.ts";
-import { newId } from "../core/ids.ts";
-import { unauthenticated } from "../core/errors.ts";
-import type { Viewer } from "../core/context.ts";
-import { systemClock, type Clock } from "../core/clock.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { newId } from "../ids.ts";
+import { unauthenticated } from "../errors.ts";
+import type { Viewer } from "../context.ts";
+import { systemClock, type Clock } from "../clock.ts";
 
 /** A token's use is recorded (its lastUsedAt, its user's members' lastSeenAt) at most this often. */
 export const ACTIVITY_INTERVAL_MS = 60_000;
