@@ -305,7 +305,7 @@ export interface Config {
   importAllowPrivateHosts: boolean;
   /** URL-sourced OpenAPI specs are fetched again this often. */
   openapiRefetchIntervalHours: number;
-  /** Sandboxes and deliveries of integration scripts (src/core/integrations/sandbox.ts). */
+  /** Sandboxes and deliveries of integration scripts (src/infra/workerd-sandbox.ts). */
   integrations: IntegrationSettings;
   /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
   corsOrigins: string[];

@@ -21,7 +21,7 @@
 // rebinding has no window). Every failure before an HTTP answer has one message, so an import
 // cannot tell open, closed, filtered or non-HTTP ports apart.
 //
-// HTML is read and converted in a worker thread (html-worker.mjs), each page within a CPU
+// HTML is read and converted in a worker thread (src/infra/html-worker/worker.mjs), each page within a CPU
 // deadline and caps on elements and links (limits.ts), so a hostile page never blocks the event
 // loop: a root page over a cap or its deadline is refused (413/408), another page is skipped, and
 // a page whose conversion is cut off keeps its place and title with an empty body.
@@ -38,7 +38,7 @@ import { guessContentType, essenceOf } from "../content/files.ts";
 import type { ImportLimits } from "./limits.ts";
 import type { ImportProgress } from "./progress.ts";
 import { publicOnly } from "./net.ts";
-import { HtmlSession, type HtmlOutcome } from "./html.ts";
+import { HtmlSession, type HtmlOutcome } from "../../infra/html-worker/session.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
 
 /** The values of the published API's ContentImportSource `type`. */

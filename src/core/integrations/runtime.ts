@@ -22,7 +22,7 @@ import type { Urls } from "../urls.ts";
 import { DomainError } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
 import { installedWhere, manifestOf } from "./index.ts";
-import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
+import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "../../infra/workerd-sandbox.ts";
 
 export const EVENT_JOB = "integration.event";
 /** Lifetime of the installation tokens given to scripts (reused until half of it is left). */

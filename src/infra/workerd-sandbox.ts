@@ -30,8 +30,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Agent, fetch as undiciFetch } from "undici";
-import type { IntegrationSettings } from "../../config.ts";
-import { stripUnsafeText } from "../input.ts";
+import type { IntegrationSettings } from "../config.ts";
+import { stripUnsafeText } from "../core/input.ts";
 
 export interface SandboxLog {
   level: string;

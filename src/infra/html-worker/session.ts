@@ -1,4 +1,4 @@
-// The main thread's side of html-worker.mjs: one worker per import, each call bounded by a
+// The main thread's side of worker.mjs: one worker per import, each call bounded by a
 // deadline. When a call passes its deadline (or the import's whole budget) the worker is
 // terminated, which stops the CPU work at once, and a new one is started for the next call.
 import { Worker } from "node:worker_threads";
@@ -38,7 +38,7 @@ export class HtmlSession {
 
   private call<T>(message: object): Promise<HtmlOutcome<T>> {
     if (this.total.aborted) return Promise.resolve({ ok: false, reason: "timeout", message: "the import's time budget is spent" });
-    this.worker ??= new Worker(new URL("./html-worker.mjs", import.meta.url), {
+    this.worker ??= new Worker(new URL("./worker.mjs", import.meta.url), {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
     });
     const worker = this.worker;
