@@ -2,7 +2,7 @@
 // stops the start with one message naming every wrong variable instead of misbehaving later.
 //
 // To add a setting: one entry in `variables` (its zod type, its default, `.describe()` with what
-// it means: the README table is checked against these), then its field in `Config` and
+// it means: the table of docs/configuration.md is checked against these), then its field in `Config` and
 // `toConfig`. Nothing else reads `process.env`.
 import { z } from "zod";
 

@@ -1,5 +1,5 @@
 // Configuration: every variable validated at start-up (zod), every wrong one named in one error,
-// secrets never echoed, and the README's table lists exactly the variables the service reads.
+// secrets never echoed, and docs/configuration.md's table lists exactly the variables the service reads.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_GRAPHQL_LIMITS, loadConfig, variables } from "../src/config.ts";
@@ -186,10 +186,9 @@ describe("loadConfig", () => {
   });
 });
 
-describe("README", () => {
+describe("docs/configuration.md", () => {
   it("documents exactly the variables the service reads", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-    const section = readme.split("## Configuration")[1].split("\n## ")[0];
+    const section = readFileSync(new URL("../docs/configuration.md", import.meta.url), "utf8");
     const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
     expect(documented.sort()).toEqual(Object.keys(variables).sort());
   });

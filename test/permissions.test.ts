@@ -12,7 +12,7 @@ import {
 import { ROLES, type Role } from "../src/core/auth/roles.ts";
 import { readFileSync } from "node:fs";
 import { allows } from "../src/core/auth/policy.ts";
-import { README_FILE, readmeWithPolicy } from "../src/print-schema.ts";
+import { PERMISSIONS_FILE, withPolicy } from "../src/print-schema.ts";
 
 /** One level of the chain: defaultLevel null inherits; no grants unless given. */
 const level = (defaultLevel: Role | null = null, grants: Role[] = []): AccessLevel => ({ defaultLevel, grants });
@@ -216,9 +216,9 @@ describe("organizationPermissions", () => {
 });
 
 describe("the permission matrix (src/core/auth/policy.ts)", () => {
-  it("is printed in the README as it is in the code (run `npm run schema` when this fails)", () => {
-    const readme = readFileSync(README_FILE, "utf8");
-    expect(readmeWithPolicy(readme)).toBe(readme);
+  it("is printed in docs/permissions.md as it is in the code (run `npm run schema` when this fails)", () => {
+    const page = readFileSync(PERMISSIONS_FILE, "utf8");
+    expect(withPolicy(page)).toBe(page);
   });
 
   it("admits members (guests too) to `member` operations, owners and admins to `owner` ones, and roles by the lattice", () => {

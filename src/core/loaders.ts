@@ -91,7 +91,7 @@ export interface SpaceView {
  * organizations) as raw SQL through Prisma: the same statement and the same row objects as
  * `findMany({ where: { id: { in } } })` (test/raw-rows.test.ts compares them on both databases),
  * at well under half of the client CPU, since Prisma 6.19 compiles every model query again
- * (README "Performance"). They are sent with `queryRows` (src/db/raw-query.ts): to the driver
+ * (docs/performance.md). They are sent with `queryRows` (src/db/raw-query.ts): to the driver
  * adapter Prisma connected, without the client's per-call pipeline, with `$queryRaw`'s rows.
  */
 export const rawRows = {

@@ -7,7 +7,7 @@
 // - hands the script an execution context whose `waitUntil` promises are awaited before answering,
 // - answers one JSON envelope: the script's status, headers, body and log lines.
 // Started this way a process is ready in a fraction of what miniflare took (it adds a loopback
-// server and a dozen internal workers to every process): that is the cold render (README "Speed
+// server and a dozen internal workers to every process): that is the cold render (docs/performance.md "Speed
 // and memory").
 //
 // Limits. workerd as an open-source binary enforces no CPU or memory limit of its own, so this host

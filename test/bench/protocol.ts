@@ -110,7 +110,7 @@ export async function startChild(file: string, env: Record<string, string | unde
     // Structured clone: recorded statement values (Buffers, arrays) reach the bare handler intact.
     serialization: "advanced",
     // BENCH_NODE: another Node binary for the children (service and bare handler alike), to
-    // measure the service on another runtime than the one running the bench (README, Performance).
+    // measure the service on another runtime than the one running the bench (docs/performance.md).
     execPath: process.env.BENCH_NODE || process.execPath,
   });
   const waiting: ((message: any) => void)[] = [];

@@ -1,5 +1,5 @@
 // `npm run bench`: load-tests the real service (a child process, test/bench/service.ts) on
-// loopback and checks the speed and memory targets (README "Performance").
+// loopback and checks the speed and memory targets (docs/performance.md).
 // - Always on the embedded database (in-memory PGlite).
 // - With DATABASE_URL also on PostgreSQL (a scratch database), side by side with a bare
 //   `node:http` + `pg` handler (test/bench/bare.ts) answering the same requests with the same

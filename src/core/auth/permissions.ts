@@ -1,7 +1,7 @@
 // Effective role of a caller on an organization, collection or space, and the `permissions`
 // objects derived from it. Pure functions: the inputs are loaded elsewhere (src/core/auth/access.ts).
 //
-// The model (documented in README "Roles and permissions"):
+// The model (documented in docs/permissions.md):
 // - Only members of an organization see anything in it; an organization admin is admin everywhere.
 // - A member with an organization role starts from that role. A collection or space `defaultLevel`
 //   replaces it for that item and everything beneath it (the nearest one wins); null inherits.

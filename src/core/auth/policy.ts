@@ -1,7 +1,7 @@
 // The permission matrix: every operation of the service, the scope its role is taken on and the
 // least role it needs. `authorize` is the one place that enforces it, for GraphQL and REST alike
 // (REST routes run GraphQL operations, whose resolvers call src/core, which calls `authorize`).
-// The README's permission table is printed from this one (`npm run schema`; a test checks it).
+// The permission table of docs/permissions.md is printed from this one (`npm run schema`; a test checks it).
 import type { Collection, Site, Space } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, forbidden } from "../errors.ts";
@@ -205,7 +205,7 @@ export async function may(ctx: CoreContext, action: Action, target: Target): Pro
   }
 }
 
-/** The matrix as a Markdown table (printed into the README), then what installation tokens may do on sites. */
+/** The matrix as a Markdown table (printed into docs/permissions.md), then what installation tokens may do on sites. */
 export function policyTable(): string {
   const rules: [string, Rule][] = Object.entries(POLICY);
   const rows = rules.map(([action, rule]) => `| \`${action}\` | ${rule.does} | ${rule.scope} | ${rule.least} |`);
