@@ -3,10 +3,11 @@
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { RequestListener } from "node:http";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
-import { Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_INTEGRATION_SETTINGS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
-import type { Services } from "./core/context.ts";
+import { createCoreContext, type Services } from "./core/context.ts";
+import { DEFAULT_REALTIME_LIMITS, RealtimeBus } from "./core/realtime/bus.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
@@ -65,6 +66,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       | "openapiRefetchIntervalHours"
     >
   > & {
+    /** Bounds of realtime subscriptions (tests lower them). */
+    realtime?: Partial<Config["realtime"]>;
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
@@ -105,8 +108,12 @@ export function createApp({
     { prisma: database.prisma, clock, urls, jobs, tunnelDispatcher: allowPrivateHosts ? undefined : publicOnly },
     { ...DEFAULT_INTEGRATION_SETTINGS, ...config.integrations },
   );
+  // Fed by the rows of committed transactions (the database's `realtime` notifications).
+  const realtime = new RealtimeBus({ ...DEFAULT_REALTIME_LIMITS, ...config.realtime }, (viewer) => createCoreContext(services, viewer));
+  const stopRows = database.changes.onRows((payload) => realtime.receive(payload));
   const services: Services = {
     prisma: database.prisma,
+    realtime,
     clock,
     urls,
     signer: new Signer(config.filesSecret, clock),
@@ -125,6 +132,7 @@ export function createApp({
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
   const registry = new Registry();
+  registerRealtimeMetrics(registry, realtime);
   /** Rendered pages of published sites (tests read its `renders`: a repeated view renders nothing). */
   const siteCache = new SiteCache(database.changes);
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
@@ -193,6 +201,8 @@ export function createApp({
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
   const close = async () => {
+    stopRows();
+    realtime.close();
     await jobs.stop();
     await integrations.close();
   };
@@ -207,6 +217,44 @@ export function createApp({
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** Open subscriptions, events sent and dropped, subscriptions refused and cut off, in /metrics. */
+function registerRealtimeMetrics(registry: Registry, bus: RealtimeBus) {
+  new Gauge({
+    name: "realtime_subscriptions_open",
+    help: "Realtime subscriptions open on this instance (SSE, WebSocket and GET /v1/channels)",
+    registers: [registry],
+    collect() {
+      this.set(bus.openSubscriptions);
+    },
+  });
+  const counter = (name: string, help: string, value: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(value());
+      },
+    });
+  counter("realtime_events_sent_total", "Realtime events sent to subscribers", () => bus.stats.sent);
+  counter(
+    "realtime_events_dropped_total",
+    "Realtime events dropped: queued for a subscription that was cut off or ended",
+    () => bus.stats.dropped,
+  );
+  counter(
+    "realtime_subscriptions_refused_total",
+    "Realtime subscriptions refused at subscribe time (bad input, access, bounds)",
+    () => bus.stats.refused,
+  );
+  counter(
+    "realtime_subscriptions_cut_off_total",
+    "Realtime subscriptions ended because their consumer fell too far behind",
+    () => bus.stats.cutOff,
+  );
+}
 
 /**
  * Yoga's default reflects any origin with credentials; here no origin is allowed unless listed

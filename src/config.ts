@@ -280,6 +280,15 @@ export const variables = {
   REQUEST_TIMEOUT_MS: optional(integer(100, 3_600_000))
     .transform((value) => value ?? 60_000)
     .describe("A client must send its whole request, body included, within this (default 60000); 408 and closed otherwise."),
+  REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN: optional(integer(1, 1_000_000))
+    .transform((value) => value ?? 100)
+    .describe("Realtime subscriptions one API token may hold open on one instance (default 100); 429 above."),
+  REALTIME_MAX_SUBSCRIPTIONS: optional(integer(1, 10_000_000))
+    .transform((value) => value ?? 10_000)
+    .describe("Realtime subscriptions one instance holds open, all tokens together (default 10000); 429 above."),
+  REALTIME_MAX_QUEUED_EVENTS: optional(integer(1, 100_000))
+    .transform((value) => value ?? 100)
+    .describe("Events waiting for one subscription's slow consumer (default 100); one more ends the subscription with an error."),
 } satisfies Record<string, z.ZodType>;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -317,6 +326,8 @@ export interface Config {
   rateLimits: { perToken: number; perAddress: number; windowSeconds: number };
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Bounds of realtime subscriptions (src/core/realtime/bus.ts). */
+  realtime: { maxPerToken: number; maxPerInstance: number; maxQueuedEvents: number };
 }
 
 /** Every wrong variable at once, one per line, each naming the variable. */
@@ -383,5 +394,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    realtime: {
+      maxPerToken: value.REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN,
+      maxPerInstance: value.REALTIME_MAX_SUBSCRIPTIONS,
+      maxQueuedEvents: value.REALTIME_MAX_QUEUED_EVENTS,
+    },
   };
 }

@@ -86,6 +86,8 @@ async function main() {
     }
     stopping = true;
     draining = true;
+    // Realtime streams end now (each completes), or they would hold the drain until its deadline.
+    services.realtime.close();
     if (sweeper) clearInterval(sweeper);
     const startedAt = Date.now();
     logger.info({ signal, inFlight, timeoutMs: config.shutdownTimeoutMs }, "shutting down: draining requests under way");

@@ -47,6 +47,7 @@ describe("loadConfig", () => {
       rateLimits: { perToken: 1200, perAddress: 300, windowSeconds: 60 },
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 60_000,
+      realtime: { maxPerToken: 100, maxPerInstance: 10_000, maxQueuedEvents: 100 },
     });
   });
 
@@ -92,6 +93,9 @@ describe("loadConfig", () => {
       INTEGRATION_ENDPOINT_MAX_REQUEST_BYTES: "2048",
       INTEGRATION_ENDPOINT_MAX_RESPONSE_BYTES: "4096",
       INTEGRATION_ENDPOINT_EVENTS_KEPT: "50",
+      REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN: "7",
+      REALTIME_MAX_SUBSCRIPTIONS: "70",
+      REALTIME_MAX_QUEUED_EVENTS: "3",
     });
     expect(config).toEqual({
       port: 8080,
@@ -137,6 +141,7 @@ describe("loadConfig", () => {
       rateLimits: { perToken: 10, perAddress: 5, windowSeconds: 2 },
       headersTimeoutMs: 3000,
       requestTimeoutMs: 4000,
+      realtime: { maxPerToken: 7, maxPerInstance: 70, maxQueuedEvents: 3 },
     });
   });
 

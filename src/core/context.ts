@@ -9,6 +9,7 @@ import type { ImportTracker } from "./import/progress.ts";
 import type { IntegrationRuntime } from "./integrations/runtime.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import type { OpenAPILimits } from "./openapi/index.ts";
+import type { RealtimeBus } from "./realtime/bus.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import type { Signer } from "./signer.ts";
 import type { Urls } from "./urls.ts";
@@ -37,6 +38,8 @@ export interface Services {
   imports: ImportTracker;
   /** Events, sandboxes and tokens of integrations. */
   integrations: IntegrationRuntime;
+  /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */
+  realtime: RealtimeBus;
   /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
   release: { version: string; build: string };
 }

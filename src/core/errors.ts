@@ -11,7 +11,8 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "REQUEST_TIMEOUT"
   | "UNSUPPORTED_MEDIA_TYPE"
-  | "BAD_GATEWAY";
+  | "BAD_GATEWAY"
+  | "TOO_MANY_REQUESTS";
 
 const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -24,6 +25,7 @@ const STATUS: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   UNSUPPORTED_MEDIA_TYPE: 415,
   BAD_GATEWAY: 502,
+  TOO_MANY_REQUESTS: 429,
 };
 
 export class DomainError extends Error {
@@ -45,4 +47,5 @@ export const notFound = (what: string, id: string) => new DomainError("NOT_FOUND
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const conflict = (message: string) => new DomainError("CONFLICT", message);
 export const gone = (message: string) => new DomainError("GONE", message);
+export const tooMany = (message: string) => new DomainError("TOO_MANY_REQUESTS", message);
 export const unauthenticated = (message: string) => new DomainError("UNAUTHENTICATED", message);

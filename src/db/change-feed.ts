@@ -34,6 +34,12 @@ export const SITE_TABLES = [
 /** The NOTIFY channel of the triggers on SITE_TABLES. */
 export const SITE_CHANNEL = "site_data";
 
+/**
+ * The NOTIFY channel of the realtime triggers (migration 20261128000000_realtime_notify): one
+ * notification per row written, sent when its transaction commits (src/core/realtime).
+ */
+export const REALTIME_CHANNEL = "realtime";
+
 const WATCHED = new Set<string>(SITE_TABLES);
 /** The tables a statement writes: `INSERT INTO "public"."Site"`, `UPDATE "Space"`, `DELETE FROM …`, in CTEs too. */
 const WRITE =
@@ -50,6 +56,8 @@ export class ChangeFeed {
    */
   live: boolean;
   private readonly known = new Map<string, boolean>();
+  /** Receivers of the `realtime` notifications (their JSON payloads), of every process sharing the database. */
+  private readonly rowListeners = new Set<(payload: string) => void>();
 
   constructor(live: boolean) {
     this.live = live;
@@ -70,6 +78,17 @@ export class ChangeFeed {
       this.known.set(sql, answer);
     }
     return answer;
+  }
+
+  /** Calls `listener` with the payload of every `realtime` notification; returns the function that stops it. */
+  onRows(listener: (payload: string) => void): () => void {
+    this.rowListeners.add(listener);
+    return () => this.rowListeners.delete(listener);
+  }
+
+  /** A `realtime` notification arrived (after its transaction committed). */
+  rows(payload: string): void {
+    for (const listener of this.rowListeners) listener(payload);
   }
 
   /** A change became visible (or may have: a lost listener). */
@@ -119,11 +138,15 @@ export async function listenForChanges(
       keepAliveInitialDelayMillis: 10_000,
     });
     client = next;
-    next.on("notification", () => feed.changed());
+    next.on("notification", (message) => {
+      if (message.channel === REALTIME_CHANNEL) feed.rows(message.payload ?? "");
+      else feed.changed();
+    });
     next.on("error", (error) => lost(next, error));
     next.on("end", () => lost(next));
     try {
       await next.connect();
+      await next.query(`LISTEN ${REALTIME_CHANNEL}`);
       await next.query(`LISTEN ${SITE_CHANNEL}`);
     } catch (error) {
       lost(next, error as Error);

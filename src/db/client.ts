@@ -8,7 +8,7 @@ import type { SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient, type Prisma } from "../generated/prisma/client.ts";
-import { ChangeFeed, listenForChanges } from "./change-feed.ts";
+import { ChangeFeed, listenForChanges, REALTIME_CHANNEL } from "./change-feed.ts";
 import { runMigrations, unreachable } from "./migrate.ts";
 import { planOnce, preparedPGlite } from "./pglite-prepared.ts";
 import { readThroughAdapter, type ReadQuery } from "./raw-query.ts";
@@ -115,6 +115,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     throw error;
   }
   const db = pglite;
+  // One process owns the database: its own writes are all there are.
+  const changes = new ChangeFeed(true);
+  // PGlite hands the notifications of a committed write to its listeners (pglite-prepared.ts).
+  await db.listen(REALTIME_CHANNEL, (payload) => changes.rows(payload));
   return wrap(
     "pglite",
     // Statements prepared once and run in one call into PGlite each (pglite-prepared.ts).
@@ -128,8 +132,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       }
     },
     () => undefined,
-    // One process owns the database: its own writes are all there are.
-    new ChangeFeed(true),
+    changes,
     planOnce,
   );
 }

@@ -26,6 +26,7 @@ import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";
 import "./system.ts";
+import "./realtime.ts";
 
 export const schema = syncNodeIds(builder.toSchema({ sortSchema: true }));
 

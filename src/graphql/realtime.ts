@@ -1,0 +1,107 @@
+// Realtime: the published API's channels as GraphQL subscriptions (`channel`), over Server-Sent
+// Events (Yoga, graphql-sse's distinct connections) and WebSocket (graphql-ws) on /graphql. The
+// channel table, the checks and the bounds are src/core/realtime's; here the types and the
+// stream: each event is resolved with a fresh context (fresh loaders and access), as a new query
+// would be.
+import type { RowChange } from "../core/realtime/channels.ts";
+import { CHANNEL_PARAMS } from "../core/realtime/channels.ts";
+import type { ChannelEvent, ChannelItem, Subscription } from "../core/realtime/bus.ts";
+import { builder, type GraphQLContext } from "./builder.ts";
+
+const OPERATIONS: Record<RowChange["op"], string> = { insert: "created", update: "updated", delete: "deleted" };
+
+export const ChannelChangeRef = builder.objectRef<RowChange>("ChannelChange").implement({
+  description: "One object a committed write created, changed or deleted, of those the channel covers",
+  fields: (t) => ({
+    object: t.string({
+      description: "Its type, by table name (`Space`, `ChangeRequest`, `Comment`, `SiteSpace`, …)",
+      resolve: (c) => c.table,
+    }),
+    id: t.string({
+      description: "Its id (null for rows keyed by other ids, such as a reaction or a requested reviewer)",
+      nullable: true,
+      resolve: (c) => c.row.id ?? null,
+    }),
+    change: t.string({ description: "`created`, `updated` or `deleted`", resolve: (c) => OPERATIONS[c.op] }),
+    fields: t.stringList({
+      description: "For `updated`: the names of the fields that changed (stored columns); null otherwise",
+      nullable: true,
+      resolve: (c) => (c.fields ? [...c.fields] : null),
+    }),
+  }),
+});
+
+export const ChannelEventRef = builder.objectRef<ChannelEvent>("ChannelEvent").implement({
+  description: "What one committed write changed of what a channel covers (one event per channel and transaction)",
+  fields: (t) => ({
+    channel: t.string({ description: "The channel kind, as subscribed (`space-content`)", resolve: (e) => e.channel }),
+    ids: t.field({ type: "JSON", description: "The ids the channel was subscribed with, as given", resolve: (e) => e.ids }),
+    at: t.field({ type: "DateTime", description: "When this instance received the committed write", resolve: (e) => e.at }),
+    actor: t.id({
+      description: "The user who made the change, when the changed rows record it (author, poster, reviewer, merger); else null",
+      nullable: true,
+      resolve: (e) => e.actorId,
+    }),
+    revision: t.id({
+      description: "The new revision, when the change moved a space's or change request's head; else null",
+      nullable: true,
+      resolve: (e) => e.revisionId,
+    }),
+    changes: t.field({ type: [ChannelChangeRef], description: "The objects created, changed or deleted", resolve: (e) => [...e.changes] }),
+  }),
+});
+
+const ChannelInputRef = builder.inputType("ChannelInput", {
+  description:
+    'A channel of the published API (`APIChannel`): its kind and the ids it names, with the published names (`{ channel: "space-content", space: "spc_…" }`)',
+  fields: (t) => ({
+    channel: t.string({
+      required: true,
+      description: "The channel kind (`space-content`, `site-structure`, …); docs/realtime.md lists them",
+    }),
+    ...Object.fromEntries(CHANNEL_PARAMS.map((name) => [name, t.string({ description: `The ${name} id, for channels that name one` })])),
+  }),
+});
+
+builder.subscriptionType({
+  description:
+    "Realtime: events of committed writes, over Server-Sent Events (`Accept: text/event-stream`) or WebSocket (`graphql-transport-ws`) on /graphql",
+});
+
+/**
+ * The events of `subscription` for one GraphQL subscription: before each, the context gets fresh
+ * loaders and access (what the event's fields read is read anew, under the caller's current
+ * access); ended by the consumer (return) or the subscription (error, shutdown).
+ */
+export async function* eventsOf(subscription: Subscription, context: GraphQLContext): AsyncGenerator<ChannelItem> {
+  const bus = context.core.realtime;
+  try {
+    for await (const item of subscription) {
+      context.core = bus.contextFor(context.core.viewer);
+      yield item;
+    }
+  } finally {
+    subscription.end();
+  }
+}
+
+/** The event of an item, or the error that ended its subscription (as the last event of the stream). */
+export function eventOrError(item: ChannelItem): ChannelEvent {
+  // The domain error itself: the error mask (use-error-masking.ts) gives it its code and status.
+  if (item.error) throw item.error;
+  return item.event;
+}
+
+builder.subscriptionField("channel", (t) =>
+  t.field({
+    type: ChannelEventRef,
+    description:
+      "The events of a published channel: one per committed write that changes what it covers. Refused at subscribe time (400 naming the field, 404, 403, 429) with no stream opened",
+    args: { channel: t.arg({ type: ChannelInputRef, required: true }) },
+    subscribe: async (_root, args, context) => {
+      const subscription = await context.core.realtime.subscribe(context.core, args.channel as Record<string, unknown>);
+      return eventsOf(subscription, context);
+    },
+    resolve: (item: ChannelItem) => eventOrError(item),
+  }),
+);
