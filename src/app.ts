@@ -42,6 +42,7 @@ import { useRequestLog } from "./http/plugins/use-request-log.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
+import { attachWebSocket } from "./http/websocket.ts";
 import { composeHooks, guardRequestHooks } from "./http/guard.ts";
 import type { ServerTimeouts } from "./http/server-options.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
@@ -211,8 +212,12 @@ export function createApp({
    * that are not HTTP) as the error envelope (src/http/client-error.ts), `handler` or Yoga for
    * the rest.
    */
-  const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) =>
-    createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
+  const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) => {
+    const server = createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
+    // Subscriptions over WebSocket on the same path (graphql-ws); over SSE Yoga serves them itself.
+    attachWebSocket(server, yoga, realtime);
+    return server;
+  };
   return { yoga, services, jobs, close, registry, createServer, rateLimitHeaders: rateLimit.peekAddress, siteCache };
 }
 

@@ -118,7 +118,8 @@ describe("subscribing over SSE", () => {
       channel: "space-content",
       ids: { space },
       revision: page.createPage.space.revision,
-      actor: null,
+      // The new revision's author.
+      actor: A.userId,
     });
     expect(contentEvent.data.channel.changes).toEqual([{ object: "Space", id: space, change: "updated", fields: ["revisionId"] }]);
     expect(await content.next(300)).toBeNull();

@@ -212,8 +212,10 @@ export class RealtimeBus {
     }
     const at = new Date();
     let events = 0;
+    // Who made the transaction: the first row that records it (a new revision's author, a merger, a poster).
+    const transactionActor = changes.find((change) => change.row.actorId)?.row.actorId ?? null;
     for (const group of groups.values()) {
-      const actorId = group.changes.find((change) => change.row.actorId)?.row.actorId ?? null;
+      const actorId = group.changes.find((change) => change.row.actorId)?.row.actorId ?? transactionActor;
       let revisionId: string | null = null;
       for (const change of group.changes) if (change.row.revisionId && revisionChange(change)) revisionId = change.row.revisionId;
       for (const subscription of this.subscribers.get(group.key) ?? []) {
@@ -237,11 +239,20 @@ export class RealtimeBus {
     if (organizationId) for (const subscription of this.byOrganization.get(organizationId) ?? []) subscription.recheck();
   }
 
+  private readonly closeListeners = new Set<() => void>();
+
+  /** Calls `listener` when the bus closes (transports end their connections); returns the function that stops it. */
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
   /** Ends every subscription (shutdown): each stream completes; no new one opens. */
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
     for (const set of [...this.subscribers.values()]) for (const subscription of [...set]) subscription.end();
+    for (const listener of this.closeListeners) listener();
   }
 }
 
