@@ -3,7 +3,7 @@
 #   docker build -t docs-publishing-service .
 #   docker run -p 4000:4000 -e DATABASE_URL=postgresql://… docs-publishing-service
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Dependencies first, so that a change of the sources reuses this layer. `npm ci` runs
 # `prisma generate` (postinstall), which reads the Prisma schema and its configuration.
@@ -15,7 +15,7 @@ COPY src ./src
 COPY rest-adapter ./rest-adapter
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \

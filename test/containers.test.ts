@@ -84,7 +84,7 @@ describe("Dockerfile", () => {
   const stages = instructions.filter((line) => /^FROM /i.test(line));
 
   it("builds in one stage and runs from another, as a user that is not root", () => {
-    expect(stages).toEqual(["FROM node:20-bookworm-slim AS build", "FROM node:20-bookworm-slim AS runtime"]);
+    expect(stages).toEqual(["FROM node:24-bookworm-slim AS build", "FROM node:24-bookworm-slim AS runtime"]);
     // Node's major version is the one of .nvmrc.
     expect(stages[0]).toContain(`node:${read(".nvmrc").trim()}-`);
     const runtime = instructions.slice(instructions.indexOf(stages[1]));

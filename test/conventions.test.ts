@@ -22,13 +22,16 @@ const atLeast = (version: number[], minimum: number[]) => {
 };
 
 describe("conventions", () => {
-  it(".nvmrc names a Node version that engines accepts, and this Node satisfies engines", () => {
+  it(".nvmrc names the target Node, which engines accepts; this Node satisfies engines", () => {
     const engines: string = packageJson.engines.node;
     const minimum = versionOf(engines.match(/^>=\s*([\d.]+)$/)![1]);
     const nvmrc = read(".nvmrc").trim();
     expect(nvmrc).toMatch(/^\d+(\.\d+){0,2}$/);
-    // `nvm install 20` takes the newest 20.x, which is at least the minimum of the same major.
-    expect(versionOf(nvmrc)[0]).toBe(minimum[0]);
+    // The target runtime is Node 24 LTS (issue 35): .nvmrc and the Dockerfile name it; engines
+    // keeps the oldest Node the service still starts on (20.19), so a machine with Node 20 runs it.
+    expect(nvmrc).toBe("24");
+    expect(atLeast(versionOf(nvmrc), minimum)).toBe(true);
+    expect(minimum[0]).toBe(20);
     expect(atLeast(versionOf(process.version), minimum)).toBe(true);
   });
 
