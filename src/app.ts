@@ -40,6 +40,7 @@ import { usePages } from "./http/plugins/use-pages.ts";
 import { usePdfDownloads } from "./http/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./http/plugins/use-request-log.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
+import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { attachWebSocket } from "./http/websocket.ts";
@@ -136,6 +137,7 @@ export function createApp({
   registerRealtimeMetrics(registry, realtime);
   /** Rendered pages of published sites (tests read its `renders`: a repeated view renders nothing). */
   const siteCache = new SiteCache(database.changes);
+  const compiledExecution = useCompiledExecution();
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -186,6 +188,8 @@ export function createApp({
         useIntegrationScripts(services),
         useIntegrationEndpoints(services),
         useNotImplemented(routes),
+        // /graphql documents sent again run compiled (a bounded cache keyed by their text).
+        compiledExecution,
         useRestAdapter(routes),
         // After the REST adapter: its graphql-jit plugin replaces the execute function, and the
         // deadline must wrap whichever one runs (its race and its statement scope).
@@ -218,7 +222,17 @@ export function createApp({
     attachWebSocket(server, yoga, realtime);
     return server;
   };
-  return { yoga, services, jobs, close, registry, createServer, rateLimitHeaders: rateLimit.peekAddress, siteCache };
+  return {
+    yoga,
+    services,
+    jobs,
+    close,
+    registry,
+    createServer,
+    compiledDocuments: compiledExecution.stats,
+    rateLimitHeaders: rateLimit.peekAddress,
+    siteCache,
+  };
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -2,6 +2,7 @@
 // child (service.ts) on a fresh database (a scratch PostgreSQL database with DATABASE_URL, else
 // in-memory PGlite; the same seed as `npm run bench`), BENCH_NODE_FLAGS as its Node flags, and
 // the reads `npm run bench` measures.
+import { routes } from "../../rest-adapter/routes/index.ts";
 import { createScratchDatabase } from "../support/database.ts";
 import { startChild, type Child } from "./protocol.ts";
 
@@ -25,7 +26,13 @@ export async function startBenchService() {
   );
   const s = await child.next<any>();
   const headers = { authorization: `Bearer ${s.token}`, "content-type": "application/json" };
-  const requests: Record<"space" | "list" | "page" | "relations" | "site", BenchRequest> = {
+  /** The REST route's operation sent to /graphql as a frontend sends it: its text and variables. */
+  const graphqlOf = (path: string, variables: Record<string, unknown>): BenchRequest => {
+    const route = routes.find((r) => r.method === "GET" && r.path === path);
+    if (!route) throw new Error(`no route GET ${path}`);
+    return { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: route.document, variables }) };
+  };
+  const requests: Record<"space" | "list" | "page" | "relations" | "site" | "graphql-space" | "graphql-list", BenchRequest> = {
     space: { method: "GET", path: `/v1/spaces/${s.spaceId}`, headers },
     list: { method: "GET", path: `/v1/orgs/${s.organizationId}/spaces?limit=100`, headers },
     page: { method: "GET", path: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`, headers },
@@ -36,6 +43,8 @@ export async function startBenchService() {
       body: JSON.stringify({ query: RELATIONS_QUERY, variables: { id: s.organizationId } }),
     },
     site: { method: "GET", path: s.sitePagePath, headers: {} },
+    "graphql-space": graphqlOf("/v1/spaces/:spaceId", { id: s.spaceId }),
+    "graphql-list": graphqlOf("/v1/orgs/:organizationId/spaces", { id: s.organizationId, first: 100 }),
   };
   return {
     child,

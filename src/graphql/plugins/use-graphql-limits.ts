@@ -76,6 +76,8 @@ const MAX_DOCUMENT_NESTING = 100;
 
 export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plugin {
   let graphqlEndpoint = "/graphql";
+  /** Parsed documents that passed the repeated-field check (held while Yoga's parser cache holds them). */
+  const checkedDocuments = new WeakSet<DocumentNode>();
   const byteLength = (text: string) => Buffer.byteLength(text);
   const documentTooLarge = (size: string) =>
     limitError(`The document is ${size} bytes: at most ${limits.maxDocumentBytes} bytes`, "DOCUMENT_TOO_LARGE", 413);
@@ -160,6 +162,8 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     onParse() {
       return ({ result, replaceParseResult }) => {
         if (!result || result instanceof Error || !("definitions" in result)) return;
+        // Yoga's parser cache hands a repeated document's parsed form again: checked once (issue 35).
+        if (checkedDocuments.has(result as DocumentNode)) return;
         const repeated = mostRepeatedField(result as DocumentNode);
         if (repeated === "too-large") {
           replaceParseResult(
@@ -175,6 +179,8 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
               "FIELD_REPEAT_LIMIT",
             ),
           );
+        } else {
+          checkedDocuments.add(result as DocumentNode);
         }
       };
     },
