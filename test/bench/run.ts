@@ -10,7 +10,9 @@
 // Options: `--short` (one round of 2 s: a quick look, numbers noisier), `--cpu-prof` (the service
 // children write V8 CPU profiles into ./bench-profiles), `--statements` (print the recorded SQL),
 // `--integrations` (only the integration render and sandbox rows), `--reads` (only the read rows:
-// no merge, integration or OpenAPI rows), `--site` (only a published page's repeated view and
+// no merge, integration or OpenAPI rows), `--peer` (only this service against PostGraphile 5 on the
+// same PostgreSQL database, Node 24: test/bench/peer.ts; part of every run with DATABASE_URL
+// unless `--no-peer`), `--site` (only a published page's repeated view and
 // `GET /v1/spaces/{id}`, interleaved, and their ratio), BENCH_SECONDS (seconds per measurement).
 import { createHash } from "node:crypto";
 import autocannon from "autocannon";
@@ -252,6 +254,11 @@ const label = (r: Row) => (r.info ? "INFO" : r.pass ? "PASS" : "FAIL");
 const ratioRow = (name: string, value: number, target: number) => row(value >= target, `${name}: ${value.toFixed(2)} (target ≥ ${target})`);
 
 async function main() {
+  if (process.argv.includes("--peer")) {
+    // Only this service against PostGraphile (test/bench/peer.ts).
+    const { peerBench } = await import("./peer.ts");
+    process.exit((await peerBench()) ? 0 : 1);
+  }
   const rows: Row[] = [];
   const notes: string[] = [];
   const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
@@ -579,7 +586,9 @@ async function main() {
   for (const s of services) await s.child.ask({ type: "exit" }).catch(() => {});
   bare?.child.process.kill();
   await scratch?.drop();
-  process.exit(rows.some((r) => !r.pass) ? 1 : 0);
+  // The peer comparison (PostGraphile 5 on the same database, Node 24; test/bench/peer.ts).
+  const peerPass = process.env.DATABASE_URL && !process.argv.includes("--no-peer") ? await (await import("./peer.ts")).peerBench() : true;
+  process.exit(rows.some((r) => !r.pass) || !peerPass ? 1 : 0);
 }
 
 /** `--site`: the REST space read and the site page's repeated view, interleaved in rounds, per database. */
