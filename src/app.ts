@@ -42,6 +42,7 @@ import { useRequestLog } from "./http/plugins/use-request-log.ts";
 import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
+import { usePersistedOperations, type PersistedOperationsConfig } from "./graphql/plugins/use-persisted-operations.ts";
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { attachWebSocket } from "./http/websocket.ts";
@@ -74,6 +75,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
+    /** Persisted operations on /graphql: the store a frontend's build registers, and whether only they run. */
+    persistedOperations?: PersistedOperationsConfig;
     /** Sandboxes and deliveries of integrations (tests lower the limits). */
     integrations?: Partial<Config["integrations"]>;
   };
@@ -184,6 +187,8 @@ export function createApp({
           },
         }),
         useIntrospectionToggle(config.introspectionEnabled ?? true),
+        // Before the limits: a persisted operation's document is known only once its hash is looked up.
+        ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
         useInputBoundary(),
         useGraphQLLimits(services, graphqlLimits),
         useAuth(services),

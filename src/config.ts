@@ -4,6 +4,7 @@
 // To add a setting: one entry in `variables` (its zod type, its default, `.describe()` with what
 // it means: the table of docs/configuration.md is checked against these), then its field in `Config` and
 // `toConfig`. Nothing else reads `process.env`.
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
@@ -265,6 +266,12 @@ export const variables = {
   INTROSPECTION_ENABLED: optionalFlag().describe(
     "GraphQL introspection (`__schema`, `__type`) (default: on, off when `NODE_ENV=production`).",
   ),
+  PERSISTED_OPERATIONS_FILE: optional(z.string().trim()).describe(
+    "A JSON file of persisted operations (`sha256 hex of the document` → document) a frontend's build registers; `/graphql` runs one by `extensions.persistedQuery.sha256Hash`.",
+  ),
+  PERSISTED_OPERATIONS_ONLY: optionalFlag().describe(
+    "Only persisted operations run on `/graphql`: a document sent as text is refused (400); needs `PERSISTED_OPERATIONS_FILE` (default off).",
+  ),
   RATE_LIMIT_PER_TOKEN: optional(integer(1, 10_000_000))
     .transform((value) => value ?? 1200)
     .describe("Requests per window for one API token (default 1200); 429 with `Retry-After` above."),
@@ -323,6 +330,8 @@ export interface Config {
   graphqlLimits: GraphQLLimits;
   graphiqlEnabled: boolean;
   introspectionEnabled: boolean;
+  /** Persisted operations on /graphql (src/graphql/plugins/use-persisted-operations.ts). */
+  persistedOperations?: { store: Record<string, string>; only: boolean };
   rateLimits: { perToken: number; perAddress: number; windowSeconds: number };
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -357,7 +366,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const value = parsed.data;
+  if (value.PERSISTED_OPERATIONS_ONLY && !value.PERSISTED_OPERATIONS_FILE) {
+    throw new ConfigError(["PERSISTED_OPERATIONS_ONLY: needs PERSISTED_OPERATIONS_FILE (no operation could run)"]);
+  }
+  let persistedOperations: Config["persistedOperations"];
+  if (value.PERSISTED_OPERATIONS_FILE) {
+    let store: unknown;
+    try {
+      store = JSON.parse(readFileSync(value.PERSISTED_OPERATIONS_FILE, "utf8"));
+    } catch (error) {
+      throw new ConfigError([`PERSISTED_OPERATIONS_FILE: ${(error as Error).message}`]);
+    }
+    if (typeof store !== "object" || store === null || Array.isArray(store)) {
+      throw new ConfigError(["PERSISTED_OPERATIONS_FILE: expected a JSON object of sha256 hash → document"]);
+    }
+    persistedOperations = { store: store as Record<string, string>, only: value.PERSISTED_OPERATIONS_ONLY ?? false };
+  }
   return {
+    persistedOperations,
     port: value.PORT,
     host: value.HOST,
     publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ""),
