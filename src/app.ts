@@ -1,5 +1,6 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
 // adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
+import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { RequestListener } from "node:http";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
@@ -187,6 +188,8 @@ export function createApp({
           },
         }),
         useIntrospectionToggle(config.introspectionEnabled ?? true),
+        // @defer and @stream (incremental delivery, multipart/mixed or SSE) for a page's slow parts.
+        useDeferStream(),
         // Before the limits: a persisted operation's document is known only once its hash is looked up.
         ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
         useInputBoundary(),
