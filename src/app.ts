@@ -13,6 +13,7 @@ import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
 import { publicOnly } from "./core/import/net.ts";
+import { DEFAULT_INSIGHTS_LIMITS, InsightsRecorder, type InsightsLimits } from "./core/insights/index.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
@@ -80,6 +81,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     persistedOperations?: PersistedOperationsConfig;
     /** Sandboxes and deliveries of integrations (tests lower the limits). */
     integrations?: Partial<Config["integrations"]>;
+    /** Buffering of insight events (tests lower the flush interval). */
+    insights?: Partial<InsightsLimits>;
   };
 
 export interface AppOptions {
@@ -134,6 +137,7 @@ export function createApp({
     logger,
     imports: new ImportTracker(),
     integrations,
+    insights: new InsightsRecorder(database.prisma, { ...DEFAULT_INSIGHTS_LIMITS, ...config.insights }, logger),
     release: { version: packageJson.version, build: clock.now().toISOString() },
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
@@ -220,6 +224,7 @@ export function createApp({
   const close = async () => {
     stopRows();
     realtime.close();
+    await services.insights.close();
     await jobs.stop();
     await integrations.close();
   };

@@ -6,6 +6,7 @@ import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
+import type { InsightsRecorder } from "./insights/recorder.ts";
 import type { IntegrationRuntime } from "./integrations/runtime.ts";
 import type { JobQueue } from "./jobs/index.ts";
 import type { OpenAPILimits } from "./openapi/index.ts";
@@ -40,6 +41,8 @@ export interface Services {
   integrations: IntegrationRuntime;
   /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */
   realtime: RealtimeBus;
+  /** Insight events of published sites waiting to be written in batches (src/core/insights). */
+  insights: InsightsRecorder;
   /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
   release: { version: string; build: string };
 }
