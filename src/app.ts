@@ -8,7 +8,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_INTEGRATION_SETTINGS, type Config } from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import { createCoreContext, type Services } from "./core/context.ts";
-import { DEFAULT_REALTIME_LIMITS, RealtimeBus } from "./core/realtime/bus.ts";
+import { DEFAULT_REALTIME_LIMITS, RealtimeBus, type RealtimeLimits } from "./core/realtime/bus.ts";
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
@@ -48,6 +48,7 @@ import { usePersistedOperations, type PersistedOperationsConfig } from "./graphq
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { attachWebSocket } from "./http/websocket.ts";
+import { useRealtimeChannels } from "./http/plugins/use-realtime-channels.ts";
 import { composeHooks, guardRequestHooks } from "./http/guard.ts";
 import type { ServerTimeouts } from "./http/server-options.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
@@ -73,7 +74,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     >
   > & {
     /** Bounds of realtime subscriptions (tests lower them). */
-    realtime?: Partial<Config["realtime"]>;
+    realtime?: Partial<RealtimeLimits>;
     graphqlLimits?: Partial<Config["graphqlLimits"]>;
     /** Bounds of website imports other than the private-host policy (tests lower the timeouts). */
     importLimits?: Partial<ImportLimits>;
@@ -203,6 +204,7 @@ export function createApp({
         usePdfDownloads(services),
         useIntegrationScripts(services),
         useIntegrationEndpoints(services),
+        useRealtimeChannels(services, { heartbeatMs: realtime.limits.heartbeatMs }),
         useNotImplemented(routes),
         // /graphql documents sent again run compiled (a bounded cache keyed by their text).
         compiledExecution,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
 import { CHANNELS, CHANNELS_BY_KIND } from "../src/core/realtime/channels.ts";
 import { graphqlData } from "./support/expect.ts";
-import { CHANNEL_QUERY, type EventStream, subscribeSse } from "./support/realtime.ts";
+import { CHANNEL_QUERY, type EventStream, openEventStream, subscribeSse } from "./support/realtime.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 const spec = createRequire(import.meta.url)("@gitbook/api/spec/openapi.json");
@@ -17,7 +17,7 @@ let B: { organizationId: string; userId: string; token: string };
 const open: EventStream[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ realtime: { maxPerToken: 5 } });
+  server = await startTestServer({ realtime: { maxPerToken: 5, heartbeatMs: 200 } });
   A = await server.bootstrap("Realtime A");
   B = await server.bootstrap("Realtime B");
 });
@@ -271,3 +271,51 @@ describe("bounds", () => {
     }
   });
 });
+
+describe("the REST twin, GET /v1/channels", () => {
+  it("streams the same events as text/event-stream, with heartbeats", async () => {
+    const space = await newSpace();
+    const before = server.app.services.realtime.openSubscriptions;
+    const stream = await openEventStream(`${server.url}/v1/channels?channel=space&space=${space}`, { token: A.token });
+    open.push(stream);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    await waitFor(() => server.app.services.realtime.openSubscriptions === before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stream.comments).toBeGreaterThanOrEqual(2);
+    await server.rest(A.token, "PATCH", `/v1/spaces/${space}`, { title: "From a script" });
+    const message = await stream.next();
+    expect(message!.event).toBe("space");
+    expect(JSON.parse(message!.data)).toMatchObject({
+      channel: "space",
+      ids: { space },
+      actor: null,
+      revision: null,
+      changes: [{ object: "Space", id: space, change: "updated", fields: ["title"] }],
+    });
+    stream.close();
+    await waitFor(() => server.app.services.realtime.openSubscriptions === before);
+  });
+
+  it("refuses bad input with the error envelope before any stream", async () => {
+    const foreign = await newSpace(B.token, B.organizationId);
+    const cases: [string, string | undefined, number, string][] = [
+      ["channel=nope", A.token, 400, 'channel: unknown channel kind "nope"'],
+      ["channel=space", A.token, 400, 'space: channel "space" needs the space id'],
+      ["channel=space&space=org_x", A.token, 400, 'space: "org_x" is not a Space id (spc_…)'],
+      [`channel=space&space=${foreign}&space=${foreign}`, A.token, 400, "space: given more than once"],
+      [`channel=space&space=${foreign}`, A.token, 404, `No space found with id "${foreign}"`],
+      [`channel=space&space=${foreign}`, undefined, 401, "Missing API token: send the header Authorization: Bearer <token>"],
+    ];
+    for (const [query, token, status, message] of cases) {
+      const response = await fetch(`${server.url}/v1/channels?${query}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      expect(response.status, query).toBe(status);
+      expect(await response.json()).toEqual({ error: { code: status, message } });
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean) {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(condition()).toBe(true);
+}
