@@ -41,7 +41,6 @@ import { useSecurityHeaders } from "./http/plugins/use-security-headers.ts";
 import { usePages } from "./http/plugins/use-pages.ts";
 import { usePdfDownloads } from "./http/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./http/plugins/use-request-log.ts";
-import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
 import { usePersistedOperations, type PersistedOperationsConfig } from "./graphql/plugins/use-persisted-operations.ts";
@@ -149,7 +148,6 @@ export function createApp({
   const siteCache = new SiteCache(database.changes);
   const compiledExecution = useCompiledExecution();
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
-  const requestLog = useRequestLog({ logger, registry, restRoutes: routes });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -169,9 +167,7 @@ export function createApp({
     // adapter's per-hook promises and payloads cost more than most of these hooks' own work).
     plugins: composeHooks(
       [
-        // Before the request log: a header Node would refuse is dropped (and logged) before the line is written.
-        useHeaderGuard({ logger, requestIdOf: requestLog.requestIdOf }),
-        requestLog,
+        useRequestLog({ logger, registry, restRoutes: routes }),
         useHealth({ database, registry, isDraining }),
         rateLimit,
         useSecurityHeaders(),
@@ -213,7 +209,7 @@ export function createApp({
         // deadline must wrap whichever one runs (its race and its statement scope).
         useExecutionDeadline(graphqlLimits.executionTimeoutMs),
         useLoaderRelease(schema),
-      ].map((plugin) => guardRequestHooks(plugin, { logger, requestIdOf: requestLog.requestIdOf })),
+      ].map((plugin) => guardRequestHooks(plugin)),
     ),
   });
   registerOpenAPIReference();
@@ -236,11 +232,7 @@ export function createApp({
    * the rest.
    */
   const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) => {
-    const server = createHttpServer(timeouts, handler, {
-      graphqlEndpoint: yoga.graphqlEndpoint,
-      rateLimitHeaders: rateLimit.peekAddress,
-      logger,
-    });
+    const server = createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
     // Subscriptions over WebSocket on the same path (graphql-ws); over SSE Yoga serves them itself.
     attachWebSocket(server, yoga, realtime);
     return server;

@@ -66,8 +66,7 @@ async function main() {
     }
     inFlight++;
     response.once("close", () => inFlight--);
-    // Returned: the server answers (or closes) a request its promise leaves without an answer.
-    return yoga(request, response);
+    void yoga(request, response);
   });
 
   try {

@@ -37,13 +37,7 @@ const CODES: Record<number, string> = {
 /** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
 const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
 
-export type RequestLogPlugin = Plugin & { requestIdOf(request: Request): string | undefined };
-
-export function useRequestLog(options: {
-  logger: Logger;
-  registry: Registry;
-  restRoutes: { method: string; path: string }[];
-}): RequestLogPlugin {
+export function useRequestLog(options: { logger: Logger; registry: Registry; restRoutes: { method: string; path: string }[] }): Plugin {
   const { logger, registry } = options;
   const router = FindMyWay();
   for (const route of options.restRoutes)
@@ -80,7 +74,6 @@ export function useRequestLog(options: {
   };
 
   return {
-    requestIdOf: (request) => started.get(request)?.id,
     onRequest({ request, url }) {
       const given = request.headers.get(REQUEST_ID_HEADER);
       const id = given && SANE_ID.test(given) ? given : randomUUID();
