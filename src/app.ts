@@ -172,7 +172,7 @@ export function createApp({
         rateLimit,
         useSecurityHeaders(),
         // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
-        useSites(services, siteCache, rateLimit.credentialFailures),
+        useSites(services, siteCache),
         usePages({
           title: TITLE,
           openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),
