@@ -41,6 +41,7 @@ import { useSecurityHeaders } from "./http/plugins/use-security-headers.ts";
 import { usePages } from "./http/plugins/use-pages.ts";
 import { usePdfDownloads } from "./http/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./http/plugins/use-request-log.ts";
+import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
 import { usePersistedOperations, type PersistedOperationsConfig } from "./graphql/plugins/use-persisted-operations.ts";
@@ -148,6 +149,7 @@ export function createApp({
   const siteCache = new SiteCache(database.changes);
   const compiledExecution = useCompiledExecution();
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
+  const requestLog = useRequestLog({ logger, registry, restRoutes: routes });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -167,7 +169,9 @@ export function createApp({
     // adapter's per-hook promises and payloads cost more than most of these hooks' own work).
     plugins: composeHooks(
       [
-        useRequestLog({ logger, registry, restRoutes: routes }),
+        // Before the request log: a header Node would refuse is dropped (and logged) before the line is written.
+        useHeaderGuard({ logger, requestIdOf: requestLog.requestIdOf }),
+        requestLog,
         useHealth({ database, registry, isDraining }),
         rateLimit,
         useSecurityHeaders(),
@@ -209,7 +213,7 @@ export function createApp({
         // deadline must wrap whichever one runs (its race and its statement scope).
         useExecutionDeadline(graphqlLimits.executionTimeoutMs),
         useLoaderRelease(schema),
-      ].map((plugin) => guardRequestHooks(plugin)),
+      ].map((plugin) => guardRequestHooks(plugin, { logger, requestIdOf: requestLog.requestIdOf })),
     ),
   });
   registerOpenAPIReference();
@@ -232,7 +236,11 @@ export function createApp({
    * the rest.
    */
   const createServer = (timeouts: Partial<ServerTimeouts> = {}, handler: RequestListener = yoga) => {
-    const server = createHttpServer(timeouts, handler, { graphqlEndpoint: yoga.graphqlEndpoint, rateLimitHeaders: rateLimit.peekAddress });
+    const server = createHttpServer(timeouts, handler, {
+      graphqlEndpoint: yoga.graphqlEndpoint,
+      rateLimitHeaders: rateLimit.peekAddress,
+      logger,
+    });
     // Subscriptions over WebSocket on the same path (graphql-ws); over SSE Yoga serves them itself.
     attachWebSocket(server, yoga, realtime);
     return server;

@@ -66,7 +66,8 @@ async function main() {
     }
     inFlight++;
     response.once("close", () => inFlight--);
-    void yoga(request, response);
+    // Returned: the server answers (or closes) a request its promise leaves without an answer.
+    return yoga(request, response);
   });
 
   try {

@@ -27,8 +27,26 @@ export function checkDefaultLevel(value: string | null): Role | null {
 
 const URL_MAX = 2048;
 
+/**
+ * C0 and C1 control characters and DEL. A stored string that becomes a header value (a redirect's
+ * `Location`, a filename, a policy) or a URL must hold none: `new URL` silently drops CR, LF and tab,
+ * so a URL that parses can still break the header it is written into (issue 28).
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Refuses control characters (400 naming the field and where the first one is). */
+export function checkNoControlCharacters(field: string, value: string): string {
+  const match = CONTROL.exec(value);
+  if (match) {
+    const code = match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    throw badInput(`${field} must not contain control characters (U+${code} at position ${match.index})`);
+  }
+  return value;
+}
+
 export function checkUrl(field: string, value: string): string {
   checkLength(field, value, { max: URL_MAX });
+  checkNoControlCharacters(field, value);
   try {
     const url = new URL(value);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("scheme");

@@ -6,10 +6,11 @@
 //
 // A socket the client already closed, or on which an answer has already begun, gets nothing
 // written (that would corrupt what the client is reading): it is only destroyed.
-import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { API_SECURITY_HEADERS } from "./plugins/use-security-headers.ts";
 import { serverOptions, type ServerTimeouts } from "./server-options.ts";
+import type { Logger } from "../logger.ts";
 
 /** The X-RateLimit-* headers of a client address, without counting a request. */
 export type RateLimitPeek = (address: string) => Promise<Record<string, string>>;
@@ -52,11 +53,69 @@ function unwritable(socket: HttpSocket): boolean {
 export function createHttpServer(
   timeouts: Partial<ServerTimeouts>,
   handler: RequestListener,
-  options: Parameters<typeof handleClientErrors>[1] = {},
+  options: Parameters<typeof handleClientErrors>[1] & { logger?: Logger } = {},
 ): Server {
-  const server = createServer(serverOptions(timeouts), handler);
+  const server = createServer(serverOptions(timeouts), answeredOrClosed(handler, options));
   handleClientErrors(server, options);
   return server;
+}
+
+/**
+ * Every request is answered or its connection closed: when the handler's work ends (its promise
+ * settles, or it throws) and nothing was written (the server adapter swallows a `writeHead` that
+ * throws, and the request stayed open until the client gave up), the request gets the error
+ * envelope, or, when headers already went out, its connection is destroyed; either way a JSON
+ * error line with the request id is logged (issue 28). A handler that returns nothing (it answers
+ * on its own schedule) is left alone.
+ */
+function answeredOrClosed(
+  handler: RequestListener,
+  options: { graphqlEndpoint?: string; logger?: Logger },
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const settle = (request: IncomingMessage, response: ServerResponse, error?: unknown) => {
+    if (response.writableEnded || response.destroyed) return;
+    const reqId = response.getHeader("x-request-id") ?? request.headers["x-request-id"];
+    const line = { reqId, method: request.method, path: request.url?.split("?")[0].slice(0, 256), err: error };
+    if (response.headersSent) {
+      if (error === undefined) return; // a response still streaming (an event stream, a download)
+      options.logger?.error(line, "answering failed after the response began: connection closed");
+      response.destroy();
+      return;
+    }
+    options.logger?.error(line, "the request was left without an answer: answered 500 and closed");
+    const body = JSON.stringify(
+      request.url?.split("?")[0] === (options.graphqlEndpoint ?? "/graphql")
+        ? { errors: [{ message: "Unexpected error", extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } } }] }
+        : { error: { code: 500, message: "Unexpected error" } },
+    );
+    try {
+      for (const name of response.getHeaderNames()) response.removeHeader(name);
+      response.writeHead(500, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": String(Buffer.byteLength(body)),
+        Connection: "close",
+        ...API_SECURITY_HEADERS,
+      });
+      response.end(body);
+    } catch {
+      response.destroy();
+    }
+  };
+  return (request, response) => {
+    let result: unknown;
+    try {
+      result = handler(request, response);
+    } catch (error) {
+      settle(request, response, error);
+      return;
+    }
+    if (result && typeof (result as PromiseLike<unknown>).then === "function") {
+      (result as Promise<unknown>).then(
+        () => settle(request, response),
+        (error) => settle(request, response, error),
+      );
+    }
+  };
 }
 
 export function handleClientErrors(server: Server, options: { graphqlEndpoint?: string; rateLimitHeaders?: RateLimitPeek } = {}): void {

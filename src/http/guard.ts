@@ -3,6 +3,7 @@
 // that such an error is logged and answered as the error envelope of the surface asked.
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "./errors.ts";
+import type { Logger } from "../logger.ts";
 
 export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Response {
   if (url.pathname === graphqlEndpoint) {
@@ -14,19 +15,29 @@ export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Resp
   return errorResponse(500, "Unexpected error");
 }
 
-/** Logs an error a request hook threw (unless its client went away) and answers it as the envelope of the surface asked. */
+export interface GuardOptions {
+  logger?: Logger;
+  requestIdOf?(request: Request): string | undefined;
+  graphqlEndpoint?: string;
+}
+
+/** Logs an error a request hook threw (unless its client went away), as a JSON line with the request id, and answers it as the envelope of the surface asked. */
 function failRequest(
   payload: { request: Request; url: URL; endResponse(response: Response): void },
-  graphqlEndpoint: string,
+  options: GuardOptions,
   error: unknown,
 ) {
   // A client that went away mid-request (its body cut off) is no server error.
   const gone = payload.request.signal.aborted || (error as { name?: unknown } | null)?.name === "AbortError";
-  if (!gone) console.error("Unexpected error:", error);
-  payload.endResponse(unexpectedErrorResponse(payload.url, graphqlEndpoint));
+  if (!gone) {
+    const line = { reqId: options.requestIdOf?.(payload.request), method: payload.request.method, path: payload.url.pathname, err: error };
+    if (options.logger) options.logger.error(line, "unexpected error while answering");
+    else console.error("Unexpected error:", error);
+  }
+  payload.endResponse(unexpectedErrorResponse(payload.url, options.graphqlEndpoint ?? "/graphql"));
 }
 
-export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpoint = "/graphql"): T {
+export function guardRequestHooks<T extends Plugin<any>>(plugin: T, options: GuardOptions = {}): T {
   const onRequest = plugin.onRequest;
   if (!onRequest) return plugin;
   return {
@@ -38,10 +49,10 @@ export function guardRequestHooks<T extends Plugin<any>>(plugin: T, graphqlEndpo
       try {
         result = onRequest.call(plugin, payload);
       } catch (error) {
-        failRequest(payload, graphqlEndpoint, error);
+        failRequest(payload, options, error);
         return;
       }
-      if (result instanceof Promise) return result.then(undefined, (error) => failRequest(payload, graphqlEndpoint, error));
+      if (result instanceof Promise) return result.then(undefined, (error) => failRequest(payload, options, error));
     },
   };
 }

@@ -13,6 +13,7 @@ import { issueToken } from "../../src/core/auth/tokens.ts";
 import { newId } from "../../src/core/ids.ts";
 import { openTestDatabase } from "./database.ts";
 import { createClient } from "./openapi.ts";
+import type { Logger } from "../../src/logger.ts";
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -43,7 +44,14 @@ export async function startTestServer(
   config: Omit<AppConfig, "publicUrl"> = {},
   timeouts: Partial<ServerTimeouts> = {},
   /** PostgreSQL's statement_timeout, when not the execution deadline as main.ts sets it. */
-  { statementTimeoutMs }: { statementTimeoutMs?: number } = {},
+  {
+    statementTimeoutMs,
+    logger,
+  }: {
+    statementTimeoutMs?: number;
+    /** Where the app's log lines go (silent unless a test reads them). */
+    logger?: Logger;
+  } = {},
 ): Promise<TestServer> {
   const database = await openTestDatabase({
     statementTimeoutMs: statementTimeoutMs ?? config.graphqlLimits?.executionTimeoutMs ?? DEFAULT_GRAPHQL_LIMITS.executionTimeoutMs,
@@ -52,6 +60,7 @@ export async function startTestServer(
   let handler: App["yoga"] | undefined;
   const server: Server = createHttpServer(timeouts, (req, res) => handler!(req, res), {
     rateLimitHeaders: (address) => app.rateLimitHeaders(address),
+    logger,
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -66,6 +75,7 @@ export async function startTestServer(
     config: { importAllowPrivateHosts: true, ...config, rateLimits, publicUrl: url },
     clock,
     jobs: { pollIntervalMs: 24 * 3_600_000 },
+    logger,
   });
   handler = app.yoga;
 

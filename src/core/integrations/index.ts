@@ -28,7 +28,7 @@ import { getOrganization, requireOrganization } from "../organizations/index.ts"
 import { type Page, type PageArgs, type PageSource, paginate } from "../pagination.ts";
 import { requireSite } from "../sites/index.ts";
 import { requireSpace } from "../spaces/index.ts";
-import { checkLength, checkOneOf } from "../validate.ts";
+import { checkLength, checkNoControlCharacters, checkOneOf } from "../validate.ts";
 import { checkConfiguration, type ConfigurationSchema } from "./configuration.ts";
 
 export const INTEGRATION_NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
@@ -404,7 +404,7 @@ export async function publishIntegration(
   if (input.contentSources != null) manifest.contentSources = checkContentSources(input.contentSources);
   if (input.externalLinks != null) manifest.externalLinks = checkExternalLinks(input.externalLinks);
   if (input.configurations != null) manifest.configurations = checkConfigurations(input.configurations);
-  if (input.contentSecurityPolicy != null) manifest.contentSecurityPolicy = input.contentSecurityPolicy;
+  if (input.contentSecurityPolicy != null) manifest.contentSecurityPolicy = checkContentSecurityPolicy(input.contentSecurityPolicy);
   const visibility =
     input.visibility != null ? checkOneOf("visibility", input.visibility, INTEGRATION_VISIBILITIES) : (existing?.visibility ?? "public");
   const target = input.target != null ? checkOneOf("target", input.target, INTEGRATION_TARGETS) : (existing?.target ?? "all");
@@ -477,6 +477,33 @@ async function revokeInstallationTokens(tx: Transaction, installationIds: string
   return tokens.map((token) => token.id);
 }
 
+/** Largest `contentSecurityPolicy` accepted (characters, all directives together): it is sent as a header. */
+const CSP_MAX = 4096;
+
+/**
+ * `contentSecurityPolicy`: a string, or directives by name with string sources; sent as a header
+ * value, so no control characters (a stored CR/LF would break every answer it is written to).
+ */
+function checkContentSecurityPolicy(policy: unknown): string | Record<string, string> {
+  if (typeof policy === "string") {
+    checkLength("contentSecurityPolicy", policy, { max: CSP_MAX });
+    return checkNoControlCharacters("contentSecurityPolicy", policy);
+  }
+  if (typeof policy !== "object" || policy === null || Array.isArray(policy)) {
+    throw badInput("contentSecurityPolicy must be a string or an object of directives with string sources");
+  }
+  let total = 0;
+  const directives: Record<string, string> = {};
+  for (const [directive, sources] of Object.entries(policy)) {
+    if (!/^[a-z-]{1,64}$/.test(directive)) throw badInput("contentSecurityPolicy directives must be lowercase names like script-src");
+    if (typeof sources !== "string") throw badInput(`contentSecurityPolicy.${directive} must be a string`);
+    total += directive.length + sources.length + 2;
+    if (total > CSP_MAX) throw badInput(`contentSecurityPolicy must be at most ${CSP_MAX} characters in all`);
+    directives[directive] = checkNoControlCharacters(`contentSecurityPolicy.${directive}`, sources);
+  }
+  return directives;
+}
+
 /** Turns development mode on: events are POSTed to `tunnelUrl` (signed) instead of the script. */
 export async function setDevelopmentMode(
   ctx: CoreContext,
@@ -485,6 +512,7 @@ export async function setDevelopmentMode(
 ): Promise<Integration> {
   const integration = await requireIntegration(ctx, name);
   checkLength("tunnelUrl", input.tunnelUrl, { min: 1, max: 256 });
+  checkNoControlCharacters("tunnelUrl", input.tunnelUrl);
   let url: URL;
   try {
     url = new URL(input.tunnelUrl);

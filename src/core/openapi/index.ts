@@ -24,7 +24,7 @@ import { fetchBounded, FetchFailure } from "../import/index.ts";
 import type { ImportLimits } from "../import/limits.ts";
 import { organizationAllows, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
-import { checkLength, checkOneOf } from "../validate.ts";
+import { checkLength, checkNoControlCharacters, checkOneOf } from "../validate.ts";
 
 export const OPENAPI_SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const OPENAPI_SLUG_MAX = 100;
@@ -93,6 +93,7 @@ export function checkSource(source: { url?: string | null; text?: string | null 
     const url = source.url as string;
     if (typeof url !== "string") throw badInput("source.url must be a string");
     checkLength("source.url", url, { min: 1, max: OPENAPI_URL_MAX });
+    checkNoControlCharacters("source.url", url);
     let parsed: URL;
     try {
       parsed = new URL(url);

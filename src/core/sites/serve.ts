@@ -49,6 +49,8 @@ export interface SiteResponse {
   ttlMs?: number;
   /** `Set-Cookie` values for this visitor (never cached). */
   cookies?: string[];
+  /** A share key or visitor token was presented and refused: counted against the address's stricter budget (issue 28). */
+  credentialRefused?: boolean;
 }
 
 interface CacheEntry {
@@ -253,6 +255,19 @@ const refusal = (status: number, message: string): { refused: SiteResponse } => 
 const cookieOf = (name: string, value: string, base: string) =>
   `${name}=${encodeURIComponent(value)}; Path=${new URL(base).pathname || "/"}; HttpOnly; SameSite=Lax${base.startsWith("https:") ? "; Secure" : ""}`;
 
+const credentialRefused = (access: { refused: SiteResponse }) => ({ refused: { ...access.refused, credentialRefused: true } });
+
+/** `url` as a `Location` value (its absolute http(s) form), or null when it holds what a header cannot. */
+function usableLocation(url: string): string | null {
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(url)) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
 async function visitorAccess(services: Services, cache: SiteCache, site: Fingerprint, request: SiteRequest, now: number): Promise<Access> {
   const cookies: string[] = [];
   let claims: VisitorClaims = {};
@@ -262,15 +277,20 @@ async function visitorAccess(services: Services, cache: SiteCache, site: Fingerp
     if (!key) return refusal(401, "This site is shared by link only: open it with its share link.");
     // Checked on every view, against what is kept until a share link changes (revoked: at once).
     const active = await cache.remember(`share|${site.id}|${key}`, now, async () => !!(await activeShareLink(services, site, key)));
-    if (!active) return refusal(403, "This share link is not valid (revoked or unknown).");
+    if (!active) return credentialRefused(refusal(403, "This share link is not valid (revoked or unknown)."));
     if (request.query.get("shareKey")) cookies.push(cookieOf(cookie, key, request.base));
   } else if (site.visibility === "visitor-auth") {
     const cookie = `site_visitor_${site.id}`;
     const token = request.query.get("jwt_token") ?? request.cookies[cookie];
     // A visitor without a valid token goes to the site's fallback URL (its sign-in page) when it has one.
+    // A fallback URL stored before the input boundary refused control characters (or any other
+    // value Node cannot write as a header) is not used: a logged error, and the 401 page (issue 28).
+    const fallback = site.authFallbackURL && usableLocation(site.authFallbackURL);
+    if (site.authFallbackURL && !fallback)
+      services.logger.error({ siteId: site.id, field: "fallbackURL" }, "stored fallback URL cannot be sent as a Location header");
     const signIn = (message: string) =>
-      site.authFallbackURL
-        ? { refused: { status: 302, contentType: "text/plain; charset=utf-8", body: message, headers: { Location: site.authFallbackURL } } }
+      fallback
+        ? { refused: { status: 302, contentType: "text/plain; charset=utf-8", body: message, headers: { Location: fallback } } }
         : refusal(401, message);
     if (!token) return signIn("Sign in to read this site: it needs a visitor token.");
     try {
@@ -281,7 +301,7 @@ async function visitorAccess(services: Services, cache: SiteCache, site: Fingerp
       const { iat: _iat, exp: _exp, nbf: _nbf, ...signed } = payload;
       claims = { ...signed };
     } catch {
-      return signIn("The visitor token is not valid (bad signature, or expired).");
+      return credentialRefused(signIn("The visitor token is not valid (bad signature, or expired)."));
     }
     if (request.query.get("jwt_token")) cookies.push(cookieOf(cookie, token, request.base));
   }

@@ -22,7 +22,13 @@ interface Started {
 /** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
 const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
 
-export function useRequestLog(options: { logger: Logger; registry: Registry; restRoutes: { method: string; path: string }[] }): Plugin {
+export type RequestLogPlugin = Plugin & { requestIdOf(request: Request): string | undefined };
+
+export function useRequestLog(options: {
+  logger: Logger;
+  registry: Registry;
+  restRoutes: { method: string; path: string }[];
+}): RequestLogPlugin {
   const { logger, registry } = options;
   const router = FindMyWay();
   for (const route of options.restRoutes)
@@ -59,6 +65,7 @@ export function useRequestLog(options: { logger: Logger; registry: Registry; res
   };
 
   return {
+    requestIdOf: (request) => started.get(request)?.id,
     onRequest({ request, url }) {
       const given = request.headers.get(REQUEST_ID_HEADER);
       const id = given && SANE_ID.test(given) ? given : randomUUID();
