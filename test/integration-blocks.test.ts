@@ -359,14 +359,21 @@ describe("scripts injected into a site", () => {
   } };`;
 
   it("lists them (published schema), serves each script from the integration's answer with its Content-Security-Policy", async () => {
-    const published = await server.rest(A.token, "POST", `/v1/integrations/${SCRIPTED}`, {
-      organization: A.organizationId,
-      title: "Site script",
-      script: SCRIPTED_SOURCE,
-      visibility: "private",
-      scopes: ["site:script:inject", "site:script:cookies"],
-      contentSecurityPolicy: { "script-src": "https://cdn.example.com", "connect-src": "https://api.example.com\r\nX-Evil: 1" },
-    });
+    const publish = (connectSrc: string) =>
+      server.rest(A.token, "POST", `/v1/integrations/${SCRIPTED}`, {
+        organization: A.organizationId,
+        title: "Site script",
+        script: SCRIPTED_SOURCE,
+        visibility: "private",
+        scopes: ["site:script:inject", "site:script:cookies"],
+        contentSecurityPolicy: { "script-src": "https://cdn.example.com", "connect-src": connectSrc },
+      });
+    // A policy ends up in a header: a control character in it is refused, and nothing is published.
+    const refused = await publish("https://api.example.com\r\nX-Evil: 1");
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^contentSecurityPolicy\.connect-src must not contain control characters/);
+    expect((await server.rest(A.token, "GET", `/v1/integrations/${SCRIPTED}`)).status).toBe(404);
+    const published = await publish("https://api.example.com");
     expect(published.status, JSON.stringify(published.body)).toBe(200);
     const scripted = await installation(SCRIPTED);
     const space = (await server.client(A.token).orgs.createSpace(A.organizationId, { title: "Scripted" })).data.id;
@@ -380,7 +387,7 @@ describe("scripts injected into a site", () => {
     const listed = await server.rest(A.token, "GET", path);
     expect(listed.status).toBe(200);
     expect(validateResponse("GET", path, 200, listed.body)).toEqual([]);
-    const csp = "script-src https://cdn.example.com; connect-src https://api.example.com X-Evil: 1";
+    const csp = "script-src https://cdn.example.com; connect-src https://api.example.com";
     expect(listed.body).toEqual([
       {
         script: `${server.url}/v1/integrations/${SCRIPTED}/installations/${scripted}/sites/${site}/script.js?v=1`,
