@@ -176,7 +176,7 @@ export function createApp({
         rateLimit,
         useSecurityHeaders(),
         // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
-        useSites(services, siteCache),
+        useSites(services, siteCache, rateLimit.credentialFailures),
         usePages({
           title: TITLE,
           openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),

@@ -278,6 +278,11 @@ export const variables = {
   RATE_LIMIT_PER_ADDRESS: optional(integer(1, 10_000_000))
     .transform((value) => value ?? 300)
     .describe("Requests per window from one client address without a token (default 300)."),
+  RATE_LIMIT_CREDENTIAL_FAILURES: optional(integer(1, 10_000_000))
+    .transform((value) => value ?? 30)
+    .describe(
+      "Refused share keys and visitor tokens per window from one client address (default 30); further site requests carrying one get 429.",
+    ),
   RATE_LIMIT_WINDOW_SECONDS: optional(integer(1, 86_400))
     .transform((value) => value ?? 60)
     .describe("Length of the rate-limit window in seconds (default 60)."),
@@ -332,7 +337,7 @@ export interface Config {
   introspectionEnabled: boolean;
   /** Persisted operations on /graphql (src/graphql/plugins/use-persisted-operations.ts). */
   persistedOperations?: { store: Record<string, string>; only: boolean };
-  rateLimits: { perToken: number; perAddress: number; windowSeconds: number };
+  rateLimits: { perToken: number; perAddress: number; windowSeconds: number; credentialFailuresPerAddress?: number };
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   /** Bounds of realtime subscriptions (src/core/realtime/bus.ts). */
@@ -416,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       perToken: value.RATE_LIMIT_PER_TOKEN,
       perAddress: value.RATE_LIMIT_PER_ADDRESS,
+      credentialFailuresPerAddress: value.RATE_LIMIT_CREDENTIAL_FAILURES,
       windowSeconds: value.RATE_LIMIT_WINDOW_SECONDS,
     },
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,

@@ -5,3 +5,7 @@
 export function urlOf(request: Request): URL {
   return (request as { parsedUrl?: URL }).parsedUrl ?? new URL(request.url, "http://localhost");
 }
+
+/** The client address of a request (the socket's peer), from the server context of the Node adapter. */
+export const addressOf = (serverContext: unknown): string =>
+  (serverContext as { req?: { socket?: { remoteAddress?: string } } } | undefined)?.req?.socket?.remoteAddress ?? "unknown";

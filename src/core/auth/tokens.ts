@@ -118,3 +118,15 @@ export function cachedViewer(prisma: PrismaClient, authorization: string | null,
   if (!token.lastUsedAt || now - token.lastUsedAt.getTime() >= ACTIVITY_INTERVAL_MS) return undefined;
   return viewerOf(token);
 }
+
+/**
+ * Whether the bearer token of `authorization` is one this process has verified (found in the
+ * database, not expired): the rate limiter counts such a token against its own budget, and any
+ * other (random, unknown, expired, not yet seen) against the client address (issue 28). No I/O.
+ */
+export function isVerifiedToken(prisma: PrismaClient, authorization: string | null, clock: Clock = systemClock): boolean {
+  const match = authorization?.match(BEARER);
+  if (!match) return false;
+  const token = tokenCaches.get(prisma)?.get(hashToken(match[1]));
+  return !!token && !(token.expiresAt && token.expiresAt.getTime() <= clock.now().getTime());
+}

@@ -1,6 +1,12 @@
-// Rate limits on every request, before any other work: per bearer token (its hash) when one is
-// sent, else per client address (the probes /health and /ready are not counted, only shown).
-// Readers of published sites (no token) have their own per-address limit.
+// Rate limits on every request, before any other work. A bearer token this process has verified
+// (src/core/auth/tokens.ts isVerifiedToken) is counted against its own budget (its hash); any
+// other request, with a random, unknown or expired token as much as without one, is counted
+// against the client address: a fresh random token is no fresh budget (issue 28). Readers of
+// published sites (`/sites/…`, a custom hostname's pages) are counted per address whatever
+// `Authorization` says, on a budget of their own; a share key or visitor token that is refused
+// also counts against a stricter per-address budget, and once it is spent, site requests that
+// carry a key or token are refused (429) without being checked. The probes /health and /ready
+// are not counted, only shown.
 // Every response carries `X-RateLimit-Limit`, `-Remaining` and
 // `-Reset` (Unix seconds when the window ends); over the limit the answer is 429 with
 // `Retry-After`, as the error envelope of the surface asked. On PostgreSQL the counters are rows
@@ -11,19 +17,24 @@
 // (one process) they are in memory. If the store fails, counting falls back to memory rather than
 // refusing or failing requests.
 import { hash } from "node:crypto";
-import type { IncomingMessage } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { BatchedRateLimiter } from "../batched-rate-limit.ts";
 import { errorResponse } from "../errors.ts";
-import { urlOf } from "../request-url.ts";
+import { addressOf, urlOf } from "../request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
+import { isVerifiedToken } from "../../core/auth/tokens.ts";
 
 export type RateLimits = Config["rateLimits"];
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perToken: 1200, perAddress: 300, windowSeconds: 60 };
+export const DEFAULT_RATE_LIMITS: Required<RateLimits> = {
+  perToken: 1200,
+  perAddress: 300,
+  windowSeconds: 60,
+  credentialFailuresPerAddress: 30,
+};
 
 /** Paths not counted: probes of orchestrators must not be refused. */
 const EXEMPT = /^\/(health|ready)(\/|$)/;
@@ -52,7 +63,16 @@ function headersOf(result: RateLimiterRes, limit: number): Record<string, string
 type ResponsePayload = Parameters<NonNullable<Plugin["onResponse"]>>[0];
 
 /** The plugin, and the headers of a client address shown without counting (Node-level answers, src/http/client-error.ts). */
-export type RateLimitPlugin = Plugin & { peekAddress(address: string): Promise<Record<string, string>> };
+export type RateLimitPlugin = Plugin & {
+  peekAddress(address: string): Promise<Record<string, string>>;
+  /** Share keys and visitor tokens refused from one address: `spent` is true once its budget is used up; `count` records one more. */
+  credentialFailures: CredentialFailures;
+};
+
+export interface CredentialFailures {
+  spent(address: string): Promise<{ spent: boolean; retryAfterSeconds: number }>;
+  count(address: string): void;
+}
 
 export function useRateLimit(
   services: Services,
@@ -71,12 +91,35 @@ export function useRateLimit(
   const graphqlEndpoint = options.graphqlEndpoint ?? "/graphql";
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   const counted = new WeakMap<Request, Record<string, string>>();
+  const failures = counter(limits.credentialFailuresPerAddress ?? DEFAULT_RATE_LIMITS.credentialFailuresPerAddress, "rl:credential");
   const keyOf = (request: Request, serverContext: unknown) => {
-    const token = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-    const address = (serverContext as { req?: IncomingMessage }).req?.socket?.remoteAddress ?? "unknown";
-    if (token) return { rateLimiter: byToken, key: hash("sha256", token, "base64url"), limit: limits.perToken, token };
-    const reader = isSiteRequest(request, urlOf(request), publicHost);
-    return { rateLimiter: reader ? byReader : byAddress, key: address, limit: limits.perAddress, token };
+    const address = addressOf(serverContext);
+    // A site's reader: per address, whatever Authorization says (a token buys a reader nothing).
+    if (isSiteRequest(request, urlOf(request), publicHost))
+      return { rateLimiter: byReader, key: address, limit: limits.perAddress, verified: false };
+    const authorization = request.headers.get("authorization");
+    if (authorization && isVerifiedToken(services.prisma, authorization, services.clock)) {
+      const token = authorization.match(/^Bearer\s+(\S+)\s*$/i)![1];
+      return { rateLimiter: byToken, key: hash("sha256", token, "base64url"), limit: limits.perToken, verified: true };
+    }
+    // A token not verified yet (random, unknown, or a real one this process has not seen): the
+    // address's budget decides now, and the request is counted when answered, against the token if
+    // its authentication verified it, else against the address.
+    return { rateLimiter: byAddress, key: address, limit: limits.perAddress, verified: false, deferred: authorization !== null };
+  };
+
+  const credentialFailures: CredentialFailures = {
+    async spent(address) {
+      const state = await failures.get(address);
+      const points = limits.credentialFailuresPerAddress ?? DEFAULT_RATE_LIMITS.credentialFailuresPerAddress;
+      return {
+        spent: !!state && state.consumedPoints >= points,
+        retryAfterSeconds: Math.max(1, Math.ceil((state?.msBeforeNext ?? 0) / 1000)),
+      };
+    },
+    count(address) {
+      failures.consume(address).catch(() => {});
+    },
   };
 
   const untouched = (limit: number) => ({
@@ -86,6 +129,7 @@ export function useRateLimit(
   });
 
   return {
+    credentialFailures,
     async peekAddress(address) {
       const result = await byAddress.get(address);
       return result ? headersOf(result, limits.perAddress) : untouched(limits.perAddress);
@@ -94,18 +138,23 @@ export function useRateLimit(
     // request goes on without a promise (issue 15).
     onRequest({ request, url, serverContext, endResponse }) {
       if (EXEMPT.test(url.pathname)) return;
-      const { rateLimiter, key, limit, token } = keyOf(request, serverContext);
+      const { rateLimiter, key, limit, verified, deferred } = keyOf(request, serverContext);
       const refuse = (refusal: RateLimiterRes) => {
         const shown = headersOf(refusal, limit);
         counted.set(request, shown); // counted once: onResponse must not consume again
         const headers = { ...shown, "Retry-After": String(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))) };
-        const message = `Rate limit exceeded: at most ${limit} requests per ${limits.windowSeconds} s ${token ? "per token" : "per client address without a token"}; retry after ${headers["Retry-After"]} s`;
+        const message = `Rate limit exceeded: at most ${limit} requests per ${limits.windowSeconds} s ${verified ? "per token" : "per client address (requests without a verified token)"}; retry after ${headers["Retry-After"]} s`;
         endResponse(
           url.pathname === graphqlEndpoint
             ? Response.json({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] }, { status: 429, headers })
             : errorResponse(429, message, headers),
         );
       };
+      if (deferred) {
+        return rateLimiter.get(key).then((state) => {
+          if (state && state.consumedPoints >= limit) refuse(state);
+        });
+      }
       if (rateLimiter instanceof BatchedRateLimiter) {
         const result = rateLimiter.consumeNow(key);
         if (result.consumedPoints > rateLimiter.points) refuse(result);

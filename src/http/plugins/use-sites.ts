@@ -4,6 +4,9 @@
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
 import { serveSite, type SiteCache, type SiteRequest } from "../../core/sites/serve.ts";
+import { errorResponse } from "../errors.ts";
+import { addressOf } from "../request-url.ts";
+import type { CredentialFailures } from "./use-rate-limit.ts";
 
 const SITES_PREFIX = "/sites/";
 /** Paths of the service itself, never a custom hostname's site page. */
@@ -32,17 +35,36 @@ export function isSiteRequest(request: Request, url: URL, publicHost: string): b
   return host !== publicHost && !SERVICE_PATHS.test(url.pathname);
 }
 
-export function useSites(services: Services, cache: SiteCache): Plugin {
+/** Whether a site request presents a share key or a visitor token (in its query or a cookie of ours). */
+const presentsCredential = (request: Request, url: URL) =>
+  url.searchParams.has("shareKey") ||
+  url.searchParams.has("jwt_token") ||
+  /(^|;)\s*site_(share|visitor)_/.test(request.headers.get("cookie") ?? "");
+
+export function useSites(services: Services, cache: SiteCache, credentialFailures?: CredentialFailures): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
   return {
     // Not async: a request that is not a site's (every API call) passes without a promise.
-    onRequest({ request, url, endResponse, fetchAPI }) {
+    onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
       if (!isSiteRequest(request, url, publicHost)) return;
-      return serve(request, url, endResponse, fetchAPI);
+      return serve(request, url, endResponse, fetchAPI, addressOf(serverContext));
     },
   };
 
-  async function serve(request: Request, url: URL, endResponse: (response: Response) => void, fetchAPI: FetchAPI) {
+  async function serve(request: Request, url: URL, endResponse: (response: Response) => void, fetchAPI: FetchAPI, address: string) {
+    // Share keys and visitor tokens are guessed one request at a time: once an address has had its
+    // budget of refusals, its requests that carry one are refused unchecked (issue 28).
+    if (credentialFailures && presentsCredential(request, url)) {
+      const { spent, retryAfterSeconds } = await credentialFailures.spent(address);
+      if (spent) {
+        endResponse(
+          errorResponse(429, "Too many refused share keys or visitor tokens from this address; retry later", {
+            "Retry-After": String(retryAfterSeconds),
+          }),
+        );
+        return;
+      }
+    }
     let site: SiteRequest["site"];
     let path: string;
     let base: string;
@@ -79,6 +101,7 @@ export function useSites(services: Services, cache: SiteCache): Plugin {
       cookies: parseCookies(request.headers.get("cookie")),
       ifNoneMatch: request.headers.get("if-none-match"),
     });
+    if (result.credentialRefused) credentialFailures?.count(address);
     const headers = new fetchAPI.Headers({ "Content-Type": result.contentType, ...result.headers });
     if (result.etag) headers.set("ETag", result.etag);
     for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", cookie);
