@@ -30,8 +30,31 @@ export function yogaLogger(logger: Logger): YogaLogger {
         .filter((arg) => !(arg instanceof Error))
         .map(String)
         .join(" ");
-      if (error) logger[level]({ err: error }, text || (error as Error).message);
+      // A client's mistake (a domain error, a GraphQL request error, any error whose status is
+      // below 500) is no server error: the request's own line (info, or warn for 401 and 429)
+      // records it once, without a stack (issue 34). Yoga logs every error its mask replaced.
+      if (error && level === "error" && isClientError(error)) logger.debug({ code: codeOf(error) }, "client error");
+      else if (error) logger[level]({ err: error }, text || (error as Error).message);
       else logger[level](text);
     };
   return { debug: forward("debug"), info: forward("info"), warn: forward("warn"), error: forward("error") };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const candidate = error as { status?: unknown; extensions?: { http?: { status?: unknown } }; originalError?: unknown };
+  const status = candidate.extensions?.http?.status ?? candidate.status;
+  if (typeof status === "number") return status;
+  if (candidate.originalError) return statusOf(candidate.originalError);
+  return undefined;
+}
+
+const codeOf = (error: unknown) =>
+  (error as { code?: unknown; extensions?: { code?: unknown } }).extensions?.code ?? (error as { code?: unknown }).code;
+
+/** An error a client caused: a status below 500, or a GraphQL request error (no path, no original error). */
+function isClientError(error: unknown): boolean {
+  const status = statusOf(error);
+  if (status !== undefined) return status < 500;
+  const graphql = error as { name?: unknown; path?: unknown; originalError?: unknown };
+  return graphql.name === "GraphQLError" && !graphql.path && !graphql.originalError;
 }

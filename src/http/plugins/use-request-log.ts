@@ -19,6 +19,21 @@ interface Started {
   path: string;
 }
 
+/** The error code of a client error's status, as the error envelopes name it. */
+const CODES: Record<number, string> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHENTICATED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  408: "REQUEST_TIMEOUT",
+  409: "CONFLICT",
+  410: "GONE",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+};
+
 /** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
 const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
 
@@ -88,7 +103,11 @@ export function useRequestLog(options: {
         status,
         ms: seconds === undefined ? undefined : Math.round(seconds * 1e4) / 10,
       };
+      // One line per request: a server error at error, an authentication or rate-limit refusal at
+      // warn, any other answer (other client errors included, with their code) at info (issue 34).
       if (status >= 500) logger.error(line, "request failed");
+      else if (status === 401 || status === 429) logger.warn({ ...line, code: CODES[status] }, "request refused");
+      else if (status >= 400) logger.info({ ...line, code: CODES[status] ?? `HTTP_${status}` }, "request refused");
       else logger.info(line, "request");
     },
   };
