@@ -126,4 +126,42 @@ describe.runIf(serverUrl)("two instances on one PostgreSQL", () => {
     });
     expect(await stream.next(300)).toBeNull();
   });
+
+  it("carries a typed event (the space's new content) written on A to a subscriber on B", async () => {
+    const scratch = await createScratchDatabase(serverUrl!);
+    opened.push({ close: () => scratch.drop() });
+    const a = await instance(scratch.url);
+    const b = await instance(scratch.url);
+    const admin = await bootstrapOrganization(a.database.prisma, { organizationTitle: "Typed two", email: "typed-rt@example.com" });
+    const graphql = async (url: string, query: string, variables: Record<string, unknown>) => {
+      const response = await fetch(`${url}/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ query, variables }),
+      });
+      return ((await response.json()) as { data: any }).data;
+    };
+    const space = (
+      await graphql(a.url, `mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
+        input: { organization: admin.organizationId, title: "Typed" },
+      })
+    ).createSpace.space.id;
+    const stream = await subscribeSse(
+      b.url,
+      admin.token,
+      `subscription($space: ID!) { spaceContent(space: $space) { space { revision } revision { pages { title } } changes { changes { type page { title } } } } }`,
+      { space },
+    );
+    opened.push({ close: async () => stream.close() });
+    await waitOpen(() => b.app.services.realtime.openSubscriptions, 1);
+    const created = await graphql(a.url, `mutation($input: CreatePageInput!) { createPage(input: $input) { space { revision } } }`, {
+      input: { space, title: "From A", markdown: "Hi.\n" },
+    });
+    const message = await stream.next(1000);
+    expect(JSON.parse(message!.data).data.spaceContent).toEqual({
+      space: { revision: created.createPage.space.revision },
+      revision: { pages: [{ title: "From A" }] },
+      changes: { changes: [{ type: "PAGE_CREATED", page: { title: "From A" } }] },
+    });
+  });
 });

@@ -3,10 +3,12 @@
 // channel table, the checks and the bounds are src/core/realtime's; here the types and the
 // stream: each event is resolved with a fresh context (fresh loaders and access), as a new query
 // would be.
-import type { RowChange } from "../core/realtime/channels.ts";
+import { contextCacheSymbol } from "@pothos/core";
+import type { ChannelIds, RowChange } from "../core/realtime/channels.ts";
 import { CHANNEL_PARAMS } from "../core/realtime/channels.ts";
 import type { ChannelEvent, ChannelItem, Subscription } from "../core/realtime/bus.ts";
 import { builder, type GraphQLContext } from "./builder.ts";
+import { UserRef } from "./organizations.ts";
 
 const OPERATIONS: Record<RowChange["op"], string> = { insert: "created", update: "updated", delete: "deleted" };
 
@@ -73,17 +75,67 @@ builder.subscriptionType({
  * loaders and access (what the event's fields read is read anew, under the caller's current
  * access); ended by the consumer (return) or the subscription (error, shutdown).
  */
-export async function* eventsOf(subscription: Subscription, context: GraphQLContext): AsyncGenerator<ChannelItem> {
+export async function* eventsOf(
+  subscription: Subscription,
+  context: GraphQLContext,
+  { recheck = false }: { recheck?: boolean } = {},
+): AsyncGenerator<ChannelItem> {
   const bus = context.core.realtime;
   try {
     for await (const item of subscription) {
+      if (item.event && recheck) {
+        // Typed events carry the object itself: the caller's access is checked anew before each.
+        const error = await bus.recheck(subscription);
+        if (error) {
+          subscription.fail(error);
+          yield { error };
+          return;
+        }
+      }
+      // Fresh loaders for each event: the core's, and Pothos' (its per-context caches are keyed by
+      // this symbol's value when the context has one: a new key, a new set of loaders).
       context.core = bus.contextFor(context.core.viewer);
+      (context as { [contextCacheSymbol]?: object })[contextCacheSymbol] = {};
       yield item;
     }
   } finally {
     subscription.end();
   }
 }
+
+/**
+ * Opens a typed subscription (`spaceContent`, `changeRequest`, …) on its published channel: the
+ * same checks and bounds as `channel` at subscribe time, and before each event the caller's
+ * access checked anew (token, membership, the object) and a fresh context, so the event's
+ * fields are read by the same loaders and permission checks as a new query.
+ */
+export async function typedEvents(context: GraphQLContext, channel: string, ids: ChannelIds): Promise<AsyncGenerator<ChannelItem>> {
+  const subscription = await context.core.realtime.subscribe(context.core, { channel, ...ids });
+  return eventsOf(subscription, context, { recheck: true });
+}
+
+/** The fields every typed event has: when, by whom, and which objects the write changed. */
+export const RealtimeEventRef = builder.interfaceRef<ChannelEvent>("RealtimeEvent").implement({
+  description: "An event of a typed subscription: one committed write that changed what it watches",
+  fields: (t) => ({
+    at: t.field({ type: "DateTime", description: "When this instance received the committed write", resolve: (e) => e.at }),
+    actor: t.field({
+      type: UserRef,
+      nullable: true,
+      description: "Who made the change, when the changed rows record it and the caller may see that user; else null",
+      resolve: async (e, _args, { core }) => {
+        if (!e.actorId) return null;
+        const shown = e.actorId === core.viewer.userId || (await core.loaders.coMember.load(e.actorId));
+        return shown ? e.actorId : null;
+      },
+    }),
+    changed: t.field({
+      type: [ChannelChangeRef],
+      description: "The objects the write created, updated or deleted, of those the subscription watches",
+      resolve: (e) => [...e.changes],
+    }),
+  }),
+});
 
 /** The event of an item, or the error that ended its subscription (as the last event of the stream). */
 export function eventOrError(item: ChannelItem): ChannelEvent {

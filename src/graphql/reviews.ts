@@ -152,7 +152,7 @@ const ChangedReusableContentRef = builder.simpleObject("ChangedReusableContent",
 
 const field = <K extends string>(change: SemanticChange, key: K) => (key in change ? (change as Record<K, any>)[key] : null);
 
-const RevisionChangeRef = builder.objectRef<SemanticChange>("RevisionChange").implement({
+export const RevisionChangeRef = builder.objectRef<SemanticChange>("RevisionChange").implement({
   description: "One change of content: the fields that apply to its type are set",
   fields: (t) => ({
     type: t.field({

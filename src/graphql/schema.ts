@@ -27,6 +27,12 @@ import "./integrations.ts";
 import "./integration-blocks.ts";
 import "./system.ts";
 import "./realtime.ts";
+import "./subscriptions/content.ts";
+import "./subscriptions/change-requests.ts";
+import "./subscriptions/comments.ts";
+import "./subscriptions/sites.ts";
+import "./subscriptions/translations.ts";
+import "./subscriptions/openapi.ts";
 
 export const schema = syncNodeIds(builder.toSchema({ sortSchema: true }));
 

@@ -6,7 +6,8 @@ import type { ChangeRequest } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { contentOf } from "../content/index.ts";
 import { flatten, type Content, type FileEntry, type LocatedPage, type PageNode, type ReusableContentEntry } from "../content/tree.ts";
-import { badInput } from "../errors.ts";
+import { badInput, notFound } from "../errors.ts";
+import { readSpace } from "../spaces/index.ts";
 import { readChangeRequest } from "../change-requests/index.ts";
 
 export const CHANGES_DEFAULT_LIMIT = 10;
@@ -188,5 +189,29 @@ export async function changeRequestChanges(ctx: CoreContext, changeRequest: Chan
   ]);
   if (!base || !head) throw new Error(`Change request ${changeRequest.id} lacks its base or head revision`);
   const changes = semanticChanges(contentOf(base), contentOf(head));
+  return { changes: changes.slice(0, take), more: Math.max(0, changes.length - take) };
+}
+
+/**
+ * The first `limit` changes of a space's content from revision `fromId` to revision `toId` (both
+ * of the space, which the caller must be able to read), and how many more there are: what a
+ * realtime event of the space's content carries (the pages created, edited, moved or deleted
+ * since the last event). `fromId` null: every page of `toId` counts as created.
+ */
+export async function revisionChanges(
+  ctx: CoreContext,
+  spaceId: string,
+  fromId: string | null,
+  toId: string,
+  limit: number | null | undefined,
+) {
+  const take = limit ?? CHANGES_DEFAULT_LIMIT;
+  if (!Number.isInteger(take) || take < 1 || take > CHANGES_MAX_LIMIT)
+    throw badInput(`limit must be an integer between 1 and ${CHANGES_MAX_LIMIT} (got ${take})`);
+  await readSpace(ctx, spaceId);
+  const [from, to] = await Promise.all([fromId ? ctx.loaders.revision.load(fromId) : null, ctx.loaders.revision.load(toId)]);
+  if (!to || to.spaceId !== spaceId || (from && from.spaceId !== spaceId)) throw notFound("revision", to ? fromId! : toId);
+  const base: Content = from ? contentOf(from) : { pages: [], files: [] };
+  const changes = fromId === toId ? [] : semanticChanges(base, contentOf(to));
   return { changes: changes.slice(0, take), more: Math.max(0, changes.length - take) };
 }
