@@ -32,6 +32,11 @@ import { SiteCache } from "./core/sites/serve.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./http/plugins/use-file-downloads.ts";
+import { useGit } from "./http/plugins/use-git.ts";
+import { DEFAULT_GIT_LIMITS, GitRepositories, type GitLimits } from "./core/git/repository.ts";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import { useGraphQLLimits } from "./graphql/plugins/use-graphql-limits.ts";
 import { useHealth } from "./http/plugins/use-health.ts";
 import { useInputBoundary } from "./graphql/plugins/use-input-boundary.ts";
@@ -84,6 +89,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     integrations?: Partial<Config["integrations"]>;
     /** Buffering of insight events (tests lower the flush interval). */
     insights?: Partial<InsightsLimits>;
+    /** Git over HTTP: where repositories are kept, deadline and size limits (src/core/git). */
+    git?: Partial<GitLimits>;
   };
 
 export interface AppOptions {
@@ -139,6 +146,12 @@ export function createApp({
     imports: new ImportTracker(),
     integrations,
     insights: new InsightsRecorder(database.prisma, { ...DEFAULT_INSIGHTS_LIMITS, ...config.insights }, logger),
+    git: new GitRepositories(database.prisma, {
+      ...DEFAULT_GIT_LIMITS,
+      // Without a configured directory, a fresh one per app (the repositories are a cache).
+      dataDir: join(tmpdir(), "docs-service-git", randomBytes(6).toString("hex")),
+      ...config.git,
+    }),
     release: { version: packageJson.version, build: clock.now().toISOString() },
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
@@ -201,6 +214,7 @@ export function createApp({
         useGraphQLLimits(services, graphqlLimits),
         useAuth(services),
         useFileDownloads(services),
+        useGit(services, services.git),
         usePdfDownloads(services),
         useIntegrationScripts(services),
         useIntegrationEndpoints(services),

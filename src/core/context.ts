@@ -4,6 +4,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "./auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
+import type { GitRepositories } from "./git/repository.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
 import type { InsightsRecorder } from "./insights/recorder.ts";
@@ -43,6 +44,8 @@ export interface Services {
   realtime: RealtimeBus;
   /** Insight events of published sites waiting to be written in batches (src/core/insights). */
   insights: InsightsRecorder;
+  /** The spaces as Git repositories (src/core/git). */
+  git: GitRepositories;
   /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
   release: { version: string; build: string };
 }
