@@ -30,7 +30,17 @@ function git(cwd: string, args: string[]): Promise<{ code: number; stdout: strin
   return new Promise((resolve) => {
     execFile(
       "git",
-      ["-c", "user.name=Git Tester", "-c", "user.email=tester@example.com", "-c", "init.defaultBranch=main", "-c", "protocol.version=0", ...args],
+      [
+        "-c",
+        "user.name=Git Tester",
+        "-c",
+        "user.email=tester@example.com",
+        "-c",
+        "init.defaultBranch=main",
+        "-c",
+        "protocol.version=0",
+        ...args,
+      ],
       { cwd, env: { PATH: process.env.PATH, HOME: work, GIT_TERMINAL_PROMPT: "0", GIT_CONFIG_NOSYSTEM: "1" }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
@@ -52,8 +62,8 @@ async function clone(token = A.token, id = space, base = server.url): Promise<st
 }
 
 async function createPage(input: Record<string, unknown>): Promise<string> {
-  return (await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, { input: { space, ...input } })).createPage
-    .page.id;
+  return (await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, { input: { space, ...input } }))
+    .createPage.page.id;
 }
 
 async function updatePage(input: Record<string, unknown>) {
@@ -107,7 +117,9 @@ describe("git clone", () => {
     const log = (await ok(dir, ["log", "--format=%an <%ae> %at|%s"])).trim().split("\n");
     expect(log).toHaveLength(revisions);
     const user = await server.database.prisma.user.findUniqueOrThrow({ where: { id: A.userId } });
-    expect(log[0]).toBe(`${user.displayName} <${user.email}> ${Math.floor(server.clock.now().getTime() / 1000)}|Revision ${(await head()).revisionId}`);
+    expect(log[0]).toBe(
+      `${user.displayName} <${user.email}> ${Math.floor(server.clock.now().getTime() / 1000)}|Revision ${(await head()).revisionId}`,
+    );
     expect(await readFile(join(dir, "SUMMARY.md"), "utf8")).toBe(
       [
         "# Table of contents",
@@ -150,7 +162,9 @@ describe("git push", () => {
     await writeFile(join(dir, "deploy.md"), "Ship it carefully.\n");
     await commitAll(dir, "Careful deploys");
     await ok(dir, ["push", "-q", "origin", "HEAD:careful"]);
-    const changeRequest = await server.database.prisma.changeRequest.findFirstOrThrow({ where: { spaceId: space, subject: "Careful deploys" } });
+    const changeRequest = await server.database.prisma.changeRequest.findFirstOrThrow({
+      where: { spaceId: space, subject: "Careful deploys" },
+    });
     expect(changeRequest.status).toBe("open");
     const revision = await server.database.prisma.revision.findUniqueOrThrow({ where: { id: changeRequest.revisionId } });
     const deploy = flatten(contentOf(revision).pages).find((located) => located.page.id === pages.deploy)!.page;
@@ -180,7 +194,9 @@ describe("git push", () => {
     await ok(dir, ["push", "-q", "origin", "main"]);
     const after = await head();
     expect(await after.markdown(pages.install)).toBe("Run the installer, then restart.\n");
-    const merged = await server.database.prisma.changeRequest.findFirstOrThrow({ where: { spaceId: space, subject: "Push to main: Restart after installing" } });
+    const merged = await server.database.prisma.changeRequest.findFirstOrThrow({
+      where: { spaceId: space, subject: "Push to main: Restart after installing" },
+    });
     expect(merged.status).toBe("merged");
     // The pushed commit is main's commit: a fetch brings nothing new.
     expect((await ok(dir, ["ls-remote", "origin", "refs/heads/main"])).split("\t")[0]).toBe((await ok(dir, ["rev-parse", "HEAD"])).trim());
@@ -197,10 +213,13 @@ describe("git push", () => {
         editBeforePush = undefined;
         await edit();
       }
-      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (response) => {
-        res.writeHead(response.statusCode!, response.headers);
-        response.pipe(res);
-      });
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        (response) => {
+          res.writeHead(response.statusCode!, response.headers);
+          response.pipe(res);
+        },
+      );
       req.pipe(upstream);
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
@@ -385,7 +404,13 @@ describe("GitBook Markdown round trip", () => {
     try {
       await createPage({ title: "Start", markdown: "Start here.\n" });
       const dir = await clone(A.token, id);
-      const summary = ["# Table of contents", "", "* [Start](start.md)", ...Object.keys(BLOCKS).map((file) => `* [${file.replace(".md", "")}](${file})`), ""];
+      const summary = [
+        "# Table of contents",
+        "",
+        "* [Start](start.md)",
+        ...Object.keys(BLOCKS).map((file) => `* [${file.replace(".md", "")}](${file})`),
+        "",
+      ];
       await writeFile(join(dir, "SUMMARY.md"), summary.join("\n"));
       for (const [file, text] of Object.entries(BLOCKS)) await writeFile(join(dir, file), text);
       await mkdir(join(dir, ".gitbook/assets"), { recursive: true });
@@ -419,13 +444,19 @@ describe("bounded", () => {
         input: { organization: A.organizationId, title: "Large" },
       })
     ).createSpace.space.id;
-    const edits = Array.from({ length: 300 }, (_, n) => ({ createPage: { title: `Page ${n}`, markdown: `# Page ${n}\n\n${"Text. ".repeat(200)}\n` } }));
+    const edits = Array.from({ length: 300 }, (_, n) => ({
+      createPage: { title: `Page ${n}`, markdown: `# Page ${n}\n\n${"Text. ".repeat(200)}\n` },
+    }));
     for (let start = 0; start < edits.length; start += 100) {
       await gql(`mutation($input: EditContentInput!) { editContent(input: $input) { revision { id } } }`, {
         input: { space: id, edits: edits.slice(start, start + 100) },
       });
     }
-    const { result: dir, latencies, max } = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${A.token}` }, () => clone(A.token, id), 20);
+    const {
+      result: dir,
+      latencies,
+      max,
+    } = await withCanary(`${server.url}/v1/user`, { authorization: `Bearer ${A.token}` }, () => clone(A.token, id), 20);
     expect((await readFile(join(dir, "SUMMARY.md"), "utf8")).split("\n").filter((line) => line.startsWith("* ["))).toHaveLength(300);
     expect(latencies.length).toBeGreaterThan(0);
     expect(max).toBeLessThan(2000);

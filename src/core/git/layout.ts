@@ -35,7 +35,9 @@ export function pageFile(page: PageNode, path: string): string {
 function assetNames(files: FileEntry[]): Map<string, string> {
   const seen = new Map<string, number>();
   for (const file of files) seen.set(safeName(file.name), (seen.get(safeName(file.name)) ?? 0) + 1);
-  return new Map(files.map((file) => [file.id, (seen.get(safeName(file.name)) ?? 0) > 1 ? `${file.id}-${safeName(file.name)}` : safeName(file.name)]));
+  return new Map(
+    files.map((file) => [file.id, (seen.get(safeName(file.name)) ?? 0) > 1 ? `${file.id}-${safeName(file.name)}` : safeName(file.name)]),
+  );
 }
 
 function safeName(name: string): string {
@@ -59,7 +61,8 @@ function layoutMatter(layout: PageLayout): Record<string, unknown> {
 }
 
 function layoutFromMatter(value: unknown, file: string): PageLayout {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new LayoutError(file, "front matter `layout` must be a mapping");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new LayoutError(file, "front matter `layout` must be a mapping");
   const layout: PageLayout = {};
   for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
     const visible = (entry as { visible?: unknown } | null)?.visible;
@@ -235,7 +238,8 @@ export function parseGitbookYaml(text: string | undefined): GitbookConfig {
     throw new LayoutError(CONFIG_FILE, `not valid YAML (${(error as Error).message.split("\n")[0]})`);
   }
   if (data === null || data === undefined) return config;
-  if (typeof data !== "object" || Array.isArray(data)) throw new LayoutError(CONFIG_FILE, "must be a mapping with root, structure and redirects");
+  if (typeof data !== "object" || Array.isArray(data))
+    throw new LayoutError(CONFIG_FILE, "must be a mapping with root, structure and redirects");
   const { root, structure, redirects, ...rest } = data as Record<string, unknown>;
   const unknown = Object.keys(rest);
   if (unknown.length) throw new LayoutError(CONFIG_FILE, `unknown key "${unknown[0]}" (allowed: root, structure, redirects)`);
@@ -254,7 +258,8 @@ export function parseGitbookYaml(text: string | undefined): GitbookConfig {
     if (config.summary !== SUMMARY_FILE) throw new LayoutError(CONFIG_FILE, `structure.summary must be ${SUMMARY_FILE}`);
   }
   if (redirects !== undefined && redirects !== null) {
-    if (typeof redirects !== "object" || Array.isArray(redirects)) throw new LayoutError(CONFIG_FILE, "redirects must be a mapping of path to path");
+    if (typeof redirects !== "object" || Array.isArray(redirects))
+      throw new LayoutError(CONFIG_FILE, "redirects must be a mapping of path to path");
     for (const [from, to] of Object.entries(redirects)) {
       if (typeof to !== "string") throw new LayoutError(CONFIG_FILE, `redirects."${from}" must be a path`);
       repoPath(from, CONFIG_FILE);
@@ -332,17 +337,20 @@ export function importFiles(
   ids: { page: () => string; file: () => string; hash: (data: Uint8Array) => string },
   now: string,
 ): ImportResult {
-  if (pushed.length > limits.maxFiles) throw new LayoutError(".", `the push holds ${pushed.length} files; at most ${limits.maxFiles} are allowed`);
+  if (pushed.length > limits.maxFiles)
+    throw new LayoutError(".", `the push holds ${pushed.length} files; at most ${limits.maxFiles} are allowed`);
   let total = 0;
   const byPath = new Map<string, PushedFile>();
   for (const file of pushed) {
     if (file.mode === "120000") throw new LayoutError(file.path, "is a symbolic link; the layout holds regular files only");
     if (file.mode === "160000") throw new LayoutError(file.path, "is a submodule; the layout holds regular files only");
-    if (file.bytes.length > limits.maxFileBytes) throw new LayoutError(file.path, `is ${file.bytes.length} bytes; at most ${limits.maxFileBytes} are allowed`);
+    if (file.bytes.length > limits.maxFileBytes)
+      throw new LayoutError(file.path, `is ${file.bytes.length} bytes; at most ${limits.maxFileBytes} are allowed`);
     total += file.bytes.length;
     byPath.set(file.path, file);
   }
-  if (total > limits.maxRepositoryBytes) throw new LayoutError(".", `the tree holds ${total} bytes; at most ${limits.maxRepositoryBytes} are allowed`);
+  if (total > limits.maxRepositoryBytes)
+    throw new LayoutError(".", `the tree holds ${total} bytes; at most ${limits.maxRepositoryBytes} are allowed`);
   const config = parseGitbookYaml(byPath.has(CONFIG_FILE) ? pageFileText(CONFIG_FILE, byPath.get(CONFIG_FILE)!.bytes) : undefined);
   const summaryFile = byPath.get(SUMMARY_FILE);
   if (!summaryFile) throw new LayoutError(SUMMARY_FILE, "is missing: it gives the pages, their order and their titles");
@@ -378,7 +386,15 @@ export function importFiles(
     if (item.external) {
       const previous = basePages.get(`link:${item.title}:${item.target}`);
       const page: PageNode = {
-        ...(previous ?? { id: ids.page(), slug: slugify(item.title), hidden: false, noIndex: false, noRobotsIndex: false, variables: {}, createdAt: now }),
+        ...(previous ?? {
+          id: ids.page(),
+          slug: slugify(item.title),
+          hidden: false,
+          noIndex: false,
+          noRobotsIndex: false,
+          variables: {},
+          createdAt: now,
+        }),
         kind: "link",
         title: item.title,
         href: item.target,
@@ -400,7 +416,15 @@ export function importFiles(
     const page: PageNode = {
       ...(previous && previous.kind === "document"
         ? previous
-        : { id: ids.page(), slug: SLUG.test(name) ? name : slugify(name), hidden: false, noIndex: false, noRobotsIndex: false, variables: {}, createdAt: now }),
+        : {
+            id: ids.page(),
+            slug: SLUG.test(name) ? name : slugify(name),
+            hidden: false,
+            noIndex: false,
+            noRobotsIndex: false,
+            variables: {},
+            createdAt: now,
+          }),
       kind: "document",
       title: item.title,
       body: ids.hash(Buffer.from(body, "utf8")),
@@ -427,7 +451,15 @@ export function importFiles(
     const previous = basePages.get(`group:${group.title}`);
     pages.push(
       stamp(previous, {
-        ...(previous ?? { id: ids.page(), slug: slugify(group.title), hidden: false, noIndex: false, noRobotsIndex: false, variables: {}, createdAt: now }),
+        ...(previous ?? {
+          id: ids.page(),
+          slug: slugify(group.title),
+          hidden: false,
+          noIndex: false,
+          noRobotsIndex: false,
+          variables: {},
+          createdAt: now,
+        }),
         kind: "group",
         title: group.title,
         updatedAt: now,
@@ -459,7 +491,10 @@ export function importFiles(
       continue;
     }
     if (file.path.endsWith(".md")) throw new LayoutError(file.path, `is not listed in ${SUMMARY_FILE}; list it there, or remove it`);
-    throw new LayoutError(file.path, `is outside the layout (pages are Markdown files listed in ${SUMMARY_FILE}, other files go under ${ASSETS_DIR}/)`);
+    throw new LayoutError(
+      file.path,
+      `is outside the layout (pages are Markdown files listed in ${SUMMARY_FILE}, other files go under ${ASSETS_DIR}/)`,
+    );
   }
   void config;
   return {

@@ -74,7 +74,9 @@ async function treeFiles(repos: GitRepositories, spaceId: string, commit: string
     throw new LayoutError(".", `the pushed tree holds ${entries.length} files; at most ${repos.limits.maxFiles} are allowed`);
   }
   const blobs = entries.filter((entry) => entry.type === "blob");
-  const sizes = (await repos.git(spaceId, ["cat-file", "--batch-check"], { input: Buffer.from(blobs.map((b) => `${b.oid}\n`).join(""), "utf8") }))
+  const sizes = (
+    await repos.git(spaceId, ["cat-file", "--batch-check"], { input: Buffer.from(blobs.map((b) => `${b.oid}\n`).join(""), "utf8") })
+  )
     .toString("utf8")
     .split("\n")
     .filter(Boolean)
@@ -123,7 +125,9 @@ export async function applyRefUpdate(ctx: CoreContext, repos: GitRepositories, s
     if (branch === DEFAULT_BRANCH) return await pushDefault(ctx, repos, spaceId, state, update, refuse);
     const changeRequestId = state.changeRequests.get(branch);
     if (update.old !== (current ?? ZERO)) {
-      return refuse(current ? "fetch first: the branch moved since you fetched it" : `no branch "${branch}" to update: it was merged or archived`);
+      return refuse(
+        current ? "fetch first: the branch moved since you fetched it" : `no branch "${branch}" to update: it was merged or archived`,
+      );
     }
     if (current && !(await isAncestor(repos, spaceId, current, update.new))) return refuse("non-fast-forward: force pushes are refused");
     if (changeRequestId) {
@@ -167,7 +171,10 @@ async function pushDefault(
 ): Promise<RefResult> {
   await requireSpace(ctx, spaceId, "changeRequest.merge").catch((error: unknown) => {
     throw error instanceof DomainError && error.code === "FORBIDDEN"
-      ? new DomainError("FORBIDDEN", `pushing to ${DEFAULT_BRANCH} merges, which needs the review role on the space: push to a branch instead`)
+      ? new DomainError(
+          "FORBIDDEN",
+          `pushing to ${DEFAULT_BRANCH} merges, which needs the review role on the space: push to a branch instead`,
+        )
       : error;
   });
   const head = state.branches.get(DEFAULT_BRANCH)!;
@@ -179,7 +186,10 @@ async function pushDefault(
   const base = await baseRevision(repos, spaceId, state, update.new);
   if (!base) return refuse("the pushed commits do not start from this space's history");
   const subject = await subjectOf(repos, spaceId, update.new);
-  const revision = await writeChangeRequestRevision(ctx, repos, spaceId, update.new, { base, subject: `Push to ${DEFAULT_BRANCH}: ${subject}`.slice(0, 100) });
+  const revision = await writeChangeRequestRevision(ctx, repos, spaceId, update.new, {
+    base,
+    subject: `Push to ${DEFAULT_BRANCH}: ${subject}`.slice(0, 100),
+  });
   const changeRequestId = revision.changeRequestId!;
   try {
     const merged = await mergeChangeRequest(ctx, spaceId, changeRequestId);
@@ -246,11 +256,13 @@ async function writeChangeRequestRevision(
       { page: () => newId("Page"), file: () => newId("File"), hash: (data) => sha256(data) },
       now.toISOString(),
     );
-    const rows = [...result.markdown.map((text) => Buffer.from(text, "utf8")), ...result.files.map((bytes) => Buffer.from(bytes))].map((data) => ({
-      hash: sha256(data),
-      data,
-      size: data.length,
-    }));
+    const rows = [...result.markdown.map((text) => Buffer.from(text, "utf8")), ...result.files.map((bytes) => Buffer.from(bytes))].map(
+      (data) => ({
+        hash: sha256(data),
+        data,
+        size: data.length,
+      }),
+    );
     await storeBlobs(tx, "revision", [...new Map(rows.map((row) => [row.hash, row])).values()]);
     const created = await tx.revision.create({
       data: {

@@ -49,15 +49,14 @@ export class GitError extends Error {
 
 export interface RunOptions {
   input?: Uint8Array | Readable | AsyncIterable<Uint8Array>;
-  env?: Record<string, string>;
   timeoutMs: number;
 }
 
 /** Runs `git args` in `gitDir`; resolves with stdout (refuses on a non-zero exit, naming stderr). */
-export function runGit(gitDir: string, args: string[], { input, env, timeoutMs }: RunOptions): Promise<Buffer> {
+export function runGit(gitDir: string, args: string[], { input, timeoutMs }: RunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_DIR: gitDir, HOME: gitDir, GIT_CONFIG_NOSYSTEM: "1", ...env },
+    // The environment is the process's own (git found on its PATH); the repository is named on the command line.
+    const child = spawn("git", [`--git-dir=${gitDir}`, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
       signal: AbortSignal.timeout(timeoutMs),
       killSignal: "SIGKILL",
@@ -88,8 +87,7 @@ export function runGit(gitDir: string, args: string[], { input, env, timeoutMs }
 
 /** Starts `git args` and hands its stdout as a stream (for packs sent to a client). */
 export function streamGit(gitDir: string, args: string[], input: Uint8Array, timeoutMs: number): Readable {
-  const child = spawn("git", args, {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_DIR: gitDir, HOME: gitDir, GIT_CONFIG_NOSYSTEM: "1" },
+  const child = spawn("git", [`--git-dir=${gitDir}`, ...args], {
     stdio: ["pipe", "pipe", "ignore"],
     signal: AbortSignal.timeout(timeoutMs),
     killSignal: "SIGKILL",
@@ -205,7 +203,10 @@ export class GitRepositories {
       changeRequests.set(name, changeRequest.id);
     }
     // The branch refs follow the database: stale ones go, the rest point where the content is.
-    const heads = (await this.git(spaceId, ["for-each-ref", "--format=%(refname)", "refs/heads/"])).toString("utf8").split("\n").filter(Boolean);
+    const heads = (await this.git(spaceId, ["for-each-ref", "--format=%(refname)", "refs/heads/"]))
+      .toString("utf8")
+      .split("\n")
+      .filter(Boolean);
     const updates = [
       ...heads.filter((ref) => !branches.has(ref.slice("refs/heads/".length))).map((ref) => `delete ${ref}\n`),
       ...[...branches].map(([name, commit]) => `update refs/heads/${name} ${commit}\n`),
@@ -220,10 +221,9 @@ export class GitRepositories {
   private async importRevisions(spaceId: string, missing: RevisionMeta[], commits: Map<string, string>) {
     const userIds = [...new Set(missing.map((meta) => meta.createdById).filter((id): id is string => !!id))];
     const users = new Map(
-      (await this.prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, displayName: true, email: true } })).map((user) => [
-        user.id,
-        user,
-      ]),
+      (await this.prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, displayName: true, email: true } })).map(
+        (user) => [user.id, user],
+      ),
     );
     const limits = this.limits;
     const prisma = this.prisma;
@@ -254,7 +254,8 @@ export class GitRepositories {
             (hash) => (blobs.has(hash) ? Buffer.from(blobs.get(hash)!).toString("utf8") : ""),
             (file: FileEntry) => blobs.get(file.blob) ?? new Uint8Array(),
           );
-          if (files.size > limits.maxFiles) throw new GitError(`Revision ${meta.id} has ${files.size} files; at most ${limits.maxFiles} are allowed`, 413);
+          if (files.size > limits.maxFiles)
+            throw new GitError(`Revision ${meta.id} has ${files.size} files; at most ${limits.maxFiles} are allowed`, 413);
           let bytes = 0;
           const entries: string[] = [];
           for (const [path, data] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -17,7 +17,10 @@ import { readSpace } from "../../core/spaces/index.ts";
 const ROUTE = /^\/git\/([A-Za-z0-9_-]{1,100})\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
 
 const text = (status: number, message: string, headers: Record<string, string> = {}) =>
-  new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers } });
+  new Response(`${message}\n`, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
 
 /** The request body, gunzipped when git compressed it, at most `max` bytes. */
 async function readBody(request: Request, max: number): Promise<Buffer> {
@@ -44,7 +47,8 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     const authorization = request.headers.get("authorization") ?? "";
     const basic = authorization.match(/^Basic\s+(\S+)\s*$/i);
     const bearer = basic ? `Bearer ${Buffer.from(basic[1], "base64").toString("utf8").split(":").slice(1).join(":")}` : authorization;
-    if (!authorization) return text(401, "Authentication required: use an API token as the password", { "WWW-Authenticate": 'Basic realm="git"' });
+    if (!authorization)
+      return text(401, "Authentication required: use an API token as the password", { "WWW-Authenticate": 'Basic realm="git"' });
     const viewer = await authenticate(services.prisma, bearer, services.clock).catch(() => undefined);
     if (!viewer) return text(401, "Invalid API token", { "WWW-Authenticate": 'Basic realm="git"' });
     const ctx = createCoreContext(services, viewer);
@@ -62,10 +66,19 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
       const state = await repos.sync(spaceId);
       let refs: Buffer;
       if (service === "git-upload-pack") {
-        refs = await repos.git(spaceId, ["-c", "uploadpack.hideRefs=refs/revisions", "upload-pack", "--stateless-rpc", "--advertise-refs", state.gitDir]);
+        refs = await repos.git(spaceId, [
+          "-c",
+          "uploadpack.hideRefs=refs/revisions",
+          "upload-pack",
+          "--stateless-rpc",
+          "--advertise-refs",
+          state.gitDir,
+        ]);
       } else {
         const capabilities = "report-status delete-refs ofs-delta quiet agent=docs-service";
-        const lines = [...state.branches].map(([name, commit], index) => pkt(`${commit} refs/heads/${name}${index === 0 ? `\0${capabilities}` : ""}\n`));
+        const lines = [...state.branches].map(([name, commit], index) =>
+          pkt(`${commit} refs/heads/${name}${index === 0 ? `\0${capabilities}` : ""}\n`),
+        );
         refs = Buffer.concat([...lines, FLUSH]);
       }
       return new Response(Buffer.concat([pkt(`# service=${service}\n`), FLUSH, refs]), {
@@ -76,7 +89,12 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     const body = await readBody(request, repos.limits.maxPushBytes);
     if (service === "git-upload-pack") {
       const state = await repos.sync(spaceId);
-      const out = streamGit(state.gitDir, ["-c", "uploadpack.hideRefs=refs/revisions", "upload-pack", "--stateless-rpc", state.gitDir], body, repos.limits.timeoutMs);
+      const out = streamGit(
+        state.gitDir,
+        ["-c", "uploadpack.hideRefs=refs/revisions", "upload-pack", "--stateless-rpc", state.gitDir],
+        body,
+        repos.limits.timeoutMs,
+      );
       return new Response(Readable.toWeb(out) as ReadableStream, {
         headers: { "Content-Type": "application/x-git-upload-pack-result", "Cache-Control": "no-cache" },
       });
@@ -91,7 +109,9 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     }
     const results: RefResult[] = [];
     for (const update of updates) {
-      results.push(unpack === "ok" ? await applyRefUpdate(ctx, repos, spaceId, update) : { ref: update.ref, ok: false, reason: "unpacker error" });
+      results.push(
+        unpack === "ok" ? await applyRefUpdate(ctx, repos, spaceId, update) : { ref: update.ref, ok: false, reason: "unpacker error" },
+      );
     }
     if (results.some((result) => result.ok)) await repos.sync(spaceId);
     const report = Buffer.concat([
@@ -115,4 +135,3 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     },
   };
 }
-
