@@ -199,6 +199,24 @@ export const variables = {
   OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
     .transform((value) => value ?? 24)
     .describe("How often an OpenAPI specification published from a URL is fetched again, in hours (default 24)."),
+  GIT_DATA_DIR: optional(z.string().trim())
+    .transform((value) => value ?? "")
+    .describe("Where the Git repositories of spaces are kept (a cache, rebuilt from the revisions); default `<DATA_DIR>/git`."),
+  GIT_TIMEOUT_MS: optional(integer(1000, 3_600_000))
+    .transform((value) => value ?? 120_000)
+    .describe("Deadline of every Git operation (building a repository, a clone's pack, indexing a push), in ms (default 120000)."),
+  GIT_MAX_FILES: optional(integer(10, 10_000_000))
+    .transform((value) => value ?? 20_000)
+    .describe("Most files in one revision's Git tree or one pushed tree (default 20000)."),
+  GIT_MAX_FILE_BYTES: optional(integer(1024, 1024 * 1024 * 1024))
+    .transform((value) => value ?? 10 * 1024 * 1024)
+    .describe("Largest file in a push, in bytes (default 10485760)."),
+  GIT_MAX_PUSH_BYTES: optional(integer(1024, 16 * 1024 * 1024 * 1024))
+    .transform((value) => value ?? 200 * 1024 * 1024)
+    .describe("Largest Git request body (a push's pack), in bytes (default 209715200); larger is refused with 413."),
+  GIT_MAX_REPOSITORY_BYTES: optional(integer(1024, 1024 * 1024 * 1024 * 1024))
+    .transform((value) => value ?? 1024 * 1024 * 1024)
+    .describe("Largest tree of one revision (all its files), in bytes (default 1073741824)."),
   INTEGRATION_CPU_MS: optional(integer(10, 60_000))
     .transform((value) => value ?? 1000)
     .describe(
@@ -328,6 +346,8 @@ export interface Config {
   openapiRefetchIntervalHours: number;
   /** Sandboxes and deliveries of integration scripts (src/infra/workerd-sandbox.ts). */
   integrations: IntegrationSettings;
+  /** Git over HTTP (src/core/git/repository.ts). */
+  git: { dataDir: string; timeoutMs: number; maxFiles: number; maxFileBytes: number; maxPushBytes: number; maxRepositoryBytes: number };
   /** Origins allowed by CORS; empty: none; `["*"]`: any, without credentials. */
   corsOrigins: string[];
   logLevel: LogLevel;
@@ -399,6 +419,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesSecret: value.FILES_SECRET,
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,
+    git: {
+      dataDir: value.GIT_DATA_DIR || `${value.DATA_DIR}/git`,
+      timeoutMs: value.GIT_TIMEOUT_MS,
+      maxFiles: value.GIT_MAX_FILES,
+      maxFileBytes: value.GIT_MAX_FILE_BYTES,
+      maxPushBytes: value.GIT_MAX_PUSH_BYTES,
+      maxRepositoryBytes: value.GIT_MAX_REPOSITORY_BYTES,
+    },
     integrations: {
       cpuMs: value.INTEGRATION_CPU_MS,
       memoryMb: value.INTEGRATION_MEMORY_MB,

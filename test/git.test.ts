@@ -110,7 +110,7 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe("git clone", () => {
+describe("git clone", { timeout: 180_000 }, () => {
   it("gives one commit per revision, with the revision's author and date, in GitBook's layout", async () => {
     const dir = await clone();
     const revisions = await server.database.prisma.revision.count({ where: { spaceId: space } });
@@ -155,7 +155,7 @@ describe("git clone", () => {
   });
 });
 
-describe("git push", () => {
+describe("git push", { timeout: 180_000 }, () => {
   it("to a branch opens a change request with the pushed tree; pushing again updates it", async () => {
     const dir = await clone();
     const before = await head();
@@ -392,7 +392,7 @@ custom: kept
 `,
 };
 
-describe("GitBook Markdown round trip", () => {
+describe("GitBook Markdown round trip", { timeout: 180_000 }, () => {
   it("a repository holding every block comes back byte-identical after a push and a clone", async () => {
     const id = (
       await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
@@ -437,7 +437,7 @@ describe("GitBook Markdown round trip", () => {
   });
 });
 
-describe("bounded", () => {
+describe("bounded", { timeout: 180_000 }, () => {
   it("a clone of a larger space leaves other requests answered", async () => {
     const id = (
       await gql(`mutation($input: CreateSpaceInput!) { createSpace(input: $input) { space { id } } }`, {
