@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseBlocks, toMarkdown } from "../src/core/content/blocks/index.ts";
 import { contentOf } from "../src/core/content/index.ts";
 import { flatten } from "../src/core/content/tree.ts";
 import { graphqlData } from "./support/expect.ts";
@@ -392,6 +393,19 @@ custom: kept
 `,
 };
 
+/** The blocks the model reads in each stored page (its body, without a front matter that became page fields). */
+const BLOCK_TYPES: Record<string, string[]> = {
+  "hints.md": ["hint", "hint"],
+  "tabs.md": ["tabs"],
+  "code.md": ["code"],
+  "expandable.md": ["details"],
+  "embeds.md": ["embed", "content-ref", "file"],
+  "api.md": ["openapi", "openapi"],
+  "cards.md": ["cards"],
+  "math.md": ["math"],
+  "own-matter.md": ["front-matter"],
+};
+
 describe("GitBook Markdown round trip", { timeout: 180_000 }, () => {
   it("a repository holding every block comes back byte-identical after a push and a clone", async () => {
     const id = (
@@ -427,6 +441,25 @@ describe("GitBook Markdown round trip", { timeout: 180_000 }, () => {
       expect(hints).toMatchObject({ description: "Hints of every style", icon: "lightbulb" });
       const blob = await server.database.prisma.blob.findUniqueOrThrow({ where: { hash: hints.body! } });
       expect(Buffer.from(blob.data).toString("utf8")).toBe(BLOCKS["hints.md"].slice(BLOCKS["hints.md"].indexOf("{% hint")));
+      // The block model reads every GitBook block of the stored pages (nothing left as plain
+      // Markdown but the text between blocks), and `format=markdown` answers them in this syntax.
+      for (const [file, types] of Object.entries(BLOCK_TYPES)) {
+        const page = flatten(content.pages).find((located) => located.page.slug === file.replace(".md", ""))!.page;
+        const stored = Buffer.from((await server.database.prisma.blob.findUniqueOrThrow({ where: { hash: page.body! } })).data).toString(
+          "utf8",
+        );
+        const blocks = parseBlocks(stored);
+        expect(
+          blocks.filter((block) => block.type !== "markdown").map((block) => block.type),
+          file,
+        ).toEqual(types);
+        expect(toMarkdown(blocks)).toBe(stored);
+        const response = await fetch(`${server.url}/v1/spaces/${id}/content/page/${page.id}?format=markdown`, {
+          headers: { authorization: `Bearer ${A.token}` },
+        });
+        expect(response.status).toBe(200);
+        expect(((await response.json()) as { markdown: string }).markdown, file).toBe(stored);
+      }
       // A fresh repository build (cache lost) gives the same files.
       await rm(server.app.services.git.gitDir(id), { recursive: true, force: true });
       const rebuilt = await clone(A.token, id);

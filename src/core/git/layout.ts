@@ -10,6 +10,7 @@
 // never rewritten, so an export then an import is byte-identical.
 import { posix } from "node:path";
 import YAML from "yaml";
+import { parseBlocks, type FrontMatterBlock } from "../content/blocks/index.ts";
 import { guessContentType } from "../content/files.ts";
 import { slugify, SLUG, type Content, type FileEntry, type PageLayout, type PageNode } from "../content/tree.ts";
 
@@ -101,11 +102,20 @@ export function frontMatter(fields: MatterFields): string {
   return `---\n${YAML.stringify(data, { lineWidth: 0 })}---\n\n`;
 }
 
-const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n(?:\r?\n)?/;
+/**
+ * The front matter a page's text opens with, as the block model reads it (src/core/content/blocks),
+ * with the blank line that follows it; undefined when there is none.
+ */
+function leadingMatter(text: string): { block: FrontMatterBlock; raw: string } | undefined {
+  const [first] = parseBlocks(text);
+  if (first?.type !== "front-matter" || first.raw === undefined) return undefined;
+  const after = text.slice(first.raw.length).match(/^\r?\n/);
+  return { block: first, raw: first.raw + (after ? after[0] : "") };
+}
 
 /** A page's file: its front matter (unless the body carries its own) and its markdown. */
 export function pageText(page: PageNode, markdown: string): string {
-  if (FRONT_MATTER.test(markdown)) return markdown;
+  if (leadingMatter(markdown)) return markdown;
   return frontMatter(page) + markdown;
 }
 
@@ -283,24 +293,17 @@ export function pageFileText(path: string, bytes: Uint8Array): string {
 
 /** The fields a page file's front matter sets, and its body: without the block when the block is exactly as `frontMatter` writes it. */
 export function readPageFile(path: string, text: string): { fields: MatterFields; body: string } {
-  const match = text.match(FRONT_MATTER);
-  if (!match) return { fields: {}, body: text };
-  let data: unknown;
-  try {
-    data = YAML.parse(match[1]);
-  } catch {
-    // Not a front matter GitBook would read: the text stays the page's markdown, as it is.
-    return { fields: {}, body: text };
-  }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return { fields: {}, body: text };
-  const record = data as Record<string, unknown>;
+  const matter = leadingMatter(text);
+  // No front matter, or one that is not a YAML mapping: the text stays the page's markdown, as it is.
+  if (!matter || Object.keys(matter.block.data).length === 0) return { fields: {}, body: text };
+  const { data } = matter.block;
   const fields: MatterFields = {};
-  if (typeof record.description === "string") fields.description = record.description;
-  if (typeof record.icon === "string") fields.icon = record.icon;
-  if (record.hidden === true) fields.hidden = true;
-  if (record.layout !== undefined) fields.layout = layoutFromMatter(record.layout, path);
+  if (matter.block.description !== undefined) fields.description = matter.block.description;
+  if (matter.block.icon !== undefined) fields.icon = matter.block.icon;
+  if (data.hidden === true) fields.hidden = true;
+  if (matter.block.layout !== undefined) fields.layout = layoutFromMatter(matter.block.layout, path);
   const canonical = frontMatter(fields);
-  return canonical === match[0] ? { fields, body: text.slice(match[0].length) } : { fields, body: text };
+  return canonical === matter.raw ? { fields, body: text.slice(matter.raw.length) } : { fields, body: text };
 }
 
 export interface PushedFile {
