@@ -990,20 +990,30 @@ describe("the route table", () => {
   });
 });
 
-describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))("%s", (_key, route) => {
-  it.each(MEMBER_ROLES.map((role) => [role ?? "guest", role] as const))("as %s: as the matrix says", async (_label, role) => {
+/**
+ * The matrix runs in full on PGlite; with DATABASE_URL (the PostgreSQL pass) a deterministic sample:
+ * on route number i, the member roles i and i + 3 (mod 7), and the other organization's admin and
+ * the tokenless call on every other route. Every route and every role is still called; the policy
+ * does not depend on the database, the queries behind each route do, and those run either way.
+ */
+const SAMPLED = Boolean(process.env.DATABASE_URL);
+const sampledRoles = (index: number) =>
+  SAMPLED ? MEMBER_ROLES.filter((_role, i) => i === index % MEMBER_ROLES.length || i === (index + 3) % MEMBER_ROLES.length) : MEMBER_ROLES;
+
+describe.each(routes.map((route, index) => [`${route.method} ${route.path}`, route, index] as const))("%s", (_key, route, index) => {
+  it.each(sampledRoles(index).map((role) => [role ?? "guest", role] as const))("as %s: as the matrix says", async (_label, role) => {
     const result = await call(route, callers.get(role));
     expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expectedFor(route, role));
     expect(result.violations).toEqual([]);
   });
 
-  it("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
+  it.skipIf(SAMPLED && index % 2 === 1)("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
     const result = await call(route, otherAdminToken);
     const expected: Outcome = route.action === "viewer" ? "allowed" : 404;
     expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expected);
   });
 
-  it("without a token: 401", async () => {
+  it.skipIf(SAMPLED && index % 2 === 0)("without a token: 401", async () => {
     const result = await call(route, undefined);
     expect(result.status, result.path).toBe(401);
     expect(result.violations).toEqual([]);
