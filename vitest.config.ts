@@ -4,7 +4,10 @@ import { defineConfig } from "vitest/config";
 
 const require = createRequire(import.meta.url);
 
-/** Tests that need no HTTP server, no child process and no browser: `npm run test:unit`, the inner loop. */
+/**
+ * Tests that need no HTTP server, no database, no child process and no browser: `npm run test:unit`,
+ * the inner loop (under a minute).
+ */
 const UNIT = [
   "architecture",
   "blocks",
@@ -17,7 +20,6 @@ const UNIT = [
   "merge",
   "openapi-support",
   "permissions",
-  "pglite-prepared",
   "rest-variables",
   "schema-descriptions",
 ].map((name) => `test/${name}.test.ts`);

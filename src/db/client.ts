@@ -35,6 +35,12 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
+  /**
+   * In-memory PGlite only: start from this dump of a data directory (`PGlite.dumpDataDir`) instead
+   * of an empty cluster. Tests pass one of an already migrated cluster, which skips initdb and the
+   * migrations for every database they open; pending migrations still run.
+   */
+  pgliteDataDir?: Blob;
   /** PostgreSQL: how long a connection may take to open before it fails (default 10 s). */
   connectTimeoutMs?: number;
   /**
@@ -102,7 +108,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let pglite: PGlite | undefined;
   try {
     // PGlite's initdb refuses a non-empty directory, so the cluster lives beside the lock.
-    pglite = new PGlite(inMemory ? undefined : join(dataDir, "pgdata"));
+    pglite = inMemory
+      ? new PGlite(options.pgliteDataDir ? { loadDataDir: options.pgliteDataDir } : {})
+      : new PGlite(join(dataDir, "pgdata"));
     await pglite.waitReady;
     // PGlite's build starts PostgreSQL with client_min_messages = debug3 and log_min_messages =
     // debug1: every statement then formats DEBUG messages (parse, bind) and sends them along with
