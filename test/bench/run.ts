@@ -12,13 +12,14 @@
 // `--integrations` (only the integration render and sandbox rows), `--reads` (only the read rows:
 // no merge, integration or OpenAPI rows), `--peer` (only this service against PostGraphile 5 on the
 // same PostgreSQL database, Node 24: test/bench/peer.ts; part of every run with DATABASE_URL
-// unless `--no-peer`), `--site` (only a published page's repeated view and
+// unless `--no-peer`), `--realtime` (only the realtime fan-out rows: test/bench/realtime.ts), `--site` (only a published page's repeated view and
 // `GET /v1/spaces/{id}`, interleaved, and their ratio), BENCH_SECONDS (seconds per measurement).
 import { createHash } from "node:crypto";
 import autocannon from "autocannon";
 import { routes } from "../../rest-adapter/routes/index.ts";
 import { createScratchDatabase } from "../support/database.ts";
 import { openapiTargets } from "./openapi.ts";
+import { realtimeTargets } from "./realtime.ts";
 import { describeTail, paced, type Watched } from "./paced.ts";
 import { COLLECTIONS, CONTENT_PAGES, SPACES, startChild, type BareRoute, type Child, type Statement } from "./protocol.ts";
 import { RELATIONS_QUERY } from "./start.ts";
@@ -261,6 +262,13 @@ async function main() {
   }
   const rows: Row[] = [];
   const notes: string[] = [];
+  if (process.argv.includes("--realtime")) {
+    // Only the realtime rows (test/bench/realtime.ts), on PGlite and, with DATABASE_URL, PostgreSQL.
+    await realtimeRows(rows, notes);
+    for (const note of notes) console.log(`  note: ${note}`);
+    for (const r of rows) console.log(`  ${label(r)}  ${r.text}`);
+    process.exit(rows.some((r) => !r.pass) ? 1 : 0);
+  }
   const scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : undefined;
   progress("starting and seeding the services");
   const pglite = await startService(undefined);
@@ -550,6 +558,7 @@ async function main() {
     rows.push(...openapi.rows);
     notes.push(...openapi.notes);
   }
+  if (!READS) await realtimeRows(rows, notes);
   if (process.env.DATABASE_URL && !READS) {
     const openapiScratch = await createScratchDatabase(process.env.DATABASE_URL);
     try {
@@ -589,6 +598,23 @@ async function main() {
   // The peer comparison (PostGraphile 5 on the same database, Node 24; test/bench/peer.ts).
   const peerPass = process.env.DATABASE_URL && !process.argv.includes("--no-peer") ? await (await import("./peer.ts")).peerBench() : true;
   process.exit(rows.some((r) => !r.pass) || !peerPass ? 1 : 0);
+}
+
+/** The realtime fan-out rows (test/bench/realtime.ts): their own service child per database. */
+async function realtimeRows(rows: Row[], notes: string[]): Promise<void> {
+  const writes = SHORT ? 20 : 100;
+  const onPglite = await realtimeTargets(writes, progress);
+  rows.push(...onPglite.rows);
+  notes.push(...onPglite.notes);
+  if (!process.env.DATABASE_URL) return;
+  const realtimeScratch = await createScratchDatabase(process.env.DATABASE_URL);
+  try {
+    const onPostgres = await realtimeTargets(writes, progress, realtimeScratch.url);
+    rows.push(...onPostgres.rows);
+    notes.push(...onPostgres.notes);
+  } finally {
+    await realtimeScratch.drop();
+  }
 }
 
 /** `--site`: the REST space read and the site page's repeated view, interleaved in rounds, per database. */

@@ -140,6 +140,8 @@ async function main() {
       graphiqlEnabled: process.env.NODE_ENV !== "production",
       introspectionEnabled: process.env.NODE_ENV !== "production",
       ...(jobs ? { importAllowPrivateHosts: true } : {}),
+      // BENCH_REALTIME=1 (the realtime fan-out rows): one token holds all the bench's subscriptions.
+      ...(process.env.BENCH_REALTIME === "1" ? { realtime: { maxPerToken: 100_000, maxPerInstance: 100_000 } } : {}),
     },
     startJobs: jobs,
   });
