@@ -110,76 +110,134 @@ export type Channel = ServedChannel | RefusedChannel;
 // ---------------------------------------------------------------------------------------------
 // Helpers for the table
 
+type Keys = (change: RowChange) => readonly (readonly string[])[];
+type Open = ServedChannel["open"];
+
 /** The change's row value `name` as a one-id key, or no key when the row has none. */
 const by =
-  (...names: string[]) =>
-  (change: RowChange): readonly (readonly string[])[] => {
+  (...names: string[]): Keys =>
+  (change) => {
     const values = names.map((name) => change.row[name]);
     return values.every((value) => value !== undefined) ? [values] : [];
   };
 
 /** As `by`, for updates only when they changed one of `fields` (inserts and deletes always). */
 const when =
-  (fields: readonly string[], ...names: string[]) =>
-  (change: RowChange): readonly (readonly string[])[] =>
+  (fields: readonly string[], ...names: string[]): Keys =>
+  (change) =>
     change.op !== "update" || change.fields?.some((field) => fields.includes(field)) ? by(...names)(change) : [];
+
+/** The keys of every one of `keys`. */
+const both =
+  (...keys: Keys[]): Keys =>
+  (change) =>
+    keys.flatMap((key) => key(change));
+
+/** Whether a check passes for the caller (events of objects they may not see are not sent to them). */
+const passes = (check: () => Promise<unknown>) =>
+  check().then(
+    () => true,
+    () => false,
+  );
+
+const served = (
+  kind: string,
+  required: ChannelParam[],
+  open: Open,
+  on: ServedChannel["on"],
+  more?: Pick<ServedChannel, "optional" | "visible">,
+): ServedChannel => ({ kind, served: true, required, open, on, ...more });
+
+const refused = (kind: string, required: ChannelParam[], reason: string): RefusedChannel => ({ kind, served: false, required, reason });
 
 const orgKey = (organizationId: string): Opened => ({ key: [organizationId], organizationId });
 
+// The opens shared by several kinds, one per shape of ids.
+
 /** An organization's channel for callers who may do `action` there. */
-const inOrganization = (action: Action) => async (ctx: CoreContext, ids: ChannelIds) => {
-  await requireOrganization(ctx, ids.organization!, action);
-  return orgKey(ids.organization!);
-};
+const inOrganization =
+  (action: Action): Open =>
+  async (ctx, ids) => {
+    await requireOrganization(ctx, ids.organization!, action);
+    return orgKey(ids.organization!);
+  };
 
-const spaceChannel = (action: Action) => async (ctx: CoreContext, ids: ChannelIds) => {
-  const { space } = await readSpace(ctx, ids.space!);
-  await authorize(ctx, action, { space });
-  return { key: [space.id], organizationId: space.organizationId };
-};
+const inSpace =
+  (action: Action): Open =>
+  async (ctx, ids) => {
+    const { space } = await readSpace(ctx, ids.space!);
+    await authorize(ctx, action, { space });
+    return { key: [space.id], organizationId: space.organizationId };
+  };
 
-const changeRequestChannel = (action: Action) => async (ctx: CoreContext, ids: ChannelIds) => {
-  const { space, changeRequest } = await readChangeRequest(ctx, ids.space!, ids.changeRequest!);
-  await authorize(ctx, action, { space });
-  return { key: [changeRequest.id], organizationId: space.organizationId };
-};
+const inChangeRequest =
+  (action: Action): Open =>
+  async (ctx, ids) => {
+    const { space, changeRequest } = await readChangeRequest(ctx, ids.space!, ids.changeRequest!);
+    await authorize(ctx, action, { space });
+    return { key: [changeRequest.id], organizationId: space.organizationId };
+  };
 
-const siteChannel = (action: Action) => async (ctx: CoreContext, ids: ChannelIds) => {
-  const site = await requireSite(ctx, null, ids.site!, action);
-  return { key: [site.id], organizationId: site.organizationId };
-};
+const inSite =
+  (action: Action): Open =>
+  async (ctx, ids) => {
+    const site = await requireSite(ctx, null, ids.site!, action);
+    return { key: [site.id], organizationId: site.organizationId };
+  };
 
 /** The caller's own user channels: another user's id is answered as unknown. */
-const ownUser = async (ctx: CoreContext, ids: ChannelIds): Promise<Opened> => {
+const ownUser: Open = async (ctx, ids) => {
   if (ids.user !== ctx.viewer.userId) throw notFound("user", ids.user!);
   return { key: [ids.user], organizationId: null };
 };
 
-const installationChannel = async (ctx: CoreContext, ids: ChannelIds) => {
+const inTeam: Open = async (ctx, ids) => {
+  const team = await readTeam(ctx, ids.organization!, ids.team!);
+  return { key: [team.id], organizationId: team.organizationId };
+};
+
+/** A top-level comment of the space. */
+const inComment: Open = async (ctx, ids) => {
+  const comment = await readCommentOrReply(ctx, ids.comment!, "comment");
+  if (comment.spaceId !== ids.space) throw notFound("comment", ids.comment!);
+  const { space } = await readSpace(ctx, comment.spaceId);
+  return { key: [comment.id], organizationId: space.organizationId };
+};
+
+/** A site space of the site, by its id. */
+const inSiteSpace: Open = async (ctx, ids) => {
+  const site = await requireSite(ctx, null, ids.site!, "site.read");
+  const row = await loadReadableStructureRow(ctx, "siteSpace", ids.siteSpace!);
+  if (!row || row.siteId !== site.id) throw notFound("site space", ids.siteSpace!);
+  return { key: [row.id], organizationId: site.organizationId };
+};
+
+const installationOf = async (ctx: CoreContext, ids: ChannelIds) => {
   const integration = await readIntegration(ctx, ids.integration!);
   const [installation] = await loadVisibleInstallations(ctx, [ids.installation!]);
   if (!installation || installation.integrationId !== integration.id) throw notFound("installation", ids.installation!);
   return installation;
 };
 
-const visibleSpace = (name: string) => async (ctx: CoreContext, change: RowChange) =>
-  change.row[name] !== undefined &&
-  readSpace(ctx, change.row[name]).then(
-    () => true,
-    () => false,
-  );
+/** An installation of the integration, keyed by the installation, and by `also` (a space, a site) when named. */
+const inInstallation =
+  (also?: (ctx: CoreContext, ids: ChannelIds) => Promise<string>): Open =>
+  async (ctx, ids) => {
+    const installation = await installationOf(ctx, ids);
+    const key = also ? [installation.id, await also(ctx, ids)] : [installation.id];
+    return { key, organizationId: installation.organizationId };
+  };
 
-const refused = (kind: string, required: ChannelParam[], reason: string, optional?: ChannelParam[]): RefusedChannel => ({
-  kind,
-  served: false,
-  required,
-  optional,
-  reason,
-});
+const inTranslation: Open = async (ctx, ids) => {
+  const [translation] = await loadVisibleTranslations(ctx, [ids.translation!]);
+  if (!translation) throw notFound("translation", ids.translation!);
+  return { key: [translation.id], organizationId: translation.organizationId };
+};
 
 const GIT = "this service has no Git synchronization";
 const SITE_PUBLISHING = "spaces are published through sites here: subscribe to the site's channels";
 const AGENTS = "this service has no AI agents";
+const MCP = "sites here have no MCP servers";
 
 /** Columns of a site that its publishing auth is. */
 const SITE_AUTH = ["visibility", "authPrivateKey", "authBackend", "authFallbackURL", "authLogoutURL"];
@@ -187,441 +245,196 @@ const SITE_AUTH = ["visibility", "authPrivateKey", "authBackend", "authFallbackU
 // ---------------------------------------------------------------------------------------------
 // The table: every published kind, in the order of the spec
 
+const S = ["space"] satisfies ChannelParam[];
+const CR = ["space", "changeRequest"] satisfies ChannelParam[];
+const O = ["organization"] satisfies ChannelParam[];
+const SITE = ["site"] satisfies ChannelParam[];
+const INSTALLATION = ["integration", "installation"] satisfies ChannelParam[];
+
 export const CHANNELS: readonly Channel[] = [
-  {
-    kind: "space",
-    served: true,
-    required: ["space"],
-    open: spaceChannel("space.read"),
-    on: { Space: by("id") },
-  },
-  {
-    kind: "space-content",
-    served: true,
-    required: ["space"],
-    open: spaceChannel("space.read"),
-    // A new head revision: an edit, a merge, an import, a revert, a translation run.
-    on: { Space: when(["revisionId"], "id") },
-  },
-  refused("space-git-info", ["space"], GIT),
-  refused("space-publishing-auth", ["space"], SITE_PUBLISHING),
-  refused("space-publishing-customization", ["space"], SITE_PUBLISHING),
-  {
-    kind: "space-integrations",
-    served: true,
-    required: ["space"],
-    open: spaceChannel("space.read"),
-    on: { IntegrationSpaceInstallation: by("spaceId") },
-  },
-  { kind: "user-api-tokens", served: true, required: ["user"], open: ownUser, on: { ApiToken: by("userId") } },
-  { kind: "user-organizations", served: true, required: ["user"], open: ownUser, on: { Member: by("userId") } },
-  { kind: "user-profile", served: true, required: ["user"], open: ownUser, on: { User: by("id") } },
-  {
-    kind: "space-change-request",
-    served: true,
-    required: ["space", "changeRequest"],
-    open: changeRequestChannel("changeRequest.read"),
-    on: { ChangeRequest: by("id"), ChangeRequestReview: by("changeRequestId"), ChangeRequestReviewer: by("changeRequestId") },
-  },
-  {
-    kind: "space-change-requests",
-    served: true,
-    required: ["space"],
-    open: spaceChannel("changeRequest.read"),
-    on: { ChangeRequest: by("spaceId") },
-  },
-  {
-    kind: "space-change-request-reviews",
-    served: true,
-    required: ["space", "changeRequest"],
-    open: changeRequestChannel("changeRequest.read"),
-    on: { ChangeRequestReview: by("changeRequestId"), ChangeRequestReviewer: by("changeRequestId") },
-  },
-  {
-    kind: "collection",
-    served: true,
-    required: ["collection"],
-    open: async (ctx, ids) => {
+  served("space", S, inSpace("space.read"), { Space: by("id") }),
+  // A new head revision: an edit, a merge, an import, a revert, a translation run.
+  served("space-content", S, inSpace("space.read"), { Space: when(["revisionId"], "id") }),
+  refused("space-git-info", S, GIT),
+  refused("space-publishing-auth", S, SITE_PUBLISHING),
+  refused("space-publishing-customization", S, SITE_PUBLISHING),
+  served("space-integrations", S, inSpace("space.read"), { IntegrationSpaceInstallation: by("spaceId") }),
+  served("user-api-tokens", ["user"], ownUser, { ApiToken: by("userId") }),
+  served("user-organizations", ["user"], ownUser, { Member: by("userId") }),
+  served("user-profile", ["user"], ownUser, { User: by("id") }),
+  served("space-change-request", CR, inChangeRequest("changeRequest.read"), {
+    ChangeRequest: by("id"),
+    ChangeRequestReview: by("changeRequestId"),
+    ChangeRequestReviewer: by("changeRequestId"),
+  }),
+  served("space-change-requests", S, inSpace("changeRequest.read"), { ChangeRequest: by("spaceId") }),
+  served("space-change-request-reviews", CR, inChangeRequest("changeRequest.read"), {
+    ChangeRequestReview: by("changeRequestId"),
+    ChangeRequestReviewer: by("changeRequestId"),
+  }),
+  served(
+    "collection",
+    ["collection"],
+    async (ctx, ids) => {
       const { collection } = await readCollection(ctx, ids.collection!);
       return { key: [collection.id], organizationId: collection.organizationId };
     },
-    on: { Collection: by("id") },
-  },
+    { Collection: by("id") },
+  ),
   refused("collection-publishing-customization", ["collection"], SITE_PUBLISHING),
-  {
-    kind: "organization",
-    served: true,
-    required: ["organization"],
-    open: async (ctx, ids) => orgKey((await getOrganization(ctx, ids.organization!)).id),
-    on: { Organization: by("id") },
-  },
-  refused("organization-agent-data", ["organization"], AGENTS),
-  {
-    kind: "organization-link-invites",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("invite.manage"),
-    on: { LinkInvite: by("organizationId") },
-  },
-  {
-    kind: "organization-members",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("member.list"),
-    on: { Member: by("organizationId") },
-  },
-  {
-    kind: "organization-member",
-    served: true,
-    required: ["organization", "user"],
-    open: async (ctx, ids) => {
+  served("organization", O, async (ctx, ids) => orgKey((await getOrganization(ctx, ids.organization!)).id), { Organization: by("id") }),
+  refused("organization-agent-data", O, AGENTS),
+  served("organization-link-invites", O, inOrganization("invite.manage"), { LinkInvite: by("organizationId") }),
+  served("organization-members", O, inOrganization("member.list"), { Member: by("organizationId") }),
+  served(
+    "organization-member",
+    ["organization", "user"],
+    async (ctx, ids) => {
       await requireOrganization(ctx, ids.organization!, "member.read");
       return { key: [ids.organization!, ids.user!], organizationId: ids.organization! };
     },
-    on: { Member: by("organizationId", "userId") },
-  },
-  {
-    kind: "organization-saml",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("saml.manage"),
-    on: { SamlProvider: by("organizationId") },
-  },
-  {
-    kind: "organization-teams",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("team.list"),
-    on: { Team: by("organizationId") },
-  },
-  {
-    kind: "organization-team",
-    served: true,
-    required: ["organization", "team"],
-    open: async (ctx, ids) => {
-      const team = await readTeam(ctx, ids.organization!, ids.team!);
-      return { key: [team.id], organizationId: team.organizationId };
-    },
-    on: { Team: by("id") },
-  },
-  {
-    kind: "organization-team-members",
-    served: true,
-    required: ["organization", "team"],
-    open: async (ctx, ids) => {
-      const team = await readTeam(ctx, ids.organization!, ids.team!);
-      return { key: [team.id], organizationId: team.organizationId };
-    },
-    on: { TeamMember: by("teamId") },
-  },
-  {
-    kind: "organization-team-member",
-    served: true,
-    required: ["organization", "member"],
-    optional: ["team"],
-    open: async (ctx, ids) => {
+    { Member: by("organizationId", "userId") },
+  ),
+  served("organization-saml", O, inOrganization("saml.manage"), { SamlProvider: by("organizationId") }),
+  served("organization-teams", O, inOrganization("team.list"), { Team: by("organizationId") }),
+  served("organization-team", ["organization", "team"], inTeam, { Team: by("id") }),
+  served("organization-team-members", ["organization", "team"], inTeam, { TeamMember: by("teamId") }),
+  served(
+    "organization-team-member",
+    ["organization", "member"],
+    async (ctx, ids) => {
       await requireOrganization(ctx, ids.organization!, "team.read");
       if (ids.team) await readTeam(ctx, ids.organization!, ids.team);
       const key = ids.team ? [ids.organization!, ids.member!, ids.team] : [ids.organization!, ids.member!];
       return { key, organizationId: ids.organization! };
     },
     // The member's memberships of any team of the organization, and of the one team.
-    on: { TeamMember: (change) => [...by("organizationId", "userId")(change), ...by("organizationId", "userId", "teamId")(change)] },
-  },
-  {
-    kind: "organization-spaces",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("organization.read"),
-    on: { Space: by("organizationId") },
-    visible: visibleSpace("id"),
-  },
-  {
-    kind: "organization-collections",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("organization.read"),
-    on: { Collection: by("organizationId") },
-    visible: async (ctx, change) =>
-      readCollection(ctx, change.row.id).then(
-        () => true,
-        () => false,
-      ),
-  },
-  {
-    kind: "organization-integrations",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("integration.read"),
-    on: { Integration: by("organizationId") },
-  },
-  {
-    kind: "organization-installations",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("integration.list"),
-    on: { IntegrationInstallation: by("organizationId") },
-  },
-  {
-    kind: "organization-sites",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("site.list"),
-    on: { Site: by("organizationId") },
-    visible: async (ctx, change) =>
-      getSite(ctx, null, change.row.id).then(
-        () => true,
-        () => false,
-      ),
-  },
-  {
-    kind: "organization-openapi-specs",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("openapi.read"),
-    on: { OpenAPISpec: by("organizationId"), OpenAPISpecVersion: by("organizationId") },
-  },
-  {
-    kind: "organization-translations",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("translation.read"),
-    on: { TranslationSettings: by("organizationId"), TranslationTarget: by("organizationId") },
-  },
-  refused("organization-translations-glossary", ["organization"], "translations here have no glossary"),
-  refused("organization-fonts", ["organization"], "this service has no custom fonts"),
-  refused("organization-agent-instructions", ["organization"], AGENTS),
-  {
-    kind: "organization-change-requests",
-    served: true,
-    required: ["organization"],
-    open: inOrganization("organization.read"),
-    on: { ChangeRequest: by("organizationId") },
-    visible: visibleSpace("spaceId"),
-  },
-  {
-    kind: "space-comments",
-    served: true,
-    required: ["space"],
-    open: spaceChannel("comment.read"),
-    on: { Comment: by("spaceId"), CommentReaction: by("spaceId") },
-  },
-  {
-    kind: "space-change-request-comments",
-    served: true,
-    required: ["space", "changeRequest"],
-    open: changeRequestChannel("comment.read"),
-    on: { Comment: by("changeRequestId"), CommentReaction: by("changeRequestId") },
-  },
-  {
-    kind: "space-comment",
-    served: true,
-    required: ["space", "comment"],
-    open: async (ctx, ids) => {
-      const comment = await readCommentOrReply(ctx, ids.comment!, "comment");
-      if (comment.spaceId !== ids.space) throw notFound("comment", ids.comment!);
-      const { space } = await readSpace(ctx, comment.spaceId);
-      return { key: [comment.id], organizationId: space.organizationId };
-    },
-    // The comment, its replies and reactions.
-    on: {
-      Comment: (change) => [...by("id")(change), ...by("parentId")(change)],
-      CommentReaction: (change) => [...by("commentId")(change), ...by("parentId")(change)],
-    },
-  },
-  {
-    kind: "space-comment-replies",
-    served: true,
-    required: ["space", "comment"],
-    open: async (ctx, ids) => {
-      const comment = await readCommentOrReply(ctx, ids.comment!, "comment");
-      if (comment.spaceId !== ids.space) throw notFound("comment", ids.comment!);
-      const { space } = await readSpace(ctx, comment.spaceId);
-      return { key: [comment.id], organizationId: space.organizationId };
-    },
-    on: { Comment: by("parentId"), CommentReaction: by("parentId") },
-  },
-  {
-    kind: "integration",
-    served: true,
-    required: ["integration"],
-    open: async (ctx, ids) => {
-      const integration = await readIntegration(ctx, ids.integration!);
-      return { key: [integration.id], organizationId: null };
-    },
-    on: { Integration: by("id") },
-  },
-  {
-    kind: "integration-installation",
-    served: true,
-    required: ["integration", "installation"],
-    open: async (ctx, ids) => {
-      const installation = await installationChannel(ctx, ids);
-      return { key: [installation.id], organizationId: installation.organizationId };
-    },
-    on: { IntegrationInstallation: by("id") },
-  },
-  {
-    kind: "integration-space-installation",
-    served: true,
-    required: ["integration", "installation", "space"],
-    open: async (ctx, ids) => {
-      const installation = await installationChannel(ctx, ids);
-      const { space } = await readSpace(ctx, ids.space!);
-      return { key: [installation.id, space.id], organizationId: installation.organizationId };
-    },
-    on: { IntegrationSpaceInstallation: by("installationId", "spaceId") },
-  },
-  {
-    kind: "integration-space-installations",
-    served: true,
-    required: ["integration", "installation"],
-    open: async (ctx, ids) => {
-      const installation = await installationChannel(ctx, ids);
-      return { key: [installation.id], organizationId: installation.organizationId };
-    },
-    on: { IntegrationSpaceInstallation: by("installationId") },
-  },
-  {
-    kind: "integration-site-installation",
-    served: true,
-    required: ["integration", "installation", "site"],
-    open: async (ctx, ids) => {
-      const installation = await installationChannel(ctx, ids);
-      const site = await getSite(ctx, null, ids.site!);
-      return { key: [installation.id, site.id], organizationId: installation.organizationId };
-    },
-    on: { IntegrationSiteInstallation: by("installationId", "siteId") },
-  },
-  {
-    kind: "integration-site-installations",
-    served: true,
-    required: ["integration", "installation"],
-    open: async (ctx, ids) => {
-      const installation = await installationChannel(ctx, ids);
-      return { key: [installation.id], organizationId: installation.organizationId };
-    },
-    on: { IntegrationSiteInstallation: by("installationId") },
-  },
+    { TeamMember: both(by("organizationId", "userId"), by("organizationId", "userId", "teamId")) },
+    { optional: ["team"] },
+  ),
+  served(
+    "organization-spaces",
+    O,
+    inOrganization("organization.read"),
+    { Space: by("organizationId") },
+    { visible: (ctx, change) => passes(() => readSpace(ctx, change.row.id)) },
+  ),
+  served(
+    "organization-collections",
+    O,
+    inOrganization("organization.read"),
+    { Collection: by("organizationId") },
+    { visible: (ctx, change) => passes(() => readCollection(ctx, change.row.id)) },
+  ),
+  served("organization-integrations", O, inOrganization("integration.read"), { Integration: by("organizationId") }),
+  served("organization-installations", O, inOrganization("integration.list"), { IntegrationInstallation: by("organizationId") }),
+  served(
+    "organization-sites",
+    O,
+    inOrganization("site.list"),
+    { Site: by("organizationId") },
+    { visible: (ctx, change) => passes(() => getSite(ctx, null, change.row.id)) },
+  ),
+  served("organization-openapi-specs", O, inOrganization("openapi.read"), {
+    OpenAPISpec: by("organizationId"),
+    OpenAPISpecVersion: by("organizationId"),
+  }),
+  served("organization-translations", O, inOrganization("translation.read"), {
+    TranslationSettings: by("organizationId"),
+    TranslationTarget: by("organizationId"),
+  }),
+  refused("organization-translations-glossary", O, "translations here have no glossary"),
+  refused("organization-fonts", O, "this service has no custom fonts"),
+  refused("organization-agent-instructions", O, AGENTS),
+  served(
+    "organization-change-requests",
+    O,
+    inOrganization("organization.read"),
+    { ChangeRequest: by("organizationId") },
+    { visible: async (ctx, change) => change.row.spaceId !== undefined && passes(() => readSpace(ctx, change.row.spaceId)) },
+  ),
+  served("space-comments", S, inSpace("comment.read"), { Comment: by("spaceId"), CommentReaction: by("spaceId") }),
+  served("space-change-request-comments", CR, inChangeRequest("comment.read"), {
+    Comment: by("changeRequestId"),
+    CommentReaction: by("changeRequestId"),
+  }),
+  // The comment, its replies and reactions.
+  served("space-comment", ["space", "comment"], inComment, {
+    Comment: both(by("id"), by("parentId")),
+    CommentReaction: both(by("commentId"), by("parentId")),
+  }),
+  served("space-comment-replies", ["space", "comment"], inComment, { Comment: by("parentId"), CommentReaction: by("parentId") }),
+  served(
+    "integration",
+    ["integration"],
+    async (ctx, ids) => ({ key: [(await readIntegration(ctx, ids.integration!)).id], organizationId: null }),
+    { Integration: by("id") },
+  ),
+  served("integration-installation", INSTALLATION, inInstallation(), { IntegrationInstallation: by("id") }),
+  served(
+    "integration-space-installation",
+    [...INSTALLATION, "space"],
+    inInstallation(async (ctx, ids) => (await readSpace(ctx, ids.space!)).space.id),
+    { IntegrationSpaceInstallation: by("installationId", "spaceId") },
+  ),
+  served("integration-space-installations", INSTALLATION, inInstallation(), { IntegrationSpaceInstallation: by("installationId") }),
+  served(
+    "integration-site-installation",
+    [...INSTALLATION, "site"],
+    inInstallation(async (ctx, ids) => (await getSite(ctx, null, ids.site!)).id),
+    { IntegrationSiteInstallation: by("installationId", "siteId") },
+  ),
+  served("integration-site-installations", INSTALLATION, inInstallation(), { IntegrationSiteInstallation: by("installationId") }),
   refused(
     "published-content-site",
-    ["site"],
+    SITE,
     "changes of what a published site shows span its spaces' content, which is not mapped to it yet: subscribe to site-structure and to space-content of its spaces",
   ),
-  refused("site-redirects", ["site"], "sites here have no redirects"),
-  {
-    kind: "site",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.read"),
-    on: { Site: by("id") },
-  },
-  refused("site-channels", ["site"], "sites here have no release channels"),
-  refused("site-context", ["site"], AGENTS),
-  {
-    kind: "site-customization",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.read"),
-    on: { Site: when(["customization"], "id") },
-  },
-  {
-    kind: "site-agent-settings",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.read"),
-    on: { Site: when(["agentsContext"], "id") },
-  },
-  {
-    kind: "site-integrations",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.read"),
-    on: { IntegrationSiteInstallation: by("siteId") },
-  },
-  {
-    kind: "site-space",
-    served: true,
-    required: ["site", "siteSpace"],
-    open: async (ctx, ids) => {
-      const site = await requireSite(ctx, null, ids.site!, "site.read");
-      const row = await loadReadableStructureRow(ctx, "siteSpace", ids.siteSpace!);
-      if (!row || row.siteId !== site.id) throw notFound("site space", ids.siteSpace!);
-      return { key: [row.id], organizationId: site.organizationId };
-    },
-    on: { SiteSpace: by("id") },
-  },
-  {
-    kind: "site-space-customization",
-    served: true,
-    required: ["site", "siteSpace"],
-    open: async (ctx, ids) => {
-      const site = await requireSite(ctx, null, ids.site!, "site.read");
-      const row = await loadReadableStructureRow(ctx, "siteSpace", ids.siteSpace!);
-      if (!row || row.siteId !== site.id) throw notFound("site space", ids.siteSpace!);
-      return { key: [row.id], organizationId: site.organizationId };
-    },
-    on: { SiteSpace: when(["customization"], "id") },
-  },
-  {
-    kind: "site-structure",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.read"),
-    on: { SiteSpace: by("siteId"), SiteSection: by("siteId"), SiteSectionGroup: by("siteId") },
-  },
-  {
-    kind: "site-adaptive-schema",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.readAdaptiveSchema"),
-    on: { Site: when(["adaptiveSchema", "adaptiveContent"], "id") },
-  },
-  {
-    kind: "site-publishing-auth",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.manageAccess"),
-    on: { Site: when(SITE_AUTH, "id") },
-  },
-  {
-    kind: "site-share-links",
-    served: true,
-    required: ["site"],
-    open: siteChannel("site.manageAccess"),
-    on: { SiteShareLink: by("siteId") },
-  },
-  {
-    kind: "site-share-link",
-    served: true,
-    required: ["site", "siteShareLink"],
-    open: async (ctx, ids) => {
+  refused("site-redirects", SITE, "sites here have no redirects"),
+  served("site", SITE, inSite("site.read"), { Site: by("id") }),
+  refused("site-channels", SITE, "sites here have no release channels"),
+  refused("site-context", SITE, AGENTS),
+  served("site-customization", SITE, inSite("site.read"), { Site: when(["customization"], "id") }),
+  served("site-agent-settings", SITE, inSite("site.read"), { Site: when(["agentsContext"], "id") }),
+  served("site-integrations", SITE, inSite("site.read"), { IntegrationSiteInstallation: by("siteId") }),
+  served("site-space", ["site", "siteSpace"], inSiteSpace, { SiteSpace: by("id") }),
+  served("site-space-customization", ["site", "siteSpace"], inSiteSpace, { SiteSpace: when(["customization"], "id") }),
+  served("site-structure", SITE, inSite("site.read"), {
+    SiteSpace: by("siteId"),
+    SiteSection: by("siteId"),
+    SiteSectionGroup: by("siteId"),
+  }),
+  served("site-adaptive-schema", SITE, inSite("site.readAdaptiveSchema"), { Site: when(["adaptiveSchema", "adaptiveContent"], "id") }),
+  served("site-publishing-auth", SITE, inSite("site.manageAccess"), { Site: when(SITE_AUTH, "id") }),
+  served("site-share-links", SITE, inSite("site.manageAccess"), { SiteShareLink: by("siteId") }),
+  served(
+    "site-share-link",
+    ["site", "siteShareLink"],
+    async (ctx, ids) => {
       const site = await requireSite(ctx, null, ids.site!, "site.manageAccess");
       const link = await ctx.prisma.siteShareLink.findUnique({ where: { id: ids.siteShareLink! }, select: { siteId: true } });
       if (!link || link.siteId !== site.id) throw notFound("share link", ids.siteShareLink!);
       return { key: [ids.siteShareLink!], organizationId: site.organizationId };
     },
-    on: { SiteShareLink: by("id") },
-  },
-  refused("site-mcp-servers", ["site"], "sites here have no MCP servers"),
-  refused("site-mcp-server", ["site", "siteMcpServer"], "sites here have no MCP servers"),
-  {
-    kind: "site-section",
-    served: true,
-    required: ["site", "siteSection"],
-    open: async (ctx, ids) => {
+    { SiteShareLink: by("id") },
+  ),
+  refused("site-mcp-servers", SITE, MCP),
+  refused("site-mcp-server", ["site", "siteMcpServer"], MCP),
+  served(
+    "site-section",
+    ["site", "siteSection"],
+    async (ctx, ids) => {
       const site = await requireSite(ctx, null, ids.site!, "site.read");
       const row = await loadReadableStructureRow(ctx, "section", ids.siteSection!);
       if (!row || row.siteId !== site.id) throw notFound("site section", ids.siteSection!);
       return { key: [row.id], organizationId: site.organizationId };
     },
-    on: { SiteSection: by("id") },
-  },
-  {
-    kind: "custom-hostname",
-    served: true,
-    required: ["customHostname"],
-    open: async (ctx, ids) => {
+    { SiteSection: by("id") },
+  ),
+  served(
+    "custom-hostname",
+    ["customHostname"],
+    async (ctx, ids) => {
       const hostname = ids.customHostname!.toLowerCase();
       const row = await ctx.prisma.site.findUnique({ where: { hostname }, select: { id: true } });
       if (!row) throw notFound("custom hostname", ids.customHostname!);
@@ -630,46 +443,27 @@ export const CHANNELS: readonly Channel[] = [
       });
       return { key: [hostname], organizationId: site.organizationId };
     },
-    on: { Site: when(["hostname", "published", "visibility"], "hostname") },
-  },
+    { Site: when(["hostname", "published", "visibility"], "hostname") },
+  ),
   refused("git-sync-installation", ["installation"], GIT),
-  refused("space-gitsync-operation", ["space"], GIT),
-  refused("site-gitsync-operation", ["site"], GIT),
-  {
-    kind: "openapi-spec",
-    served: true,
-    required: ["openAPISpec"],
-    open: async (ctx, ids) => {
+  refused("space-gitsync-operation", S, GIT),
+  refused("site-gitsync-operation", SITE, GIT),
+  served(
+    "openapi-spec",
+    ["openAPISpec"],
+    async (ctx, ids) => {
       const [spec] = await loadVisibleSpecs(ctx, [ids.openAPISpec!]);
       if (!spec) throw notFound("OpenAPI specification", ids.openAPISpec!);
       return { key: [spec.id], organizationId: spec.organizationId };
     },
-    on: { OpenAPISpec: by("id"), OpenAPISpecVersion: by("specId") },
-  },
+    { OpenAPISpec: by("id"), OpenAPISpecVersion: by("specId") },
+  ),
   refused("subdomain", ["subdomain"], "sites here are served at their custom hostname or under the service's own URL, not at subdomains"),
-  {
-    kind: "translation",
-    served: true,
-    required: ["translation"],
-    open: async (ctx, ids) => {
-      const [translation] = await loadVisibleTranslations(ctx, [ids.translation!]);
-      if (!translation) throw notFound("translation", ids.translation!);
-      return { key: [translation.id], organizationId: translation.organizationId };
-    },
-    on: { TranslationSettings: by("id"), TranslationTarget: by("translationId") },
-  },
-  {
-    kind: "translation-run",
-    served: true,
-    required: ["translation"],
-    open: async (ctx, ids) => {
-      const [translation] = await loadVisibleTranslations(ctx, [ids.translation!]);
-      if (!translation) throw notFound("translation", ids.translation!);
-      return { key: [translation.id], organizationId: translation.organizationId };
-    },
-    // A run brings each target in line with the source: its synced revision moves.
-    on: { TranslationTarget: when(["syncedRevisionId", "untranslated"], "translationId") },
-  },
+  served("translation", ["translation"], inTranslation, { TranslationSettings: by("id"), TranslationTarget: by("translationId") }),
+  // A run brings each target in line with the source: its synced revision moves.
+  served("translation-run", ["translation"], inTranslation, {
+    TranslationTarget: when(["syncedRevisionId", "untranslated"], "translationId"),
+  }),
   refused(
     "import-run",
     ["runId"],
