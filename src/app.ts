@@ -29,6 +29,7 @@ import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { useSites } from "./http/plugins/use-sites.ts";
 import { SiteCache } from "./core/sites/serve.ts";
+import { SiteRendering } from "./core/sites/assets.ts";
 import { maskError } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./http/plugins/use-file-downloads.ts";
@@ -153,6 +154,7 @@ export function createApp({
       ...config.git,
     }),
     release: { version: packageJson.version, build: clock.now().toISOString() },
+    siteRendering: new SiteRendering(),
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.

@@ -129,6 +129,7 @@ async function main() {
     say(`  ${demo.token}`);
     say(`Try: curl -H "Authorization: Bearer ${demo.token}" ${config.publicUrl}/v1/orgs`);
     say(`Or open ${config.publicUrl}/graphql (the token is already in its headers)`);
+    say(`Its published site, with a page of every block: ${services.urls.site(`/${demo.siteId}`)}/blocks`);
   } else {
     const cli = "npm run -s cli -- token --email <e-mail of a user>";
     say(`API token: ${cli}${database.kind === "pglite" ? " (with the server stopped: the embedded database allows one process)" : ""},`);

@@ -29,7 +29,7 @@ describe("the demo organization's sample content", () => {
     const api = server.client(demo.token);
     const { data: content } = await api.spaces.getCurrentRevision(demo.spaceId);
     const titles = (pages: any[]): any[] => pages.map((page) => (page.pages?.length ? [page.title, titles(page.pages)] : page.title));
-    expect(titles(content.pages)).toEqual(["Welcome", "Quickstart", ["Reference", ["API"]]]);
+    expect(titles(content.pages)).toEqual(["Welcome", "Quickstart", ["Reference", ["API"]], "Blocks"]);
     expect(content.files).toEqual([
       expect.objectContaining({ name: "architecture.png", contentType: "image/png", dimensions: { width: 96, height: 48 } }),
     ]);
@@ -68,7 +68,8 @@ describe("the demo organization's sample content", () => {
 
     const base = `/v1/spaces/${demo.spaceId}/content`;
     const backlinks = await server.rest(demo.token, "GET", `${base}/page/${quickstart}/backlinks`);
-    expect(backlinks.body.items.length).toBe(2);
+    // The welcome page, the API page and the page of every block.
+    expect(backlinks.body.items.length).toBe(3);
     const fileBacklinks = await server.rest(demo.token, "GET", `${base}/files/${demo.content.fileId}/backlinks`);
     expect(fileBacklinks.body.items).toEqual([expect.objectContaining({ kind: "page", page: expect.objectContaining({ id: welcome }) })]);
   });
@@ -106,6 +107,29 @@ describe("the demo organization's sample content", () => {
     expect(reusable.data.space.content.reusableContents).toEqual([
       { id: demo.content.reusableContentId, title: "Support notice", markdown: expect.stringContaining("Need help?") },
     ]);
+  });
+});
+
+describe("the demo's published site", () => {
+  it("is public and shows the page of every block, each rendered (no GitBook tag left as text)", async () => {
+    const response = await fetch(`${server.url}/sites/${demo.siteId}/blocks`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    for (const part of [
+      'class="hint hint-info"',
+      'class="tabset"',
+      'class="code numbered"',
+      '<details class="expandable"',
+      'class="cards"',
+      'class="embed"',
+      'class="file"',
+      'class="content-ref"',
+      'class="katex-display"',
+      'type="checkbox" disabled checked',
+    ])
+      expect(html, part).toContain(part);
+    for (const tag of ["{% endhint %}", "{% endtabs %}", "{% endcode %}", "{% embed", "{% file", "{% content-ref", "$$", "[!NOTE]"])
+      expect(html).not.toContain(tag);
   });
 });
 

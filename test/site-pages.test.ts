@@ -51,6 +51,39 @@ afterAll(async () => {
 });
 
 describe("a published page over HTTP", () => {
+  it("shows the page title once (HTML and .md) when the Markdown starts with it; CSS and script are hashed and cached for a year", async () => {
+    const { data: space } = await api().orgs.createSpace(A.organizationId, { title: "Titled" });
+    await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: space.id, title: "Install", markdown: "# Install\n\nRun the installer.\n\n# Other heading\n" },
+    });
+    const site = await publishedSite([space.id]);
+    const html = await (await get(`/sites/${site.id}/install`)).text();
+    expect(html.match(/>Install</g)).toHaveLength(2); // the heading, and the navigation's link
+    expect(html).toContain("<h1>Install</h1><p>Run the installer.</p>");
+    expect(html).toContain('<h1 id="other-heading">Other heading</h1>');
+    const markdown = await (await get(`/sites/${site.id}/install.md`)).text();
+    expect(markdown).toBe("# Install\n\nRun the installer.\n\n# Other heading\n");
+
+    const css = server.url + html.match(/<link rel="stylesheet" href="(\/sites\/[^"]+\/~assets\/site\.[A-Za-z0-9]+\.css)">/)![1];
+    const script = server.url + html.match(/<script src="(\/sites\/[^"]+\/~assets\/site\.[A-Za-z0-9]+\.js)" defer>/)![1];
+    for (const url of [css, script]) {
+      const asset = await fetch(url);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    }
+    expect((await fetch(css)).headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect((await get(`/sites/${site.id}/~assets/site.old.css`)).status).toBe(404);
+    // The policy allows that script and the inline theme line, nothing else.
+    const policy = (await get(`/sites/${site.id}/install`)).headers.get("content-security-policy")!;
+    expect(policy).toContain(`script-src 'sha256-`);
+    expect(policy).toContain(script);
+    // A favicon that is never a 404: inline in the page, and at /favicon.ico.
+    expect(html).toContain(`<link rel="icon" href="/sites/${site.id}/favicon.ico">`);
+    const icon = await get(`/sites/${site.id}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+  });
+
   it("renders the title, a GFM table and working links to other pages; unpublished it is 404", async () => {
     const space = await spaceWithPages("Guide");
     const site = await publishedSite([space.id]);
@@ -74,6 +107,10 @@ describe("a published page over HTTP", () => {
     const setupHtml = await setup.text();
     expect(setupHtml).toContain('<h2 id="steps">Steps</h2>');
     expect(setupHtml).toContain('<code class="language-js">');
+
+    // Highlighted on the server (colors as classes), with a copy button the page's script shows.
+    expect(setupHtml).toMatch(/<span class="k\d+">log<\/span>/);
+    expect(setupHtml).toContain('<button class="copy" type="button" hidden>Copy</button>');
 
     const missing = await get(`/sites/${site.id}/nowhere`);
     expect(missing.status).toBe(404);

@@ -626,6 +626,9 @@ describe("customization", () => {
       ...initial,
       title: "Branded docs",
       styling: { ...initial.styling, theme: "bold", primaryColor: { light: "#ff5500", dark: "#aa3300" } },
+      themes: { default: "dark", toggeable: false },
+      favicon: { emoji: "1f4d8" },
+      header: { ...initial.header, links: [{ title: "Status", to: { kind: "url", url: "https://status.example.com/" }, links: [] }] },
     };
     const saved = await api().orgs.updateSiteCustomizationById(A.organizationId, site.id, settings as never);
     expect(saved.status).toBe(200);
@@ -636,8 +639,17 @@ describe("customization", () => {
     await api().orgs.publishSite(A.organizationId, site.id);
     const html = await (await fetch(`${server.url}/sites/${site.id}/`)).text();
     expect(html).toContain("--primary:#ff5500");
-    expect(html).toContain('<header class="theme-bold"><a class="title"');
+    expect(html).toContain('<header class="top theme-bold">');
     expect(html).toContain(">Branded docs</a>");
+    // Dark first, with no toggle; the emoji as favicon (also at /favicon.ico); the header link.
+    expect(html).toContain('<html lang="en" data-theme="dark">');
+    expect(html).not.toContain("theme-toggle");
+    expect(html).toContain('<link rel="icon" href="data:image/svg+xml,');
+    expect(html).toContain(encodeURIComponent("📘"));
+    expect(html).toContain('<a href="https://status.example.com/">Status</a>');
+    const icon = await fetch(`${server.url}/sites/${site.id}/favicon.ico`);
+    expect(icon.headers.get("content-type")).toBe("image/svg+xml");
+    expect(await icon.text()).toContain("📘");
 
     const [, second] = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items;
     expect((await api().orgs.getSiteSpaceCustomizationById(A.organizationId, site.id, second.id)).data).toEqual(saved.data);

@@ -14,6 +14,7 @@ import type { OpenAPILimits } from "./openapi/index.ts";
 import type { RealtimeBus } from "./realtime/bus.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import type { Signer } from "./signer.ts";
+import type { SiteRendering } from "./sites/assets.ts";
 import type { Urls } from "./urls.ts";
 
 export interface Viewer {
@@ -48,6 +49,8 @@ export interface Services {
   git: GitRepositories;
   /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
   release: { version: string; build: string };
+  /** The code highlighter and the stylesheet, script and fonts of published pages (created on first use). */
+  siteRendering: SiteRendering;
 }
 
 export interface CoreContext extends Services {

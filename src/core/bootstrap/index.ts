@@ -7,6 +7,7 @@ import { generateKeyBetween } from "fractional-indexing";
 import { badInput } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
+import { createSite, setSitePublished } from "../sites/index.ts";
 import { type SampleContent, seedSampleContent } from "./sample-content.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -43,11 +44,14 @@ export async function bootstrapOrganization(
 export interface DemoResult extends BootstrapResult {
   spaceId: string;
   content: SampleContent;
+  /** The published site that shows the sample space. */
+  siteId: string;
 }
 
 /**
  * On an empty database: a demo organization with one sample space and its sample content
- * (`sample-content.ts`), written as the demo user. Returns null otherwise.
+ * (`sample-content.ts`), written as the demo user, and a public site that publishes it.
+ * Returns null otherwise.
  */
 export async function seedDemo(services: Services): Promise<DemoResult | null> {
   const { prisma } = services;
@@ -79,6 +83,9 @@ export async function seedDemo(services: Services): Promise<DemoResult | null> {
     prisma.revision.create({ data: { id: revisionId, spaceId } }),
   ]);
   const viewer = await authenticate(prisma, `Bearer ${result.token}`, services.clock);
-  const content = await seedSampleContent(createCoreContext(services, viewer), spaceId);
-  return { ...result, spaceId, content };
+  const ctx = createCoreContext(services, viewer);
+  const content = await seedSampleContent(ctx, spaceId);
+  const site = await createSite(ctx, { organizationId: result.organizationId, title: "Getting started", spaces: [spaceId] });
+  await setSitePublished(ctx, result.organizationId, site.id, true);
+  return { ...result, spaceId, content, siteId: site.id };
 }

@@ -1,7 +1,9 @@
 // The demo space's sample content, written through the same core operations as the API (one
 // revision per step, as a user would make them): pages with headings, a GFM table, links between
 // pages and an image, a reusable content, a change request with its own edit, and a comment with
-// a reply. So that on a first start every read route and search have something to show.
+// a reply; and a page with every block of GitBook's Markdown (blocks-sample.ts), which the
+// demo's published site shows. So that on a first start every read route, search and a
+// published site have something to show.
 import { deflateSync } from "node:zlib";
 import { createChangeRequest, updateChangeRequest } from "../change-requests/index.ts";
 import { postComment, postReply } from "../comments/index.ts";
@@ -10,9 +12,10 @@ import { uploadFiles } from "../content/files.ts";
 import { editContent } from "../content/index.ts";
 import type { ContentEdit } from "../content/tree.ts";
 import { newId } from "../ids.ts";
+import { blocksMarkdown } from "./blocks-sample.ts";
 
 export interface SampleContent {
-  pageIds: { welcome: string; quickstart: string; reference: string; api: string };
+  pageIds: { welcome: string; quickstart: string; reference: string; api: string; blocks: string };
   fileId: string;
   reusableContentId: string;
   changeRequestId: string;
@@ -37,7 +40,7 @@ export async function seedSampleContent(ctx: CoreContext, spaceId: string): Prom
   });
   const fileId = files[0].id;
 
-  const ids = { welcome: newId("Page"), quickstart: newId("Page"), reference: newId("Page"), api: newId("Page") };
+  const ids = { welcome: newId("Page"), quickstart: newId("Page"), reference: newId("Page"), api: newId("Page"), blocks: newId("Page") };
   const reusableContentId = newId("ReusableContent");
   await editContent(ctx, {
     target,
@@ -47,6 +50,7 @@ export async function seedSampleContent(ctx: CoreContext, spaceId: string): Prom
       page(ids.quickstart, "Quickstart", "quickstart", QUICKSTART),
       page(ids.reference, "Reference", "reference", REFERENCE),
       page(ids.api, "API", "api", API, ids.reference),
+      page(ids.blocks, "Blocks", "blocks", blocksMarkdown(fileId)),
       {
         op: "createReusableContent",
         id: reusableContentId,

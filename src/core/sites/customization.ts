@@ -192,13 +192,70 @@ export function siteSpaceCustomization(site: Site, siteSpace: Pick<SiteSpace, "c
   return siteSpace.customization == null ? settings : mergeCustomization(settings, siteSpace.customization as Customization);
 }
 
-/** The settings the published HTML uses: the title, and the primary color and theme, checked again. */
-export function pageLook(settings: Customization): { title: string | null; primaryColor: string; theme: string } {
+/** What the published HTML uses of the settings, each value checked again (it goes into HTML and CSS). */
+export interface PageLook {
+  title: string | null;
+  /** #rgb to #rrggbbaa, for light and dark. */
+  primaryColor: string;
+  primaryColorDark: string;
+  /** The header style (`styling.theme`): clean, muted, bold, gradient. */
+  theme: string;
+  /** The theme readers get first, and whether they may switch it (remembered in their browser). */
+  mode: "light" | "dark" | "system";
+  toggeable: boolean;
+  /** The favicon: an http(s) URL, or an emoji; null for the default. */
+  favicon: { url: string } | { emoji: string } | null;
+  /** The header logo (light and dark), http(s) URLs. */
+  logo: { light: string; dark: string } | null;
+  /** Header links to URLs (the other kinds of targets are not shown). */
+  links: { title: string; url: string }[];
+}
+
+const HEX = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
+const webUrl = (value: unknown): string | null => {
+  if (typeof value !== "string" || value.length > 2048) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.href : null;
+  } catch {
+    return null;
+  }
+};
+
+/** The settings the published HTML uses: title, colors, header style, theme, favicon, logo, header links. */
+export function pageLook(settings: Customization): PageLook {
   const styling = (settings.styling ?? {}) as Record<string, any>;
   const color = styling.primaryColor?.light;
+  const primaryColor = typeof color === "string" && HEX.test(color) ? color : DEFAULT_CUSTOMIZATION.styling.primaryColor.light;
+  const dark = styling.primaryColor?.dark;
+  const themes = (settings.themes ?? {}) as Record<string, unknown>;
+  const favicon = (settings.favicon ?? {}) as Record<string, any>;
+  const header = (settings.header ?? {}) as Record<string, any>;
+  const iconUrl = webUrl(favicon.icon?.light) ?? webUrl(favicon.icon?.dark);
+  // An emoji is its character(s) or its code points in hex (`1f389`, `1f468-200d-1f4bb`).
+  const emoji =
+    typeof favicon.emoji !== "string"
+      ? null
+      : /^[0-9a-f]{2,6}(?:-[0-9a-f]{2,6})*$/i.test(favicon.emoji)
+        ? String.fromCodePoint(...favicon.emoji.split("-").map((code: string) => Math.min(Number.parseInt(code, 16), 0x10ffff)))
+        : favicon.emoji.length <= 16 && !/[<>&"'\s]/.test(favicon.emoji)
+          ? favicon.emoji
+          : null;
+  const logoLight = webUrl(header.logo?.light);
+  const links: PageLook["links"] = [];
+  for (const link of Array.isArray(header.links) ? header.links.slice(0, 12) : []) {
+    const url = link?.to?.kind === "url" ? webUrl(link.to.url) : null;
+    if (url && typeof link.title === "string" && link.title.trim()) links.push({ title: link.title.slice(0, 100), url });
+  }
   return {
     title: typeof settings.title === "string" ? settings.title : null,
-    primaryColor: typeof color === "string" && /^#[0-9a-fA-F]{3,8}$/.test(color) ? color : DEFAULT_CUSTOMIZATION.styling.primaryColor.light,
+    primaryColor,
+    primaryColorDark: typeof dark === "string" && HEX.test(dark) ? dark : primaryColor,
     theme: typeof styling.theme === "string" && /^[a-z]+$/.test(styling.theme) ? styling.theme : "clean",
+    mode: themes.default === "dark" || themes.default === "system" ? themes.default : "light",
+    toggeable: themes.toggeable !== false,
+    favicon: iconUrl ? { url: iconUrl } : emoji ? { emoji } : null,
+    logo: logoLight ? { light: logoLight, dark: webUrl(header.logo?.dark) ?? logoLight } : null,
+    links,
   };
 }

@@ -18,9 +18,12 @@ import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
-import { type BlockContext, escapeHtml, type PageScript, pageScriptsOf, renderMarkdownIn } from "./render.ts";
+import { withoutTitleHeading } from "../content/blocks/index.ts";
+import { type BlockContext, escapeHtml, type Heading, type PageScript, pageScriptsOf, renderPageIn } from "./render.ts";
+import { ASSET_CACHE_CONTROL, ASSETS_PREFIX } from "./assets.ts";
+import { defaultFavicon, emojiFavicon, readableOn, THEME_JS } from "./style.ts";
 import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
-import { DEFAULT_CUSTOMIZATION, pageLook, siteSpaceCustomization } from "./customization.ts";
+import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -198,8 +201,16 @@ export interface SiteRequest {
 const notFoundPage = (message = "This page does not exist.") =>
   page({ status: 404, title: "Not found", body: `<main><h1>Not found</h1><p>${escapeHtml(message)}</p></main>` });
 
+/** A stylesheet, script or font of published pages (any site: they hold no content), or 404. */
+function serveAsset(services: Services, name: string): SiteResponse {
+  const asset = services.siteRendering.assets.get(name);
+  if (!asset) return { status: 404, contentType: "text/plain; charset=utf-8", body: "Not found", headers: { "Cache-Control": "no-store" } };
+  return { status: 200, contentType: asset.contentType, body: asset.body, headers: { "Cache-Control": ASSET_CACHE_CONTROL } };
+}
+
 /** Serves one request of a published site. Unpublished, deleted and unknown sites are 404. */
 export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse> {
+  if (request.path.startsWith(ASSETS_PREFIX)) return serveAsset(services, request.path.slice(ASSETS_PREFIX.length));
   const now = services.clock.now().getTime();
   const by = request.site;
   const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
@@ -348,6 +359,8 @@ interface Loaded {
   structure: Structure;
   spaces: Map<string, Space>;
   contents: Map<string, ReturnType<typeof contentOf>>;
+  /** Names (with hashes) of the stylesheet and script pages load, and the CSP hash of the inline theme line. */
+  assets: { css: string; js: string; katex: string; themeHash: string };
 }
 
 async function load(services: Services, fingerprint: Fingerprint, claims: VisitorClaims): Promise<Loaded> {
@@ -375,7 +388,8 @@ async function load(services: Services, fingerprint: Fingerprint, claims: Visito
   const revisions = await prisma.revision.findMany({ where: { id: { in: spaces.map((space) => space.revisionId) } } });
   const byId = new Map(revisions.map((revision) => [revision.id, revision]));
   const contents = new Map(spaces.map((space) => [space.id, contentOf(byId.get(space.revisionId)!)]));
-  return { site, scripts, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents };
+  const assets = { ...services.siteRendering.assets.names(), themeHash: services.siteRendering.assets.themeScriptHash };
+  return { site, scripts, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents, assets };
 }
 
 interface Place {
@@ -433,6 +447,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   }
   if (request.path === "sitemap.xml") return sitemap(loaded, base, indexed);
   if (request.path === "llms.txt") return llms(loaded, base);
+  if (request.path === "favicon.ico") return favicon(pageLook(siteCustomization(loaded.site)));
 
   const markdownWanted = request.path.endsWith(".md");
   const segments = (markdownWanted ? request.path.slice(0, -3) : request.path).split("/").filter(Boolean);
@@ -448,7 +463,9 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
       main: "<h1>Not found</h1><p>This page does not exist.</p>",
     });
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
-  if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${markdown}` };
+  // The page's title is shown once: a Markdown body that starts with the same level-1 heading loses it.
+  const body = withoutTitleHeading(markdown, located.page.title);
+  if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${body}` };
 
   const blocks: BlockContext = {
     services,
@@ -456,15 +473,66 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
     siteId: fingerprint.id,
     spaceId: place.siteSpace.spaceId,
   };
-  const html = await renderMarkdownIn(blocks, markdown, resolverFor(services, content, place.spaceBase, located));
+  const rendered = await renderPageIn(
+    blocks,
+    body,
+    resolverFor(services, content, place.spaceBase, located),
+    services.siteRendering.highlighter,
+  );
   const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
   const response = withChrome(loaded, place, indexed && !located.page.noIndex, {
     status: 200,
     title: located.page.title,
     current: located.page.id,
-    main: `<article><h1>${escapeHtml(located.page.title)}</h1>${description}${html}</article>`,
+    main: `${breadcrumbs(content.pages, located, place.spaceBase)}<article><h1>${escapeHtml(located.page.title)}</h1>${description}${rendered.html}</article>${pageFooter(content.pages, located, place.spaceBase)}`,
+    outline: rendered.headings,
+    style: rendered.style,
+    math: rendered.math,
   });
   return blocks.volatile ? { ...response, ttlMs: VOLATILE_TTL_MS } : response;
+}
+
+/** The page's parents (pages and groups), linked where they are pages; nothing for a top-level page. */
+function breadcrumbs(pages: PageNode[], located: LocatedPage, spaceBase: string): string {
+  const all = new Map(flatten(pages).map((entry) => [entry.page.id, entry]));
+  const trail: string[] = [];
+  for (
+    let parent = located.parentId ? all.get(located.parentId) : undefined;
+    parent;
+    parent = parent.parentId ? all.get(parent.parentId) : undefined
+  ) {
+    const title = escapeHtml(parent.page.title);
+    trail.unshift(
+      parent.page.kind === "document"
+        ? `<li><a href="${escapeHtml(`${spaceBase}/${parent.path}`)}">${title}</a></li>`
+        : `<li>${title}</li>`,
+    );
+  }
+  return trail.length ? `<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${trail.join("")}</ol></nav>` : "";
+}
+
+/** When the page last changed, and the previous and next pages in the navigation's order. */
+function pageFooter(pages: PageNode[], located: LocatedPage, spaceBase: string): string {
+  const documents = flatten(pages).filter((entry) => entry.page.kind === "document" && !entry.page.hidden);
+  const index = documents.findIndex((entry) => entry.page.id === located.page.id);
+  const link = (entry: LocatedPage | undefined, rel: "prev" | "next") =>
+    entry
+      ? `<a class="${rel}" rel="${rel}" href="${escapeHtml(`${spaceBase}/${entry.path}`)}"><span>${rel === "prev" ? "Previous" : "Next"}</span>${escapeHtml(entry.page.title)}</a>`
+      : "";
+  const pager = index < 0 ? "" : link(documents[index - 1], "prev") + link(documents[index + 1], "next");
+  const updated = new Date(located.page.updatedAt);
+  const date = Number.isNaN(updated.getTime())
+    ? ""
+    : `<p class="updated">Last updated <time datetime="${updated.toISOString()}">${updated.toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric", timeZone: "UTC" })}</time></p>`;
+  return `<footer class="page-footer">${date}${pager ? `<nav class="pager" aria-label="Previous and next">${pager}</nav>` : ""}</footer>`;
+}
+
+/** `/favicon.ico` of a site: where its favicon is, or the default one (browsers ask for it unprompted). */
+function favicon(look: PageLook): SiteResponse {
+  if (look.favicon && "url" in look.favicon)
+    return { status: 302, contentType: "text/plain; charset=utf-8", body: "", headers: { Location: look.favicon.url } };
+  const icon = look.favicon ? emojiFavicon(look.favicon.emoji) : defaultFavicon(look.primaryColor);
+  return { status: 200, contentType: "image/svg+xml", body: decodeURIComponent(icon.slice(icon.indexOf(",") + 1)) };
 }
 
 async function bodyOf(services: Services, hash: string): Promise<string> {
@@ -490,7 +558,12 @@ function resolverFor(services: Services, content: { pages: PageNode[]; files: Fi
     const page = findPageByPath(content.pages, path);
     return page ? `${pageUrl(page.path)}${anchor ? `#${anchor}` : ""}` : href;
   };
-  return { link: resolve, image: resolve };
+  const title = (href: string): string | undefined => {
+    const resolved = resolve(href);
+    if (!resolved.startsWith(`${spaceBase}/`)) return undefined;
+    return findPageByPath(content.pages, resolved.slice(spaceBase.length + 1).split("#")[0])?.page.title;
+  };
+  return { link: resolve, image: resolve, title };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,17 +584,11 @@ function navigation(pages: PageNode[], spaceBase: string, current: string | unde
   return items.length ? `<ul>${items.join("")}</ul>` : "";
 }
 
-const STYLE = `body{margin:0;font:16px/1.6 system-ui,sans-serif;color:#1f2328}header{display:flex;gap:1.5rem;align-items:center;padding:.75rem 1.5rem;border-bottom:3px solid var(--primary)}
-a{color:var(--primary)}header.theme-bold,header.theme-gradient{background:var(--primary)}header.theme-bold a,header.theme-gradient a{color:#fff}
-header .title{font-weight:600;color:inherit;text-decoration:none}nav.tabs a,nav.variants a{margin-right:1rem}a[aria-current]{font-weight:600}
-.layout{display:flex;gap:2rem;padding:1.5rem}nav.pages{min-width:14rem}nav.pages ul{list-style:none;padding-left:1rem;margin:0}main{flex:1;max-width:48rem}
-table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.3rem .6rem}pre{background:#f6f8fa;padding:1rem;overflow:auto}img{max-width:100%}.description{color:#57606a}`;
-
 function withChrome(
   loaded: Loaded,
   place: Place,
   indexed: boolean,
-  view: { status: number; title: string; main: string; current?: string },
+  view: { status: number; title: string; main: string; current?: string; outline?: Heading[]; style?: string; math?: boolean },
 ): SiteResponse {
   const { structure, site } = loaded;
   const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", structure, place.siteSpace).length);
@@ -544,21 +611,37 @@ function withChrome(
   const content = loaded.contents.get(place.siteSpace.spaceId)!;
   const look = pageLook(siteSpaceCustomization(site, place.siteSpace));
   const title = look.title ?? site.title;
-  const body = `<header class="theme-${look.theme}"><a class="title" href="${escapeHtml(base)}/">${escapeHtml(title)}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
-<form class="search" action="${escapeHtml(place.spaceBase)}/~search" method="get"><input type="search" name="q" placeholder="Search" aria-label="Search"></form></header>
-<div class="layout"><nav class="pages" aria-label="Pages">${navigation(content.pages, place.spaceBase, view.current)}</nav><main>${view.main}</main></div>`;
+  const brand = look.logo
+    ? `<img class="logo-light" src="${escapeHtml(look.logo.light)}" alt="${escapeHtml(title)}"><img class="logo-dark" src="${escapeHtml(look.logo.dark)}" alt="">`
+    : escapeHtml(title);
+  const links = look.links.length
+    ? `<nav class="links" aria-label="Links">${look.links.map((link) => `<a href="${escapeHtml(link.url)}">${escapeHtml(link.title)}</a>`).join("")}</nav>`
+    : "";
+  const outline = view.outline?.length
+    ? `<aside class="outline" aria-label="On this page"><p>On this page</p><ul>${view.outline
+        .map((heading) => `<li class="h${heading.level}"><a href="#${escapeHtml(heading.id)}">${escapeHtml(heading.text)}</a></li>`)
+        .join("")}</ul></aside>`
+    : "";
+  // The menu works without JavaScript: the checkbox (before the layout) shows the page list on small screens.
+  const body = `<a class="skip" href="#content">Skip to content</a><input type="checkbox" id="site-menu" class="menu-toggle" aria-label="Menu">
+<header class="top theme-${look.theme}"><label for="site-menu" class="menu-button"><span aria-hidden="true">☰</span> Menu</label><a class="title" href="${escapeHtml(base)}/">${brand}</a>${tabs ? `<nav class="tabs" aria-label="Sections">${tabs}</nav>` : ""}${switcher}
+<form class="search" role="search" action="${escapeHtml(place.spaceBase)}/~search" method="get"><input type="search" name="q" placeholder="Search" aria-label="Search"></form>${links}${look.toggeable ? '<button class="theme-toggle" type="button" hidden aria-label="Dark theme"><span aria-hidden="true">◐</span></button>' : ""}</header>
+<div class="layout"><nav class="pages" aria-label="Pages">${navigation(content.pages, place.spaceBase, view.current)}</nav><main id="content">${view.main}</main>${outline}</div>`;
   return page({
     status: view.status,
     title: `${view.title} · ${title}`,
     body,
     indexed,
-    primaryColor: look.primaryColor,
+    look,
+    assets: { base, names: loaded.assets },
+    style: view.style,
+    math: view.math,
     scripts: loaded.scripts,
   });
 }
 
 const PAGE_POLICY =
-  "default-src 'none'; img-src 'self' https: data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * A `script-src` source for exactly one script URL: scheme, host, port and path (a path not
@@ -575,25 +658,54 @@ function page(view: {
   title: string;
   body: string;
   indexed?: boolean;
-  primaryColor?: string;
+  look?: PageLook;
+  /** The site's base URL and the names of the stylesheet and script (none: an error page without a site). */
+  assets?: { base: string; names: { css: string; js: string; katex: string; themeHash: string } };
+  /** The code colors of this page's blocks. */
+  style?: string;
+  /** Whether the page shows math (KaTeX's stylesheet). */
+  math?: boolean;
   /** Integration scripts (absolute URLs), loaded async and allowed by the policy, which merges theirs: no other script runs. */
   scripts?: PageScript[];
 }): SiteResponse {
   const robots = view.indexed ? "" : '<meta name="robots" content="noindex">';
-  // The primary color was checked (#rgb to #rrggbbaa) by pageLook: safe inside the style element.
-  const theme = `:root{--primary:${view.primaryColor ?? DEFAULT_CUSTOMIZATION.styling.primaryColor.light}}`;
+  // Colors were checked (#rgb to #rrggbbaa) by pageLook: safe inside the style element.
+  const primary = view.look?.primaryColor ?? DEFAULT_CUSTOMIZATION.styling.primaryColor.light;
+  const dark = view.look?.primaryColorDark ?? primary;
+  const theme = `:root{--primary:${primary};--link-light:${readableOn(primary, "#f6f8fa")};--link-dark:${readableOn(dark, "#151b23")}}`;
+  const assets = view.assets;
+  // Root-relative: the same origin as the page, fewer bytes.
+  const root = assets ? new URL(assets.base).pathname.replace(/\/$/, "") : "";
+  const prefix = assets ? `${root}/${ASSETS_PREFIX}` : "";
+  const icon = view.look?.favicon
+    ? "url" in view.look.favicon
+      ? view.look.favicon.url
+      : emojiFavicon(view.look.favicon.emoji)
+    : assets
+      ? `${root}/favicon.ico`
+      : defaultFavicon(primary);
+  const links = assets
+    ? `<link rel="stylesheet" href="${escapeHtml(prefix + assets.names.css)}">${view.math ? `<link rel="stylesheet" href="${escapeHtml(prefix + assets.names.katex)}">` : ""}`
+    : "";
+  const own = assets ? `<script>${THEME_JS}</script><script src="${escapeHtml(prefix + assets.names.js)}" defer></script>` : "";
   const scripts = view.scripts ?? [];
   const tags = scripts.map(({ src }) => `<script src="${escapeHtml(src)}" async></script>`).join("");
+  const scriptSources = [
+    ...(assets ? [assets.names.themeHash, scriptSource(`${assets.base}/${ASSETS_PREFIX}${assets.names.js}`)] : []),
+    ...new Set(scripts.map(({ src }) => scriptSource(src))),
+  ];
+  const withScripts = scriptSources.length ? `${PAGE_POLICY}; script-src ${scriptSources.join(" ")}` : PAGE_POLICY;
   const policy = scripts.length
     ? mergeContentSecurityPolicies(
-        `${PAGE_POLICY}; script-src ${[...new Set(scripts.map(({ src }) => scriptSource(src)))].join(" ")}`,
+        withScripts,
         scripts.map((script) => script.contentSecurityPolicy),
       )
-    : PAGE_POLICY;
+    : withScripts;
+  const mode = view.look?.mode ?? "light";
   return {
     status: view.status,
     contentType: "text/html; charset=utf-8",
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title><style>${theme}${STYLE}</style>${tags}</head><body>${view.body}</body></html>`,
+    body: `<!doctype html><html lang="en" data-theme="${mode}"${view.look?.toggeable ? " data-toggle" : ""}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title>${links}<style>${theme}${view.style ?? ""}</style><link rel="icon" href="${escapeHtml(icon)}">${own}${tags}</head><body>${view.body}</body></html>`,
     headers: { "Content-Security-Policy": policy },
   };
 }
