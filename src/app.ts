@@ -47,6 +47,8 @@ import { useSecurityHeaders } from "./http/plugins/use-security-headers.ts";
 import { usePages } from "./http/plugins/use-pages.ts";
 import { usePdfDownloads } from "./http/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./http/plugins/use-request-log.ts";
+import { DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS, type TxtResolver } from "./core/sites/policy.ts";
+import { systemTxtResolver } from "./infra/dns.ts";
 import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
@@ -77,6 +79,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       | "introspectionEnabled"
       | "rateLimits"
       | "openapiRefetchIntervalHours"
+      | "visitorTokenMaxLifetimeSeconds"
     >
   > & {
     /** Bounds of realtime subscriptions (tests lower them). */
@@ -88,6 +91,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     persistedOperations?: PersistedOperationsConfig;
     /** Sandboxes and deliveries of integrations (tests lower the limits). */
     integrations?: Partial<Config["integrations"]>;
+    /** Custom hostnames' DNS lookups (tests give a table; node:dns otherwise). */
+    resolveTxt?: TxtResolver;
     /** Buffering of insight events (tests lower the flush interval). */
     insights?: Partial<InsightsLimits>;
     /** Git over HTTP: where repositories are kept, deadline and size limits (src/core/git). */
@@ -146,6 +151,10 @@ export function createApp({
     logger,
     imports: new ImportTracker(),
     integrations,
+    sites: {
+      visitorTokenMaxLifetimeSeconds: config.visitorTokenMaxLifetimeSeconds ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
+      resolveTxt: config.resolveTxt ?? systemTxtResolver(),
+    },
     insights: new InsightsRecorder(database.prisma, { ...DEFAULT_INSIGHTS_LIMITS, ...config.insights }, logger),
     git: new GitRepositories(database.prisma, {
       ...DEFAULT_GIT_LIMITS,

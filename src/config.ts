@@ -6,6 +6,7 @@
 // `toConfig`. Nothing else reads `process.env`.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS } from "./core/sites/policy.ts";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
 const optional = <T extends z.ZodType>(type: T) => z.preprocess((value) => (value === "" ? undefined : value), type.optional());
@@ -301,6 +302,11 @@ export const variables = {
     .describe(
       "Refused share keys and visitor tokens per window from one client address (default 30); further site requests carrying one get 429.",
     ),
+  VISITOR_TOKEN_MAX_LIFETIME_SECONDS: optional(integer(60, 366 * 86_400))
+    .transform((value) => value ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS)
+    .describe(
+      "A visitor token (visitor-auth sites) must carry `exp`, at most this many seconds ahead (default 604800, 7 days); `nbf` and `iat` are honoured.",
+    ),
   RATE_LIMIT_WINDOW_SECONDS: optional(integer(1, 86_400))
     .transform((value) => value ?? 60)
     .describe("Length of the rate-limit window in seconds (default 60)."),
@@ -360,6 +366,7 @@ export interface Config {
   rateLimits: { perToken: number; perAddress: number; windowSeconds: number; credentialFailuresPerAddress?: number };
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  visitorTokenMaxLifetimeSeconds: number;
   /** Bounds of realtime subscriptions (src/core/realtime/bus.ts). */
   realtime: { maxPerToken: number; maxPerInstance: number; maxQueuedEvents: number };
 }
@@ -454,6 +461,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    visitorTokenMaxLifetimeSeconds: value.VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
     realtime: {
       maxPerToken: value.REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN,
       maxPerInstance: value.REALTIME_MAX_SUBSCRIPTIONS,

@@ -55,6 +55,7 @@ describe("loadConfig", () => {
       rateLimits: { perToken: 1200, perAddress: 300, credentialFailuresPerAddress: 30, windowSeconds: 60 },
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 60_000,
+      visitorTokenMaxLifetimeSeconds: 604_800,
       realtime: { maxPerToken: 100, maxPerInstance: 10_000, maxQueuedEvents: 100 },
     });
   });
@@ -93,6 +94,7 @@ describe("loadConfig", () => {
       RATE_LIMIT_CREDENTIAL_FAILURES: "3",
       HEADERS_TIMEOUT_MS: "3000",
       REQUEST_TIMEOUT_MS: "4000",
+      VISITOR_TOKEN_MAX_LIFETIME_SECONDS: "3600",
       INTEGRATION_CPU_MS: "250",
       INTEGRATION_MEMORY_MB: "64",
       INTEGRATION_TIMEOUT_MS: "3000",
@@ -157,6 +159,7 @@ describe("loadConfig", () => {
       rateLimits: { perToken: 10, perAddress: 5, credentialFailuresPerAddress: 3, windowSeconds: 2 },
       headersTimeoutMs: 3000,
       requestTimeoutMs: 4000,
+      visitorTokenMaxLifetimeSeconds: 3600,
       realtime: { maxPerToken: 7, maxPerInstance: 70, maxQueuedEvents: 3 },
     });
   });

@@ -231,7 +231,10 @@ describe(`every kind of change shows on the next view (${serverUrl ? "PostgreSQL
     // Visitor auth: a new key refuses the old token at once.
     await api().orgs.updateSiteById(A.organizationId, site.id, { visibility: "visitor-auth" } as never);
     const key = (await api().orgs.getSitePublishingAuthById(A.organizationId, site.id)).data.privateKey;
-    const token = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(key));
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(Math.floor(server.clock.now().getTime() / 1000) + 3600)
+      .sign(new TextEncoder().encode(key));
     const signed = `/sites/${site.id}/?jwt_token=${token}`;
     expect((await kept(signed)).status).toBe(200);
     await api().orgs.regenerateSitePublishingAuthById(A.organizationId, site.id);

@@ -308,10 +308,12 @@ describe("visitors", () => {
   it("opens visitor-auth sites only with a JWT signed with the site's key (then kept in a cookie)", async () => {
     const site = await publishedSite([(await spaceWithPages("Private")).id], "visitor-auth");
     const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
-    const sign = (secret: string, expires: string | number = "1h") =>
+    // Times on the server's clock (a test clock), an hour ahead unless said.
+    const serverNow = () => Math.floor(server.clock.now().getTime() / 1000);
+    const sign = (secret: string, expires: number = serverNow() + 3600) =>
       new SignJWT({ plan: "pro" })
         .setProtectedHeader({ alg: "HS256" })
-        .setIssuedAt()
+        .setIssuedAt(serverNow())
         .setExpirationTime(expires)
         .sign(new TextEncoder().encode(secret));
     expect((await get(`/sites/${site.id}/`)).status).toBe(401);
@@ -339,6 +341,31 @@ describe("visitors", () => {
     const redirected = await get(`/sites/${site.id}/setup`);
     expect(redirected.status).toBe(302);
     expect(redirected.headers.get("location")).toBe("https://login.example.com/start");
+  });
+
+  it("refuses visitor tokens without exp, expiring beyond the maximum lifetime, not yet valid or issued in the future", async () => {
+    const site = await publishedSite([(await spaceWithPages("Bounded tokens")).id], "visitor-auth");
+    const secret = new TextEncoder().encode(
+      (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey,
+    );
+    const now = Math.floor(server.clock.now().getTime() / 1000);
+    const day = 24 * 3600;
+    const sign = (claims: { exp?: number; nbf?: number; iat?: number }) =>
+      new SignJWT({ plan: "pro", ...claims }).setProtectedHeader({ alg: "HS256" }).sign(secret);
+    const status = async (claims: { exp?: number; nbf?: number; iat?: number }) =>
+      (await get(`/sites/${site.id}/?jwt_token=${await sign(claims)}`)).status;
+    // Before: a token without exp opened the site until the key was regenerated.
+    expect(await status({})).toBe(401);
+    expect(await status({ iat: now })).toBe(401);
+    // The default maximum lifetime is 7 days ahead.
+    expect(await status({ exp: now + 30 * day })).toBe(401);
+    expect(await status({ exp: now + 8 * day })).toBe(401);
+    expect(await status({ exp: now + 6 * day, iat: now })).toBe(200);
+    expect(await status({ exp: now + 3600, nbf: now + 3600 })).toBe(401);
+    expect(await status({ exp: now + 3600, nbf: now - 10 })).toBe(200);
+    expect(await status({ exp: now + 3600, iat: now + 3600 })).toBe(401);
+    const refused = await get(`/sites/${site.id}/?jwt_token=${await sign({})}`);
+    expect(await refused.text()).toContain("without `exp`");
   });
 
   it("opens share-link sites only with a valid, not revoked share key (then kept in a cookie)", async () => {
@@ -422,7 +449,11 @@ describe("visitor claims", () => {
     });
     const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
     const sign = (claims: Record<string, unknown>) =>
-      new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime("1h").sign(new TextEncoder().encode(key));
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(Math.floor(server.clock.now().getTime() / 1000))
+        .setExpirationTime(Math.floor(server.clock.now().getTime() / 1000) + 3600)
+        .sign(new TextEncoder().encode(key));
     const free = await sign({ plan: "free" });
     const paying = await sign({ plan: "pro" });
     const view = async (path: string, token: string, extra = "") => {

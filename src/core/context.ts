@@ -15,6 +15,7 @@ import type { RealtimeBus } from "./realtime/bus.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import type { Signer } from "./signer.ts";
 import type { SiteRendering } from "./sites/assets.ts";
+import type { SitePolicy } from "./sites/policy.ts";
 import type { Urls } from "./urls.ts";
 
 export interface Viewer {
@@ -43,6 +44,8 @@ export interface Services {
   integrations: IntegrationRuntime;
   /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */
   realtime: RealtimeBus;
+  /** What published sites trust: visitor tokens' lifetime, custom hostnames' DNS proof (src/core/sites/policy.ts). */
+  sites: SitePolicy;
   /** Insight events of published sites waiting to be written in batches (src/core/insights). */
   insights: InsightsRecorder;
   /** The spaces as Git repositories (src/core/git). */

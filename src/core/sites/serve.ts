@@ -5,7 +5,7 @@
 // statement and kept in memory until a write of the tables it is made of (src/db/change-feed.ts):
 // a repeated view sends no statement. The rendered response is cached under the fingerprint.
 import { createHash } from "node:crypto";
-import { jwtVerify } from "jose";
+import { jwtVerify, type JWTPayload } from "jose";
 import { Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
 import type { ChangeFeed } from "../../db/change-feed.ts";
@@ -268,6 +268,9 @@ const cookieOf = (name: string, value: string, base: string) =>
 
 const credentialRefused = (access: { refused: SiteResponse }) => ({ refused: { ...access.refused, credentialRefused: true } });
 
+/** How far a visitor token's clock may differ from ours (its `exp`, `nbf`, `iat`). */
+const CLOCK_TOLERANCE_SECONDS = 60;
+
 /** `url` as a `Location` value (its absolute http(s) form), or null when it holds what a header cannot. */
 function usableLocation(url: string): string | null {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(url)) return null;
@@ -304,16 +307,26 @@ async function visitorAccess(services: Services, cache: SiteCache, site: Fingerp
         ? { refused: { status: 302, contentType: "text/plain; charset=utf-8", body: message, headers: { Location: fallback } } }
         : refusal(401, message);
     if (!token) return signIn("Sign in to read this site: it needs a visitor token.");
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(token, new TextEncoder().encode(site.authPrivateKey), {
+      ({ payload } = await jwtVerify(token, new TextEncoder().encode(site.authPrivateKey), {
         algorithms: ["HS256"],
         currentDate: services.clock.now(),
-      });
-      const { iat: _iat, exp: _exp, nbf: _nbf, ...signed } = payload;
-      claims = { ...signed };
+        requiredClaims: ["exp"],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      }));
     } catch {
-      return credentialRefused(signIn("The visitor token is not valid (bad signature, or expired)."));
+      return credentialRefused(signIn("The visitor token is not valid (bad signature, expired, not yet valid, or without `exp`)."));
     }
+    // A token without a bound would be valid until the site's key is regenerated (issue 28).
+    const nowSeconds = now / 1000;
+    const maxLifetime = services.sites.visitorTokenMaxLifetimeSeconds;
+    if (payload.exp! > nowSeconds + maxLifetime + CLOCK_TOLERANCE_SECONDS)
+      return credentialRefused(signIn(`The visitor token expires too far ahead: its \`exp\` may be at most ${maxLifetime} s from now.`));
+    if (payload.iat !== undefined && payload.iat > nowSeconds + CLOCK_TOLERANCE_SECONDS)
+      return credentialRefused(signIn("The visitor token is not valid: it was issued in the future (`iat`)."));
+    const { iat: _iat, exp: _exp, nbf: _nbf, ...signed } = payload;
+    claims = { ...signed };
     if (request.query.get("jwt_token")) cookies.push(cookieOf(cookie, token, request.base));
   }
   // Unsigned claims: the `visitor.<name>` parameters, then kept in a cookie (so that following a

@@ -1,0 +1,14 @@
+// What a site trusts from its readers and from DNS (issue 28): how far ahead a visitor token may
+// expire, and how a custom hostname's ownership is looked up. Built once in createApp from the
+// configuration; the resolver is a seam (node:dns in production, a table in tests).
+
+/** Looks up a hostname's TXT records, as `node:dns/promises`' `resolveTxt` answers them. */
+export type TxtResolver = (hostname: string) => Promise<string[][]>;
+
+export interface SitePolicy {
+  /** A visitor token must carry `exp`, at most this many seconds ahead of now. */
+  visitorTokenMaxLifetimeSeconds: number;
+  resolveTxt: TxtResolver;
+}
+
+export const DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS = 7 * 24 * 3600;
