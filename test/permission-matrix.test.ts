@@ -217,8 +217,21 @@ async function newSiteWithSections() {
   return { path, sectionId: first.body.id as string, groupedSectionId: second.body.id as string, groupId: group.body.id as string };
 }
 
+let hostnames = 0;
+/** A fresh site of the organization with a pending custom hostname, and the TXT record that proves it set. */
+async function newHostname() {
+  const { path } = await newSite();
+  const hostname = `docs-${++hostnames}.matrix.example.com`;
+  await server.rest(ownerToken, "PATCH", path, { hostname });
+  server.dns.set(`_docs-verification.${hostname}`, [`site-verification=${path.split("/").pop()}`]);
+  return `/v1/custom-hostnames/${hostname}`;
+}
+
 const SITE = "/v1/orgs/:organizationId/sites/:siteId";
 const SITE_FIXTURES: Record<string, Fixture> = {
+  "GET /v1/custom-hostnames/:hostname": async () => ({ path: await newHostname() }),
+  "PATCH /v1/custom-hostnames/:hostname": async () => ({ path: await newHostname() }),
+  "DELETE /v1/custom-hostnames/:hostname": async () => ({ path: await newHostname() }),
   "GET /v1/orgs/:organizationId/sites": async () => ({ path: org("/sites") }),
   "POST /v1/orgs/:organizationId/sites": async () => ({ path: org("/sites"), body: { title: "Created site" } }),
   [`GET ${SITE}`]: async () => ({ path: (await newSite()).path }),

@@ -16,7 +16,7 @@ import { createHttpServer } from "../src/http/client-error.ts";
 import { createScratchDatabase } from "./support/database.ts";
 import { graphqlData } from "./support/expect.ts";
 import { requestWithHost, startTestServer, type TestServer } from "./support/server.ts";
-import { ADAPTIVE_SCHEMA } from "./support/sites.ts";
+import { ADAPTIVE_SCHEMA, serveAtHostname } from "./support/sites.ts";
 
 const serverUrl = process.env.DATABASE_URL;
 
@@ -259,13 +259,14 @@ describe(`every kind of change shows on the next view (${serverUrl ? "PostgreSQL
     await api().orgs.publishSite(A.organizationId, site.id);
     // Kept under the hostname (its own key); a hostname change is a write of the site's row.
     const getWithHost = (path: string, host: string) => requestWithHost(server.url, path, host);
-    await api().orgs.updateSiteById(A.organizationId, site.id, { hostname: "fresh.example.com" } as never);
+    await serveAtHostname(server, A.token, A.organizationId, site.id, "fresh.example.com");
     expect((await getWithHost("/", "fresh.example.com")).status).toBe(200);
     const reads = server.app.siteCache.reads;
     expect((await getWithHost("/", "fresh.example.com")).status).toBe(200);
     expect(server.app.siteCache.reads).toBe(reads);
-    await api().orgs.updateSiteById(A.organizationId, site.id, { hostname: "moved.example.com" } as never);
-    expect((await getWithHost("/", "fresh.example.com")).status).toBe(404);
+    await serveAtHostname(server, A.token, A.organizationId, site.id, "moved.example.com");
+    // The old name is no site's any more: the service's own landing page answers it.
+    expect((await getWithHost("/", "fresh.example.com")).body).not.toContain("Host words.");
     expect((await getWithHost("/", "moved.example.com")).body).toContain("Host words.");
   });
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./support/browser.ts";
 import { graphqlData } from "./support/expect.ts";
 import { requestWithHost, startTestServer, type TestServer } from "./support/server.ts";
-import { ADAPTIVE_SCHEMA } from "./support/sites.ts";
+import { ADAPTIVE_SCHEMA, serveAtHostname } from "./support/sites.ts";
 
 let server: TestServer;
 let A: { organizationId: string; token: string; userId: string };
@@ -259,7 +259,7 @@ describe("custom hostnames and images", () => {
       .slice(-6)
       .toLowerCase()
       .replace(/[^a-z0-9]/g, "x")}.example.com`;
-    await api().orgs.updateSiteById(A.organizationId, site.id, { hostname } as never);
+    await serveAtHostname(server, A.token, A.organizationId, site.id, hostname);
 
     const home = await getWithHost("/", hostname);
     expect(home.status).toBe(200);
@@ -273,6 +273,8 @@ describe("custom hostnames and images", () => {
     // The service's own paths stay the service's at any host.
     expect((await getWithHost("/health", hostname)).status).not.toBe(404);
     expect((await getWithHost("/setup", "unknown.example.com")).status).toBe(404);
+    expect((await getWithHost("/reference", hostname)).body).toContain("swagger-ui");
+    expect((await getWithHost("/openapi.json", hostname)).headers["content-type"]).toContain("application/json");
     await api().orgs.unpublishSite(A.organizationId, site.id);
     expect((await getWithHost("/setup", hostname)).status).toBe(404);
   });

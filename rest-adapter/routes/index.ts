@@ -14,6 +14,7 @@ import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
 import { siteRoutes } from "./sites.ts";
+import { customHostnameRoutes } from "./custom-hostnames.ts";
 import { grantRoutes } from "./grants.ts";
 import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
@@ -38,6 +39,7 @@ export const routes: RestRoute[] = [
   ...pdfRoutes,
   ...grantRoutes,
   ...siteRoutes,
+  ...customHostnameRoutes,
   ...openapiRoutes,
   ...reviewRoutes,
   ...translationRoutes,

@@ -22,6 +22,7 @@ import "./pdf.ts";
 import "./openapi.ts";
 import "./translations.ts";
 import "./sites.ts";
+import "./custom-hostnames.ts";
 import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";

@@ -26,6 +26,11 @@ export interface TestServer {
   database: Database;
   app: App;
   clock: ManualClock;
+  /**
+   * The TXT records custom-hostname checks read (name → values): DNS cannot run here, so tests set
+   * the records a domain's owner would, unless their config gives its own resolver.
+   */
+  dns: Map<string, string[]>;
   /** A new organization with a new admin user and their token. */
   bootstrap(title?: string): Promise<BootstrapResult>;
   /** A new user added to `organizationId` with `role` (null = guest), and their token. */
@@ -70,9 +75,15 @@ export async function startTestServer(
   // polling never adds to the SQL statement counts tests assert (tests run due jobs with runDue).
   // Test servers import from sites served on 127.0.0.1: private hosts are allowed unless a test
   // says otherwise (the production default is false; test/import-safety.test.ts checks it).
+  const dns = new Map<string, string[]>();
+  const resolveTxt = async (name: string) => {
+    const values = dns.get(name);
+    if (!values) throw Object.assign(new Error(`queryTxt ENOTFOUND ${name}`), { code: "ENOTFOUND" });
+    return values.map((value) => [value]);
+  };
   const app = createApp({
     database,
-    config: { importAllowPrivateHosts: true, ...config, rateLimits, publicUrl: url },
+    config: { importAllowPrivateHosts: true, resolveTxt, ...config, rateLimits, publicUrl: url },
     clock,
     jobs: { pollIntervalMs: 24 * 3_600_000 },
     logger,
@@ -116,6 +127,7 @@ export async function startTestServer(
     database,
     app,
     clock,
+    dns,
     bootstrap,
     addMember,
     client: (token) => createClient({ endpoint: url, token }),

@@ -16,6 +16,7 @@ import { checkLength, checkOneOf } from "../validate.ts";
 import { getOrganization } from "../organizations/index.ts";
 import { readSpace } from "../spaces/index.ts";
 import { slugify } from "../content/tree.ts";
+import { checkClaimableHostname } from "./hostname-rules.ts";
 import { checkCondition, conditionHolds, type VisitorClaims } from "./conditions.ts";
 import { siteLoaders, sortByKey } from "./loaders.ts";
 
@@ -364,6 +365,7 @@ export async function updateSite(
         `hostname must be a lowercase domain name with at least three labels, like docs.example.com (got "${patch.hostname}")`,
       );
     }
+    if (patch.hostname !== null) checkClaimableHostname(ctx, patch.hostname);
     data.hostname = patch.hostname;
   }
   if (patch.proxy !== undefined) {
@@ -376,8 +378,18 @@ export async function updateSite(
   if (patch.agentsContext !== undefined) data.agentsContext = checkOneOf("agentsContext", patch.agentsContext, AGENTS_CONTEXTS);
   try {
     return await withSiteLock(ctx, siteId, async (tx, structure) => {
-      if (patch.hostname && (await tx.site.findFirst({ where: { hostname: patch.hostname, id: { not: siteId } }, select: { id: true } }))) {
-        throw hostnameTaken(patch.hostname);
+      if (patch.hostname !== undefined && patch.hostname !== structure.site.hostname) {
+        // A new name starts pending (it routes nothing until its DNS proof, hostnames.ts). Another
+        // site's verified name is refused; its pending claim is not a proof and is taken over.
+        data.hostnameVerifiedAt = null;
+        const holder = patch.hostname
+          ? await tx.site.findFirst({
+              where: { hostname: patch.hostname, id: { not: siteId } },
+              select: { id: true, hostnameVerifiedAt: true },
+            })
+          : null;
+        if (holder?.hostnameVerifiedAt) throw hostnameTaken(patch.hostname!);
+        if (holder) await tx.site.update({ where: { id: holder.id }, data: { hostname: null } });
       }
       if (patch.defaultSiteSection !== undefined) {
         const section = structure.sections.find((s) => s.id === patch.defaultSiteSection);

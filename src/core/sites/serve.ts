@@ -165,7 +165,8 @@ interface Fingerprint {
 
 /** The site (by id or hostname) with what its cache key depends on, in one statement. */
 async function fingerprintOf(services: Services, by: { siteId: string } | { hostname: string }): Promise<Fingerprint | null> {
-  const where = "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname}`;
+  const where =
+    "siteId" in by ? Prisma.sql`s.id = ${by.siteId}` : Prisma.sql`s.hostname = ${by.hostname} AND s."hostnameVerifiedAt" IS NOT NULL`;
   const rows = await services.prisma.$queryRaw<Fingerprint[]>(Prisma.sql`
     SELECT s.id, s."organizationId", s.published, s.visibility, s.hostname, s."updatedAt", s."authPrivateKey", s."authFallbackURL",
       s."adaptiveSchema",
@@ -208,14 +209,19 @@ function serveAsset(services: Services, name: string): SiteResponse {
   return { status: 200, contentType: asset.contentType, body: asset.body, headers: { "Cache-Control": ASSET_CACHE_CONTROL } };
 }
 
-/** Serves one request of a published site. Unpublished, deleted and unknown sites are 404. */
-export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse> {
+/**
+ * Serves one request of a published site. Unpublished, deleted and unknown sites are 404; a
+ * hostname that is no site's is not a site request at all (null: the service answers it, so that
+ * its landing page and links work whatever name it is reached by).
+ */
+export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse | null> {
   if (request.path.startsWith(ASSETS_PREFIX)) return serveAsset(services, request.path.slice(ASSETS_PREFIX.length));
   const now = services.clock.now().getTime();
   const by = request.site;
   const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
     fingerprintOf(services, by),
   );
+  if (!fingerprint && "hostname" in by) return null;
   if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
 
   const access = await visitorAccess(services, cache, fingerprint, request, now);

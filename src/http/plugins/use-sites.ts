@@ -3,14 +3,25 @@
 // server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control.
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
+import { unclaimableReason } from "../../core/sites/hostname-rules.ts";
 import { serveSite, type SiteCache, type SiteRequest } from "../../core/sites/serve.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
 import type { CredentialFailures } from "./use-rate-limit.ts";
 
 const SITES_PREFIX = "/sites/";
-/** Paths of the service itself, never a custom hostname's site page. */
-const SERVICE_PATHS = /^\/(v1|graphql|files|health|metrics)(\/|$)/;
+/**
+ * Paths of the service itself, whatever the Host: never a custom hostname's site page (issue 28),
+ * so signed PDF and file links, the reference and the health checks work by every name the
+ * service is reached by. A custom hostname owns only the other paths.
+ */
+const SERVICE_PATHS = /^\/(v1|graphql|files|pdf|health|ready|metrics|reference|openapi\.json)(\/|$)/;
+
+/** The Host's name without its port or trailing dot; null when no site can own it (an IP address, the service's own name…). */
+function hostnameOf(host: string, publicHost: string): string | null {
+  const name = host.replace(/:\d+$/, "").replace(/\.$/, "");
+  return name.startsWith("[") || unclaimableReason(name, publicHost.replace(/:\d+$/, "")) !== null ? null : name;
+}
 
 function parseCookies(header: string | null): Record<string, string> {
   const cookies: Record<string, string> = {};
@@ -32,7 +43,7 @@ export function isSiteRequest(request: Request, url: URL, publicHost: string): b
   if (request.method !== "GET" && request.method !== "HEAD") return false;
   if (url.pathname.startsWith(SITES_PREFIX)) return true;
   const host = (request.headers.get("host") ?? url.host).toLowerCase();
-  return host !== publicHost && !SERVICE_PATHS.test(url.pathname);
+  return host !== publicHost && hostnameOf(host, publicHost) !== null && !SERVICE_PATHS.test(url.pathname);
 }
 
 /** Whether a site request presents a share key or a visitor token (in its query or a cookie of ours). */
@@ -80,8 +91,8 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
         endResponse(new Response(null, { status: 308, headers: { Location: `${base}/${url.search}` } }));
         return;
       }
-    } else if (host !== publicHost && !SERVICE_PATHS.test(url.pathname)) {
-      site = { hostname: host.replace(/:\d+$/, "") };
+    } else if (isSiteRequest(request, url, publicHost)) {
+      site = { hostname: hostnameOf(host, publicHost)! };
       path = url.pathname.slice(1);
       base = `${url.protocol}//${host}`;
     } else {
@@ -101,6 +112,8 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
       cookies: parseCookies(request.headers.get("cookie")),
       ifNoneMatch: request.headers.get("if-none-match"),
     });
+    // A Host that is no site's (the service by another of its names): the service answers.
+    if (!result) return;
     if (result.credentialRefused) credentialFailures?.count(address);
     const headers = new fetchAPI.Headers({ "Content-Type": result.contentType, ...result.headers });
     if (result.etag) headers.set("ETag", result.etag);
