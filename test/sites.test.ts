@@ -4,7 +4,7 @@
 // and conditions, permissions and isolation, and bad inputs that change nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
-import { ADAPTIVE_SCHEMA } from "./support/sites.ts";
+import { ADAPTIVE_SCHEMA, serveAtHostname } from "./support/sites.ts";
 import { expectGraphQLError, expectRestError, graphqlData } from "./support/expect.ts";
 
 let server: TestServer;
@@ -381,7 +381,7 @@ describe("structure rules", () => {
     );
   });
 
-  it("keeps hostnames unique across the service (409) and checks the site's fields (400)", async () => {
+  it("keeps verified hostnames unique across the service (409) and checks the site's fields (400)", async () => {
     const one = await newSite();
     const two = await newSite();
     const patched = await api().orgs.updateSiteById(A.organizationId, one.id, {
@@ -391,7 +391,7 @@ describe("structure rules", () => {
     } as never);
     expect(patched.data).toMatchObject({ title: "Renamed site", visibility: "unlisted", basename: "docs" });
     const path = `/v1/orgs/${A.organizationId}/sites`;
-    expect((await server.rest(A.token, "PATCH", `${path}/${one.id}`, { hostname: "docs.example.com" })).status).toBe(200);
+    await serveAtHostname(server, A.token, A.organizationId, one.id, "docs.example.com");
     const before = await snapshot(two.id);
     const taken = await server.rest(A.token, "PATCH", `${path}/${two.id}`, { hostname: "docs.example.com" });
     expect(taken.status).toBe(409);
@@ -403,10 +403,11 @@ describe("structure rules", () => {
     expect(await snapshot(two.id)).toEqual(before);
   });
 
-  it("keeps a hostname to one site across organizations, and to one of two sites taking it at the same moment (409 naming it)", async () => {
+  it("keeps a verified hostname to one site across organizations, and a claimed one to one of two sites taking it at the same moment", async () => {
     const hostname = `shared-${++counter}.docs.example.com`;
     const mine = await newSite();
-    expect((await api().orgs.updateSiteById(A.organizationId, mine.id, { hostname } as never)).data).toMatchObject({ hostname });
+    await serveAtHostname(server, A.token, A.organizationId, mine.id, hostname);
+    expect((await api().orgs.getSiteById(A.organizationId, mine.id)).data).toMatchObject({ hostname });
     const { data: theirs } = await api(B.token).orgs.createSite(B.organizationId, { title: "Their site" });
     const before = await snapshot(theirs.id);
     await expectRestError(api(B.token).orgs.updateSiteById(B.organizationId, theirs.id, { hostname } as never), 409, hostname);
@@ -416,15 +417,21 @@ describe("structure rules", () => {
     expectGraphQLError(graphqlTaken, "CONFLICT", hostname);
     expect(await snapshot(theirs.id)).toEqual(before);
 
-    // Two sites of two organizations ask for one new hostname at once: one gets it, the other 409.
+    // Two sites of two organizations claim one new hostname at once: one site ends with it. A
+    // pending claim may be taken over (test/host-routing.test.ts), so the second may win or get a
+    // 409 naming it, depending on whether it saw the first's claim.
     const raced = `raced-${++counter}.docs.example.com`;
     const { data: another } = await api(B.token).orgs.createSite(B.organizationId, { title: "Racing site" });
+    const { data: third } = await api().orgs.createSite(A.organizationId, { title: "Third racing site" });
     const attempts = await Promise.all([
-      server.rest(A.token, "PATCH", `/v1/orgs/${A.organizationId}/sites/${mine.id}`, { hostname: raced }),
+      server.rest(A.token, "PATCH", `/v1/orgs/${A.organizationId}/sites/${third.id}`, { hostname: raced }),
       server.rest(B.token, "PATCH", `/v1/orgs/${B.organizationId}/sites/${another.id}`, { hostname: raced }),
     ]);
-    expect(attempts.map((attempt) => attempt.status).sort()).toEqual([200, 409]);
-    expect(attempts.find((attempt) => attempt.status === 409)!.body.error.message).toContain(raced);
+    for (const attempt of attempts) {
+      expect([200, 409]).toContain(attempt.status);
+      if (attempt.status === 409) expect(attempt.body.error.message).toContain(raced);
+    }
+    expect(attempts.some((attempt) => attempt.status === 200)).toBe(true);
     expect(await server.database.prisma.site.count({ where: { hostname: raced } })).toBe(1);
   });
 
