@@ -92,11 +92,10 @@ async function main() {
     if (sweeper) clearInterval(sweeper);
     const startedAt = Date.now();
     logger.info({ signal, inFlight, timeoutMs: config.shutdownTimeoutMs }, "shutting down: draining requests under way");
-    const deadline = setTimeout(() => {
-      logger.warn({ inFlight }, "drain timeout: closing the connections still open");
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    server.close(async () => {
+    let finishing = false;
+    const finish = async () => {
+      if (finishing) return;
+      finishing = true;
       clearTimeout(deadline);
       try {
         await stopJobs();
@@ -107,7 +106,15 @@ async function main() {
         logger.error({ err: error }, "closing the database failed");
         process.exit(1);
       }
-    });
+    };
+    const deadline = setTimeout(() => {
+      logger.warn({ inFlight }, "drain timeout: closing the connections still open");
+      server.closeAllConnections();
+      // The deadline holds even when a connection the server no longer tracks keeps server.close()
+      // from calling back (seen under load): the process stops now rather than never.
+      void finish();
+    }, config.shutdownTimeoutMs);
+    server.close(() => void finish());
     // Idle kept-alive connections would hold server.close() until they time out.
     server.closeIdleConnections();
   };
