@@ -35,6 +35,7 @@ import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.t
 import { useFileDownloads } from "./http/plugins/use-file-downloads.ts";
 import { useGit } from "./http/plugins/use-git.ts";
 import { DEFAULT_GIT_LIMITS, GitRepositories, type GitLimits } from "./core/git/repository.ts";
+import { gitSyncKey, registerGitSyncJobs } from "./core/git/sync.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -73,6 +74,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     Pick<
       Config,
       | "filesSecret"
+      | "gitSyncKey"
       | "corsOrigins"
       | "importAllowPrivateHosts"
       | "graphiqlEnabled"
@@ -162,6 +164,7 @@ export function createApp({
       dataDir: join(tmpdir(), "docs-service-git", randomBytes(6).toString("hex")),
       ...config.git,
     }),
+    gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts },
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),
   };
@@ -246,6 +249,7 @@ export function createApp({
   registerSiteScripts();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();
+  registerGitSyncJobs(services);
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
   const close = async () => {

@@ -200,6 +200,9 @@ export const variables = {
   OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
     .transform((value) => value ?? 24)
     .describe("How often an OpenAPI specification published from a URL is fetched again, in hours (default 24)."),
+  GIT_SYNC_KEY: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
+    "Key that seals the credentials of Git Sync remotes in the database (at least 32 characters); unset, a random key per start (stored credentials then stop working after a restart).",
+  ),
   GIT_DATA_DIR: optional(z.string().trim())
     .transform((value) => value ?? "")
     .describe("Where the Git repositories of spaces are kept (a cache, rebuilt from the revisions); default `<DATA_DIR>/git`."),
@@ -347,6 +350,8 @@ export interface Config {
    * handed out before a restart, or by another instance, stop working (set it in production).
    */
   filesSecret: string | undefined;
+  /** Seals the credentials of Git Sync remotes (src/core/git/sync.ts). Unset: a random key per start. */
+  gitSyncKey: string | undefined;
   importAllowPrivateHosts: boolean;
   /** URL-sourced OpenAPI specs are fetched again this often. */
   openapiRefetchIntervalHours: number;
@@ -382,7 +387,16 @@ export class ConfigError extends Error {
 const schema = z.object(variables);
 
 /** Never echoed in an error: they hold passwords or keys. */
-const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET"]);
+const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY"]);
+
+/**
+ * This process's environment with `extra` added, for a child process that needs variables of its
+ * own (git: a remote's credentials, a commit's identity). Here because this module alone reads
+ * `process.env`.
+ */
+export function childEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...extra };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const input = Object.fromEntries(Object.keys(variables).map((name) => [name, env[name]]));
@@ -424,6 +438,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: value.DATA_DIR,
     seedDemo: value.SEED_DEMO,
     filesSecret: value.FILES_SECRET,
+    gitSyncKey: value.GIT_SYNC_KEY,
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,
     git: {

@@ -431,6 +431,33 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs/:organizationId/search": async () => ({ path: org("/search?query=matrix") }),
 
   "GET /v1/spaces/:spaceId/content": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content` }),
+  // Git Sync: the remote is the loopback site (not a repository: the queued job fails, the request is what is checked).
+  "POST /v1/spaces/:spaceId/git/import": async () => ({
+    path: `/v1/spaces/${await newSpace()}/git/import`,
+    body: { url: `${importSiteUrl}docs.git`, ref: "refs/heads/main" },
+  }),
+  "POST /v1/spaces/:spaceId/git/export": async () => ({
+    path: `/v1/spaces/${await newSpace()}/git/export`,
+    body: { url: `${importSiteUrl}docs.git`, ref: "refs/heads/main", commitMessage: "Matrix" },
+  }),
+  "GET /v1/spaces/:spaceId/git/info": async () => {
+    const spaceId = await newSpace();
+    const now = new Date();
+    await prisma().gitSync.create({
+      data: {
+        spaceId,
+        installationId: `gsi_${spaceId}`,
+        provider: "github",
+        url: "https://git.example.com/docs.git",
+        ref: "refs/heads/main",
+        operation: { state: "success", direction: "import", startedAt: now.toISOString(), endedAt: now.toISOString() },
+        createdById: ownerUserId,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    return { path: `/v1/spaces/${spaceId}/git/info` };
+  },
   "POST /v1/spaces/:spaceId/content/import": async () => ({
     path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
     body: { url: importSiteUrl, source: "website" },

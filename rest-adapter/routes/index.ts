@@ -3,6 +3,7 @@ import type { RestRoute } from "../route.ts";
 import { collectionRoutes } from "./collections.ts";
 import { contentRoutes } from "./content.ts";
 import { importRoutes } from "./import.ts";
+import { gitSyncRoutes } from "./git-sync.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organizations.ts";
 import { samlRoutes } from "./saml.ts";
@@ -32,6 +33,7 @@ export const routes: RestRoute[] = [
   ...spaceRoutes,
   ...contentRoutes,
   ...importRoutes,
+  ...gitSyncRoutes,
   ...searchRoutes,
   ...linkRoutes,
   ...changeRequestsRoutes,

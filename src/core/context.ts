@@ -5,6 +5,7 @@ import { Access } from "./auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { GitRepositories } from "./git/repository.ts";
+import type { GitSyncSettings } from "./git/sync.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
 import type { InsightsRecorder } from "./insights/recorder.ts";
@@ -50,6 +51,8 @@ export interface Services {
   insights: InsightsRecorder;
   /** The spaces as Git repositories (src/core/git). */
   git: GitRepositories;
+  /** Git Sync: the key sealing remote credentials, and whether remotes may be private hosts (src/core/git/sync.ts). */
+  gitSync: GitSyncSettings;
   /** What `GET /v1/` (the published ApiInformation) says: this package's version, and when this server started. */
   release: { version: string; build: string };
   /** The code highlighter and the stylesheet, script and fonts of published pages (created on first use). */

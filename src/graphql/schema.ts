@@ -13,6 +13,7 @@ import "./content.ts";
 import "./content-editing.ts";
 import "./files.ts";
 import "./import.ts";
+import "./git-sync.ts";
 import "./search.ts";
 import "./links.ts";
 import "./change-requests.ts";

@@ -207,6 +207,21 @@ async function pushDefault(
 }
 
 /**
+ * A change request whose content is `commit`'s tree (a commit fetched from a Git Sync remote),
+ * started from `base`, the space's head. The repository builds the change request's own commit.
+ */
+export async function importCommit(
+  ctx: CoreContext,
+  repos: GitRepositories,
+  spaceId: string,
+  commit: string,
+  target: { base: string; subject: string },
+): Promise<Revision> {
+  await requireSpace(ctx, spaceId, "changeRequest.create");
+  return writeChangeRequestRevision(ctx, repos, spaceId, commit, target);
+}
+
+/**
  * A new revision whose content is the pushed tree: on an existing change request's head, or as
  * the first revision of a new change request started from `base` (a revision of the space).
  */

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { childEnvironment } from "../../config.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { contentOf, sha256 } from "../content/index.ts";
 import type { FileEntry, PageNode } from "../content/tree.ts";
@@ -50,27 +51,35 @@ export class GitError extends Error {
 export interface RunOptions {
   input?: Uint8Array | Readable | AsyncIterable<Uint8Array>;
   timeoutMs: number;
+  /** Added to the process's environment (credentials of a remote, commit identities). */
+  env?: Record<string, string>;
+  /** Stops the command early (a job's time bound or shutdown). */
+  signal?: AbortSignal;
 }
 
 /** Runs `git args` in `gitDir`; resolves with stdout (refuses on a non-zero exit, naming stderr). */
-export function runGit(gitDir: string, args: string[], { input, timeoutMs }: RunOptions): Promise<Buffer> {
+export function runGit(gitDir: string, args: string[], { input, timeoutMs, env, signal }: RunOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // The environment is the process's own (git found on its PATH); the repository is named on the command line.
+    const deadline = AbortSignal.timeout(timeoutMs);
     const child = spawn("git", [`--git-dir=${gitDir}`, ...args], {
       stdio: ["pipe", "pipe", "pipe"],
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([deadline, signal]) : deadline,
       killSignal: "SIGKILL",
+      ...(env ? { env: childEnvironment(env) } : {}),
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.length < 64 && err.push(chunk));
     child.on("error", (error) =>
-      reject(error.name === "AbortError" ? new GitError(`git ${args[0]} took longer than ${timeoutMs} ms and was stopped`, 504) : error),
+      reject(
+        error.name === "AbortError" ? new GitError(`git ${gitCommand(args)} took longer than ${timeoutMs} ms and was stopped`, 504) : error,
+      ),
     );
     child.on("close", (code) => {
       if (code === 0) resolve(Buffer.concat(out));
-      else reject(new GitError(`git ${args[0]} failed (${code}): ${Buffer.concat(err).toString("utf8").trim().slice(0, 500)}`));
+      else reject(new GitError(`git ${gitCommand(args)} failed (${code}): ${Buffer.concat(err).toString("utf8").trim().slice(0, 500)}`));
     });
     child.stdin.on("error", () => {});
     if (input === undefined) child.stdin.end();
@@ -83,6 +92,13 @@ export function runGit(gitDir: string, args: string[], { input, timeoutMs }: Run
         child.stdin.end();
       })().catch((error) => child.kill("SIGKILL") && reject(error));
   });
+}
+
+/** The git command's name, past its `-c name=value` options. */
+function gitCommand(args: string[]): string {
+  let index = 0;
+  while (args[index] === "-c") index += 2;
+  return args[index] ?? "";
 }
 
 /** Starts `git args` and hands its stdout as a stream (for packs sent to a client). */

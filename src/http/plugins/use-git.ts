@@ -69,6 +69,8 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
         refs = await repos.git(spaceId, [
           "-c",
           "uploadpack.hideRefs=refs/revisions",
+          "-c",
+          "uploadpack.hideRefs=refs/sync",
           "upload-pack",
           "--stateless-rpc",
           "--advertise-refs",
@@ -91,7 +93,7 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
       const state = await repos.sync(spaceId);
       const out = streamGit(
         state.gitDir,
-        ["-c", "uploadpack.hideRefs=refs/revisions", "upload-pack", "--stateless-rpc", state.gitDir],
+        ["-c", "uploadpack.hideRefs=refs/revisions", "-c", "uploadpack.hideRefs=refs/sync", "upload-pack", "--stateless-rpc", state.gitDir],
         body,
         repos.limits.timeoutMs,
       );
