@@ -9,6 +9,7 @@ import { findInputProblem, unsafeTextReason } from "../src/core/input.ts";
 import { readTextUpTo } from "../src/http/body.ts";
 import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
+import { quote } from "../src/core/errors.ts";
 
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as Promise<T> | null)?.then === "function";
 
@@ -62,11 +63,11 @@ function parseQuery(url: URL, declared: Record<string, QueryParamType> = {}): Re
     if (type === "limit") {
       const limit = Number(raw);
       if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_LIMIT) {
-        return errorResponse(400, `limit must be an integer between 1 and ${MAX_LIMIT} (got "${raw}")`);
+        return errorResponse(400, `limit must be an integer between 1 and ${MAX_LIMIT} (got ${quote(raw)})`);
       }
       query[name] = limit;
     } else if (type === "boolean") {
-      if (raw !== "true" && raw !== "false") return errorResponse(400, `${name} must be true or false (got "${raw}")`);
+      if (raw !== "true" && raw !== "false") return errorResponse(400, `${name} must be true or false (got ${quote(raw)})`);
       query[name] = raw === "true";
     } else {
       query[name] = raw;
@@ -220,10 +221,10 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (allowed.includes("GET")) allowed.splice(allowed.indexOf("GET") + 1, 0, "HEAD");
     endResponse(
       allowed.length
-        ? errorResponse(405, `Method ${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`, {
+        ? errorResponse(405, `Method ${request.method} is not allowed on ${quote(url.pathname)}; use ${allowed.join(", ")}`, {
             Allow: allowed.join(", "),
           })
-        : errorResponse(404, `No route ${request.method} ${url.pathname}`),
+        : errorResponse(404, `No route ${request.method} ${quote(url.pathname)}`),
     );
   }
 }

@@ -5,6 +5,7 @@ import type { TadaDocumentNode } from "gql.tada";
 import { print } from "graphql";
 import type { Action } from "../src/core/auth/policy.ts";
 import { graphql, type FragmentOf } from "./graphql.ts";
+import { quote } from "../src/core/errors.ts";
 
 /** `string[]`: repeated (`authors=a&authors=b`, as the official client sends arrays) or comma-separated. */
 export type QueryParamType = "string" | "boolean" | "limit" | "string[]";
@@ -126,10 +127,10 @@ export function formatVariables({ query }: RestRequest, fallback: "document" | "
   const formats = fallback === "document" ? ["document", "markdown"] : ["markdown", "document"];
   const format = query.format ?? fallback;
   if (typeof format !== "string" || !formats.includes(format)) {
-    throw new RestInputError(`format must be one of ${formats.join(", ")} (got ${JSON.stringify(format)})`);
+    throw new RestInputError(`format must be one of ${formats.join(", ")} (got ${quote(format)})`);
   }
   if (query.evaluated !== undefined && !EVALUATED.includes(String(query.evaluated))) {
-    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${JSON.stringify(query.evaluated)})`);
+    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${quote(query.evaluated)})`);
   }
   return { markdown: format === "markdown", document: format === "document" };
 }
@@ -141,7 +142,7 @@ export function formatVariables({ query }: RestRequest, fallback: "document" | "
 export function graphqlEnum(field: string, value: unknown, allowed: readonly string[]): unknown {
   if (value === null) return null;
   if (typeof value === "string" && allowed.includes(value)) return value.toUpperCase().replace(/-/g, "_");
-  throw new RestInputError(`${field} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
+  throw new RestInputError(`${field} must be one of ${allowed.join(", ")} (got ${quote(value)})`);
 }
 
 /** A string field of a body as it came; another type becomes its JSON text, for the core to refuse by name. */

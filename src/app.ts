@@ -30,7 +30,7 @@ import { useAuth } from "./graphql/plugins/use-auth.ts";
 import { useSites } from "./http/plugins/use-sites.ts";
 import { SiteCache } from "./core/sites/serve.ts";
 import { SiteRendering } from "./core/sites/assets.ts";
-import { maskError } from "./graphql/plugins/use-error-masking.ts";
+import { maskError, useBoundedErrorMessages } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./http/plugins/use-file-downloads.ts";
 import { useGit } from "./http/plugins/use-git.ts";
@@ -225,6 +225,7 @@ export function createApp({
         // Before the limits: a persisted operation's document is known only once its hash is looked up.
         ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
         useInputBoundary(),
+        useBoundedErrorMessages(),
         useGraphQLLimits(services, graphqlLimits),
         useAuth(services),
         useFileDownloads(services),

@@ -19,6 +19,7 @@ import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.
 import { contentRoutes, onChangeRequest } from "./content.ts";
 import { importRoutes } from "./import.ts";
 import { contentLinkRoutes, LIST_QUERY } from "./links.ts";
+import { quote } from "../../src/core/errors.ts";
 
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 
@@ -30,7 +31,7 @@ const isOrderBy = (value: unknown): value is (typeof CHANGE_REQUEST_ORDERS)[numb
 
 function checkOrderBy(value: unknown): (typeof CHANGE_REQUEST_ORDERS)[number] {
   if (isOrderBy(value)) return value;
-  throw new RestInputError(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${JSON.stringify(value)})`);
+  throw new RestInputError(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${quote(value)})`);
 }
 
 const target = ({ params }: RestRequest) => ({ space: params.spaceId, changeRequest: params.changeRequestId });

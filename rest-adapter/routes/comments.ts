@@ -23,6 +23,7 @@ import {
   typedRoute,
 } from "../route.ts";
 import { MemberFields, restMember, restUser, UserFields } from "./members.ts";
+import { quote } from "../../src/core/errors.ts";
 
 /** The fields comments and replies share (what `restPosted` reads). */
 const POSTED_FIELDS = `
@@ -112,7 +113,7 @@ export function markdownIn(value: unknown, field = "body"): string {
 function optional<T>(body: Record<string, unknown>, field: string, check: (value: unknown) => value is T, what: string): T | undefined {
   const value = body[field];
   if (value === undefined || value === null) return undefined;
-  if (!check(value)) throw new RestInputError(`${field} must be ${what} (got ${JSON.stringify(value)})`);
+  if (!check(value)) throw new RestInputError(`${field} must be ${what} (got ${quote(value)})`);
   return value;
 }
 

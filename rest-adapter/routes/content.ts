@@ -18,6 +18,7 @@
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { graphql, type ResultOf } from "../graphql.ts";
 import { MARKDOWN_REFS } from "../../src/core/links/refs.ts";
+import { quote } from "../../src/core/errors.ts";
 import {
   compact,
   formatVariables,
@@ -174,11 +175,11 @@ const DEREFERENCED = ["true", "false", "reusable-contents"];
 function pageFormatVariables(request: RestRequest) {
   const { dereferenced } = request.query;
   if (dereferenced !== undefined && !DEREFERENCED.includes(String(dereferenced))) {
-    throw new RestInputError(`dereferenced must be one of ${DEREFERENCED.join(", ")} (got ${JSON.stringify(dereferenced)})`);
+    throw new RestInputError(`dereferenced must be one of ${DEREFERENCED.join(", ")} (got ${quote(dereferenced)})`);
   }
   const refs = request.query["format.markdown.refs"] ?? "relative";
   if (typeof refs !== "string" || !(MARKDOWN_REFS as readonly string[]).includes(refs)) {
-    throw new RestInputError(`format.markdown.refs must be one of ${MARKDOWN_REFS.join(", ")} (got ${JSON.stringify(refs)})`);
+    throw new RestInputError(`format.markdown.refs must be one of ${MARKDOWN_REFS.join(", ")} (got ${quote(refs)})`);
   }
   return { ...formatVariables(request, "document"), refs: refs.toUpperCase() };
 }

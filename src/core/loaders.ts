@@ -17,6 +17,7 @@ import { Prisma } from "../generated/prisma/client.ts";
 import { queryRows, queryRowsApart } from "../db/raw-query.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../generated/prisma/client.ts";
 import type { SpaceCounters } from "./spaces/loaders.ts";
+import { quote } from "./errors.ts";
 
 /**
  * The columns of a model's scalar fields, as its model queries select them (no field is mapped to
@@ -177,7 +178,7 @@ function whereSql(where: object, columns: ReadonlySet<string>): Prisma.Sql {
   const value = (v: unknown): Prisma.Sql => {
     if (v instanceof Date) return Prisma.sql`${v.toISOString()}::timestamp(3)`;
     if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return Prisma.sql`${v}`;
-    throw new Error(`raw page filter: unsupported value ${JSON.stringify(v)}`);
+    throw new Error(`raw page filter: unsupported value ${quote(v)}`);
   };
   const COMPARE: Record<string, string> = { gt: ">", lt: "<", gte: ">=", lte: "<=" };
   const parts: Prisma.Sql[] = [];
@@ -192,7 +193,7 @@ function whereSql(where: object, columns: ReadonlySet<string>): Prisma.Sql {
       continue;
     }
     if (!columns.has(key)) throw new Error(`raw page filter: unknown column ${key}`);
-    const column = Prisma.raw(`"${key}"`);
+    const column = Prisma.raw(`${quote(key)}`);
     if (condition === null) parts.push(Prisma.sql`${column} IS NULL`);
     else if (typeof condition !== "object" || condition instanceof Date) parts.push(Prisma.sql`${column} = ${value(condition)}`);
     else
@@ -231,7 +232,7 @@ export function rawSpacePages(
         Object.entries(item).map(([field, direction]) => {
           if (!columns.has(field) || (direction !== "asc" && direction !== "desc"))
             throw new Error(`raw page order: ${field} ${direction}`);
-          return Prisma.raw(`${alias}"${field}" ${direction.toUpperCase()}`);
+          return Prisma.raw(`${alias}${quote(field)} ${direction.toUpperCase()}`);
         }),
       ),
       ", ",

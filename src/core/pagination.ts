@@ -1,6 +1,6 @@
 // Keyset pagination: a cursor is the sort key and id of the last row, so a page never skips or
 // repeats rows when others are inserted or deleted meanwhile.
-import { badInput } from "./errors.ts";
+import { badInput, quote } from "./errors.ts";
 import { INT4_MAX, unsafeTextReason } from "./input.ts";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -64,7 +64,7 @@ function decodeCursor(cursor: string, sortKind: SortKind): { value: SortValue; i
     if (typeof value === "string" && unsafeTextReason(value)) throw new Error();
     return { value, id: parsed.id };
   } catch {
-    throw badInput(`page cursor "${[...cursor].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`);
+    throw badInput(`page cursor ${quote([...cursor].slice(0, 100).join(""))} is not valid for this list: pass back the value of next.page`);
   }
 }
 
@@ -122,7 +122,7 @@ export async function paginate<T extends object, W extends object>(
     if (options.idKind !== "number") return id;
     if (!/^\d{1,9}$/.test(id))
       throw badInput(
-        `page cursor "${[...(args.after ?? "")].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`,
+        `page cursor ${quote([...(args.after ?? "")].slice(0, 100).join(""))} is not valid for this list: pass back the value of next.page`,
       );
     return Number(id);
   };
@@ -167,7 +167,7 @@ export function pageInMemory<T>(items: T[], args: PageArgs, keyOf: (item: T) => 
     const index = typeof key === "string" ? items.findIndex((item) => keyOf(item) === key) : -1;
     if (index < 0)
       throw badInput(
-        `page cursor "${[...(args.after ?? "")].slice(0, 100).join("")}" is not valid for this list: pass back the value of next.page`,
+        `page cursor ${quote([...(args.after ?? "")].slice(0, 100).join(""))} is not valid for this list: pass back the value of next.page`,
       );
     start = index + 1;
   }

@@ -10,6 +10,7 @@ import { REVIEW_STATUSES } from "./reviews/index.ts";
 import { AGENTS_CONTEXTS, SITE_TYPES, SITE_VISIBILITIES } from "./sites/index.ts";
 import { SPACE_EDIT_MODES, SPACE_VISIBILITIES } from "./spaces/index.ts";
 import { TEAM_MEMBER_ROLES } from "./teams/index.ts";
+import { quote } from "./errors.ts";
 
 /** The parser of one family: a stored text → its value; null stays null (a nullable column). */
 function family<const Values extends readonly string[]>(name: string, values: Values) {
@@ -19,7 +20,7 @@ function family<const Values extends readonly string[]>(name: string, values: Va
   function parse(text: string | null): Value | null;
   function parse(text: string | null): Value | null {
     if (text === null) return null;
-    if (!known.has(text)) throw new Error(`Stored ${name} "${text}" is not one of ${values.join(", ")}`);
+    if (!known.has(text)) throw new Error(`Stored ${name} ${quote(text)} is not one of ${values.join(", ")}`);
     return text as Value;
   }
   return parse;

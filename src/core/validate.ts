@@ -1,9 +1,9 @@
 // Input rules shared by every domain; messages name the field as both surfaces call it.
-import { badInput } from "./errors.ts";
+import { badInput, quote, characterCount } from "./errors.ts";
 import { isRole, ROLES, type Role } from "./auth/roles.ts";
 
 export function checkLength(field: string, value: string, { min = 0, max }: { min?: number; max: number }): string {
-  const length = [...value].length;
+  const length = characterCount(value);
   if (length < min || length > max) {
     const range = min > 0 ? `between ${min} and ${max} characters` : `at most ${max} characters`;
     throw badInput(`${field} must be ${range} (got ${length})`);
@@ -13,7 +13,7 @@ export function checkLength(field: string, value: string, { min = 0, max }: { mi
 
 export function checkOneOf<T extends string>(field: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw badInput(`${field} must be one of ${allowed.join(", ")} (got "${value}")`);
+    throw badInput(`${field} must be one of ${allowed.join(", ")} (got ${quote(value)})`);
   }
   return value as T;
 }
@@ -21,7 +21,7 @@ export function checkOneOf<T extends string>(field: string, value: string, allow
 /** A content `defaultLevel`: a role, or null / "inherit" to inherit from the parent. */
 export function checkDefaultLevel(value: string | null): Role | null {
   if (value === null || value === "inherit") return null;
-  if (!isRole(value)) throw badInput(`defaultLevel must be one of ${ROLES.join(", ")}, inherit or null (got "${value}")`);
+  if (!isRole(value)) throw badInput(`defaultLevel must be one of ${ROLES.join(", ")}, inherit or null (got ${quote(value)})`);
   return value;
 }
 

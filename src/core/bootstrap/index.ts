@@ -4,7 +4,7 @@ import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { authenticate, issueToken } from "../auth/tokens.ts";
 import { createCoreContext, type Services } from "../context.ts";
 import { generateKeyBetween } from "fractional-indexing";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
 import { createSite, setSitePublished } from "../sites/index.ts";
@@ -24,7 +24,7 @@ export async function bootstrapOrganization(
   input: { organizationTitle: string; email: string; displayName?: string },
 ): Promise<BootstrapResult> {
   const title = checkLength("org", input.organizationTitle, { min: 2, max: 255 });
-  if (!EMAIL.test(input.email)) throw badInput(`email "${input.email}" is not an e-mail address`);
+  if (!EMAIL.test(input.email)) throw badInput(`email ${quote(input.email)} is not an e-mail address`);
   const email = input.email.toLowerCase();
   const displayName = input.displayName ?? email.split("@")[0];
   const { organizationId, userId } = await prisma.$transaction(async (tx) => {

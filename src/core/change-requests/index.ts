@@ -9,7 +9,7 @@ import { storeBlobs } from "../blobs.ts";
 import { contentColumns, contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
 import { contentLockKey } from "../content/target.ts";
 import type { Content } from "../content/tree.ts";
-import { DomainError, badInput } from "../errors.ts";
+import { DomainError, badInput, quote, characterCount } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { pageInMemory, paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
@@ -28,14 +28,14 @@ export const SETTABLE_STATUSES = ["draft", "open", "archived"] as const;
 type Tx = Prisma.TransactionClient;
 
 function checkSubject(subject: string): string {
-  if ([...subject].length > CHANGE_REQUEST_SUBJECT_MAX) {
-    throw badInput(`subject must be at most ${CHANGE_REQUEST_SUBJECT_MAX} characters (got ${[...subject].length})`);
+  if (characterCount(subject) > CHANGE_REQUEST_SUBJECT_MAX) {
+    throw badInput(`subject must be at most ${CHANGE_REQUEST_SUBJECT_MAX} characters (got ${characterCount(subject)})`);
   }
   return subject;
 }
 
 function checkStatus(status: string, allowed: readonly string[], field = "status"): ChangeRequestStatus {
-  if (!allowed.includes(status)) throw badInput(`${field} must be one of ${allowed.join(", ")} (got "${status}")`);
+  if (!allowed.includes(status)) throw badInput(`${field} must be one of ${allowed.join(", ")} (got ${quote(status)})`);
   return status as ChangeRequestStatus;
 }
 
@@ -104,7 +104,7 @@ export interface ChangeRequestFilter {
 /** A user-id filter: text the id column can hold, else 400 naming it. */
 function checkUserFilter(field: string, value: string | null | undefined): string | undefined {
   if (value == null) return undefined;
-  if (value.length === 0 || value.length > 200) throw badInput(`${field} must be a user id (got "${value.slice(0, 100)}")`);
+  if (value.length === 0 || value.length > 200) throw badInput(`${field} must be a user id (got ${quote(value.slice(0, 100))})`);
   return value;
 }
 
@@ -116,13 +116,13 @@ export async function listChangeRequests(ctx: CoreContext, spaceId: string, filt
   const status = checkStatus(filter.status ?? "open", CHANGE_REQUEST_STATUSES);
   const orderBy = filter.orderBy ?? "updatedAt";
   if (!(CHANGE_REQUEST_ORDERS as readonly string[]).includes(orderBy)) {
-    throw badInput(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got "${orderBy}")`);
+    throw badInput(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${quote(orderBy)})`);
   }
   const contributor = checkUserFilter("contributor", filter.contributor);
   const creator = checkUserFilter("creator", filter.creator);
   const requestedReviewer = checkUserFilter("requestedReviewer", filter.requestedReviewer);
   if (filter.topic != null && (filter.topic.length === 0 || filter.topic.length > 200)) {
-    throw badInput(`topic must be a site topic id (got "${filter.topic.slice(0, 100)}")`);
+    throw badInput(`topic must be a site topic id (got ${quote(filter.topic.slice(0, 100))})`);
   }
   const { space } = await readSpace(ctx, spaceId);
   await authorize(ctx, "changeRequest.read", { space });

@@ -4,7 +4,7 @@ import type { Collection, Prisma } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { authorize, type Action } from "../auth/policy.ts";
-import { conflict, notFound, badInput } from "../errors.ts";
+import { conflict, notFound, badInput, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkDefaultLevel, checkLength } from "../validate.ts";
@@ -68,7 +68,7 @@ export async function requireCreateIn(ctx: CoreContext, organizationId: string, 
   const parent = await ctx.loaders.collection.load(parentId);
   const role = parent ? await ctx.access.roleOnCollection(parent) : null;
   if (!parent || parent.organizationId !== organizationId || !atLeast(role, "read")) {
-    throw badInput(`${field}: no collection "${parentId}" in this organization`);
+    throw badInput(`${field}: no collection ${quote(parentId)} in this organization`);
   }
   await authorize(ctx, "collection.createInside", { collection: parent });
 }
@@ -170,7 +170,7 @@ export async function moveCollection(ctx: CoreContext, id: string, input: { pare
     const parentId = await resolveMoveParent(tx, organizationId, current.parentId, input.parent, input.position);
     if (parentId !== null) {
       if (!(await tx.collection.findFirst({ where: { id: parentId, organizationId } }))) {
-        throw badInput(`parent: no collection "${parentId}" in this organization`);
+        throw badInput(`parent: no collection ${quote(parentId)} in this organization`);
       }
       if ((await collectionSubtree(tx, id)).includes(parentId)) {
         throw badInput("parent: a collection cannot be moved into itself or one of its descendants");

@@ -14,7 +14,7 @@ import { contentOf, markdownOf, pageOf } from "../content/index.ts";
 import { findPage, type PageNode } from "../content/tree.ts";
 import type { CoreContext } from "../context.ts";
 import { headRevision } from "../content/target.ts";
-import { badInput, forbidden, notFound } from "../errors.ts";
+import { badInput, forbidden, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
 import { paginate, type Page, type PageArgs } from "../pagination.ts";
@@ -95,7 +95,7 @@ function checkReactions(field: string, emojis: readonly string[] | null | undefi
     throw badInput(`${field} must hold at most ${REACTIONS_PER_UPDATE_MAX} emojis (got ${emojis.length})`);
   for (const emoji of emojis) {
     checkLength(field, emoji, { min: 1, max: REACTION_MAX });
-    if (!isEmoji(emoji)) throw badInput(`${field} must hold emojis or their Unicode code points (got "${emoji}")`);
+    if (!isEmoji(emoji)) throw badInput(`${field} must hold emojis or their Unicode code points (got ${quote(emoji)})`);
   }
   return [...new Set(emojis)];
 }

@@ -5,7 +5,7 @@
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 
 const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
@@ -44,7 +44,7 @@ export async function findPositionTarget(tx: Transaction, organizationId: string
   const item =
     (await tx.collection.findFirst({ where, select: { id: true, parentId: true } })) ??
     (await tx.space.findFirst({ where: { ...where, deletedAt: null }, select: { id: true, parentId: true } }));
-  if (!item) throw badInput(`${field}: no space or collection "${id}" in this organization`);
+  if (!item) throw badInput(`${field}: no space or collection ${quote(id)} in this organization`);
   return item;
 }
 
@@ -85,7 +85,7 @@ export async function sortKeyAt(
   if (!reference) return generateKeyBetween(list.at(-1)?.sortKey ?? null, null);
   const index = list.findIndex((sibling) => sibling.id === reference);
   const field = position?.before ? "position.before" : "position.after";
-  if (index < 0) throw badInput(`${field}: "${reference}" is not in the target parent`);
+  if (index < 0) throw badInput(`${field}: ${quote(reference)} is not in the target parent`);
   const [low, high] = position?.before
     ? [list[index - 1]?.sortKey ?? null, list[index].sortKey]
     : [list[index].sortKey, list[index + 1]?.sortKey ?? null];

@@ -8,7 +8,7 @@
 import { imageSize } from "image-size";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
-import { DomainError, badInput } from "../errors.ts";
+import { DomainError, badInput, quote, characterCount } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Signer } from "../signer.ts";
 import { editContent, sha256 } from "./index.ts";
@@ -125,12 +125,12 @@ function checkUploads(uploads: Upload[]) {
   uploads.forEach((upload, index) => {
     const name = upload.name.trim();
     if (!name) throw badInput(`files[${index}]: a file needs a name`);
-    if ([...name].length > FILE_NAME_MAX) throw badInput(`files[${index}]: the name is longer than ${FILE_NAME_MAX} characters`);
+    if (characterCount(name) > FILE_NAME_MAX) throw badInput(`files[${index}]: the name is longer than ${FILE_NAME_MAX} characters`);
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw badInput(`files[${index}]: the name "${name}" has control characters`);
+    if (/[\u0000-\u001f\u007f]/.test(name)) throw badInput(`files[${index}]: the name ${quote(name)} has control characters`);
     if (upload.bytes.byteLength > MAX_FILE_BYTES) {
       throw PAYLOAD_TOO_LARGE(
-        `File "${name}" is ${upload.bytes.byteLength} bytes: a file can be at most ${MAX_FILE_BYTES} bytes (${MAX_FILE_BYTES / 1024 / 1024} MiB)`,
+        `File ${quote(name)} is ${upload.bytes.byteLength} bytes: a file can be at most ${MAX_FILE_BYTES} bytes (${MAX_FILE_BYTES / 1024 / 1024} MiB)`,
       );
     }
   });

@@ -7,7 +7,7 @@
 import type { ChangeRequest, Revision, Space } from "../../generated/prisma/client.ts";
 import { checkChangeRequestActive, readChangeRequest, requireChangeRequest } from "../change-requests/access.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, conflict, notFound, quote, characterCount } from "../errors.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import type { Urls } from "../urls.ts";
 import type { FileEntry, PageNode } from "./tree.ts";
@@ -49,7 +49,7 @@ export async function requireEditableTarget(ctx: CoreContext, target: ContentTar
 
 export function checkLiveEditing(space: { id: string; editMode: string }) {
   if (space.editMode === "locked") {
-    throw conflict(`Space "${space.id}" is locked: edit it through a change request, or set its editMode to live`);
+    throw conflict(`Space ${quote(space.id)} is locked: edit it through a change request, or set its editMode to live`);
   }
 }
 
@@ -106,7 +106,7 @@ export const REVISION_MESSAGE_MAX = 1000;
 
 /** A revision message as given (at most REVISION_MESSAGE_MAX characters), or undefined. */
 export function checkRevisionMessage(message: string | null | undefined): string | undefined {
-  if (message != null && [...message].length > REVISION_MESSAGE_MAX)
+  if (message != null && characterCount(message) > REVISION_MESSAGE_MAX)
     throw badInput(`message must be at most ${REVISION_MESSAGE_MAX} characters`);
   return message ?? undefined;
 }

@@ -1,7 +1,7 @@
 // The page tree of a revision and the edits that make the next one. Pure functions over plain
 // data: a revision stores `PageNode[]` and `FileEntry[]` as JSON; bodies and file bytes are blobs
 // named by their SHA-256 (`body`, `blob`).
-import { DomainError, badInput, notFound } from "../errors.ts";
+import { DomainError, badInput, notFound, quote, characterCount } from "../errors.ts";
 
 export const PAGE_KINDS = ["document", "group", "link"] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
@@ -155,7 +155,7 @@ function attach(pages: PageNode[], node: PageNode, parent: string | null, positi
     if (!reference) return [...siblings, node];
     const index = siblings.findIndex((sibling) => sibling.id === reference);
     const field = position.before ? "position.before" : "position.after";
-    if (index < 0) throw badInput(`${field}: page "${reference}" is not a sibling in the target parent`);
+    if (index < 0) throw badInput(`${field}: page ${quote(reference)} is not a sibling in the target parent`);
     const at = position.before ? index : index + 1;
     return [...siblings.slice(0, at), node, ...siblings.slice(at)];
   };
@@ -165,13 +165,13 @@ function attach(pages: PageNode[], node: PageNode, parent: string | null, positi
     list.map((page) => {
       if (page.id === parent) {
         found = true;
-        if (page.kind === "link") throw badInput(`parent: page "${parent}" is a link and cannot hold pages`);
+        if (page.kind === "link") throw badInput(`parent: page ${quote(parent)} is a link and cannot hold pages`);
         return { ...page, pages: place(page.pages) };
       }
       return { ...page, pages: walk(page.pages) };
     });
   const result = walk(pages);
-  if (!found) throw badInput(`parent: no page "${parent}" in this content`);
+  if (!found) throw badInput(`parent: no page ${quote(parent)} in this content`);
   return result;
 }
 
@@ -255,18 +255,20 @@ function checkPosition(position: PagePosition) {
 }
 
 function checkFields(fields: PageFields, files: FileEntry[]) {
-  if (fields.title !== undefined && (fields.title.trim() === "" || [...fields.title].length > PAGE_TITLE_MAX)) {
+  if (fields.title !== undefined && (fields.title.trim() === "" || characterCount(fields.title) > PAGE_TITLE_MAX)) {
     throw badInput(`title must be 1 to ${PAGE_TITLE_MAX} characters`);
   }
   if (fields.slug !== undefined && (!SLUG.test(fields.slug) || fields.slug.length > 100)) {
-    throw badInput(`slug must be lowercase letters and digits separated by single hyphens, at most 100 characters (got "${fields.slug}")`);
+    throw badInput(
+      `slug must be lowercase letters and digits separated by single hyphens, at most 100 characters (got ${quote(fields.slug)})`,
+    );
   }
-  if (fields.description != null && [...fields.description].length > PAGE_DESCRIPTION_MAX) {
+  if (fields.description != null && characterCount(fields.description) > PAGE_DESCRIPTION_MAX) {
     throw badInput(`description must be at most ${PAGE_DESCRIPTION_MAX} characters`);
   }
   for (const key of ["file", "fileDark"] as const) {
     const file = fields.cover?.[key];
-    if (file && !files.some((entry) => entry.id === file)) throw badInput(`cover.${key}: no file "${file}" in this content`);
+    if (file && !files.some((entry) => entry.id === file)) throw badInput(`cover.${key}: no file ${quote(file)} in this content`);
   }
 }
 
@@ -297,7 +299,7 @@ export type ContentEdit =
   | { op: "setVariables"; variables: Record<string, string> };
 
 function checkReusableTitle(title: string | undefined) {
-  if (title !== undefined && (title.trim() === "" || [...title].length > REUSABLE_CONTENT_TITLE_MAX)) {
+  if (title !== undefined && (title.trim() === "" || characterCount(title) > REUSABLE_CONTENT_TITLE_MAX)) {
     throw badInput(`title must be 1 to ${REUSABLE_CONTENT_TITLE_MAX} characters`);
   }
 }
@@ -307,11 +309,11 @@ function checkVariables(variables: Record<string, string>) {
   if (names.length > VARIABLES_MAX) throw badInput(`variables: at most ${VARIABLES_MAX} variables (got ${names.length})`);
   for (const name of names) {
     if (!VARIABLE_NAME.test(name)) {
-      throw badInput(`variables: name "${name}" must be letters, digits and underscores, not starting with a digit`);
+      throw badInput(`variables: name ${quote(name)} must be letters, digits and underscores, not starting with a digit`);
     }
     const value = variables[name];
     if (typeof value !== "string") throw badInput(`variables.${name}: the value must be a string`);
-    if ([...value].length > VARIABLE_VALUE_MAX)
+    if (characterCount(value) > VARIABLE_VALUE_MAX)
       throw badInput(`variables.${name}: the value must be at most ${VARIABLE_VALUE_MAX} characters`);
   }
 }
@@ -359,7 +361,7 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       if (edit.kind !== "document" && edit.body !== undefined)
         throw badInput(`markdown: only documents have markdown (this is a ${edit.kind})`);
       checkBody(edit.body);
-      if (findPage(pages, edit.id)) throw badInput(`id: a page "${edit.id}" already exists`);
+      if (findPage(pages, edit.id)) throw badInput(`id: a page ${quote(edit.id)} already exists`);
       const parent = edit.position.parent ?? null;
       const node = withFields(
         {
@@ -387,9 +389,9 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       if (!located) throw notFound("page", edit.id);
       checkFields(edit.fields, files);
       if (edit.body !== undefined && located.page.kind !== "document")
-        throw badInput(`markdown: page "${edit.id}" is a ${located.page.kind}: only documents have markdown`);
+        throw badInput(`markdown: page ${quote(edit.id)} is a ${located.page.kind}: only documents have markdown`);
       if (edit.fields.href != null && located.page.kind !== "link")
-        throw badInput(`href: page "${edit.id}" is a ${located.page.kind}: only links have one`);
+        throw badInput(`href: page ${quote(edit.id)} is a ${located.page.kind}: only links have one`);
       if (edit.fields.href === null && located.page.kind === "link") throw badInput("href: a link page needs one");
       checkBody(edit.body);
       const scope = slugScope(pages, located.parentId, edit.id);
@@ -410,7 +412,7 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       if (parent !== null && (parent === edit.id || findPage(located.page.pages, parent))) {
         throw badInput("parent: a page cannot be moved under itself or one of its descendants");
       }
-      if (parent !== null && !findPage(pages, parent)) throw badInput(`parent: no page "${parent}" in this content`);
+      if (parent !== null && !findPage(pages, parent)) throw badInput(`parent: no page ${quote(parent)} in this content`);
       const { pages: without, removed } = detach(pages, edit.id);
       const moved = withUniqueSlugs({ ...removed!, updatedAt: now }, slugScope(without, parent));
       pages = attach(without, moved, parent, edit.position);
@@ -434,7 +436,7 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
       if (!edit.title) throw badInput("title is required to create a reusable content");
       checkReusableTitle(edit.title);
       checkBody(edit.body);
-      if (reusableContents.some((entry) => entry.id === edit.id)) throw badInput(`id: a reusable content "${edit.id}" already exists`);
+      if (reusableContents.some((entry) => entry.id === edit.id)) throw badInput(`id: a reusable content ${quote(edit.id)} already exists`);
       reusableContents = [
         ...reusableContents,
         { id: edit.id, title: edit.title, body: bodyHash(edit.body), createdAt: now, updatedAt: now },

@@ -13,6 +13,7 @@ import YAML from "yaml";
 import { parseBlocks, type FrontMatterBlock } from "../content/blocks/index.ts";
 import { guessContentType } from "../content/files.ts";
 import { slugify, SLUG, type Content, type FileEntry, type PageLayout, type PageNode } from "../content/tree.ts";
+import { quote } from "../errors.ts";
 
 export const CONFIG_FILE = ".gitbook.yaml";
 export const SUMMARY_FILE = "SUMMARY.md";
@@ -193,13 +194,13 @@ export function repoPath(target: string, file: string): string {
   try {
     decoded = decodeURI(target.split("#")[0]);
   } catch {
-    throw new LayoutError(file, `"${target}" is not a valid path`);
+    throw new LayoutError(file, `${quote(target)} is not a valid path`);
   }
   if (decoded.startsWith("/") || decoded.includes("\\") || decoded.includes("\0")) {
-    throw new LayoutError(file, `"${target}" escapes the repository (paths are relative to its root)`);
+    throw new LayoutError(file, `${quote(target)} escapes the repository (paths are relative to its root)`);
   }
   const normal = posix.normalize(decoded);
-  if (normal === ".." || normal.startsWith("../")) throw new LayoutError(file, `"${target}" escapes the repository`);
+  if (normal === ".." || normal.startsWith("../")) throw new LayoutError(file, `${quote(target)} escapes the repository`);
   return normal.replace(/^\.\//, "");
 }
 
@@ -221,7 +222,7 @@ export function parseSummary(text: string): SummaryGroup[] {
     if (!title) throw new LayoutError(SUMMARY_FILE, `line ${index + 1}: the page has no title`);
     const raw = item[3].trim();
     const external = /^[a-z][a-z0-9+.-]*:/i.test(raw);
-    if (!external && !raw) throw new LayoutError(SUMMARY_FILE, `line ${index + 1}: the page "${title}" names no file`);
+    if (!external && !raw) throw new LayoutError(SUMMARY_FILE, `line ${index + 1}: the page ${quote(title)} names no file`);
     const node: SummaryItem = { title, target: external ? raw : repoPath(raw, SUMMARY_FILE), external, children: [] };
     while (stack.length && stack.at(-1)!.indent >= indent) stack.pop();
     if (stack.length) stack.at(-1)!.item.children.push(node);
@@ -252,11 +253,11 @@ export function parseGitbookYaml(text: string | undefined): GitbookConfig {
     throw new LayoutError(CONFIG_FILE, "must be a mapping with root, structure and redirects");
   const { root, structure, redirects, ...rest } = data as Record<string, unknown>;
   const unknown = Object.keys(rest);
-  if (unknown.length) throw new LayoutError(CONFIG_FILE, `unknown key "${unknown[0]}" (allowed: root, structure, redirects)`);
+  if (unknown.length) throw new LayoutError(CONFIG_FILE, `unknown key ${quote(unknown[0])} (allowed: root, structure, redirects)`);
   if (root !== undefined) {
     if (typeof root !== "string") throw new LayoutError(CONFIG_FILE, "root must be a path");
     const path = repoPath(root, CONFIG_FILE);
-    if (path !== "." && path !== "") throw new LayoutError(CONFIG_FILE, `root "${root}": only the repository root (./) is supported`);
+    if (path !== "." && path !== "") throw new LayoutError(CONFIG_FILE, `root ${quote(root)}: only the repository root (./) is supported`);
   }
   if (structure !== undefined && structure !== null) {
     if (typeof structure !== "object" || Array.isArray(structure)) throw new LayoutError(CONFIG_FILE, "structure must be a mapping");
@@ -271,7 +272,7 @@ export function parseGitbookYaml(text: string | undefined): GitbookConfig {
     if (typeof redirects !== "object" || Array.isArray(redirects))
       throw new LayoutError(CONFIG_FILE, "redirects must be a mapping of path to path");
     for (const [from, to] of Object.entries(redirects)) {
-      if (typeof to !== "string") throw new LayoutError(CONFIG_FILE, `redirects."${from}" must be a path`);
+      if (typeof to !== "string") throw new LayoutError(CONFIG_FILE, `redirects.${quote(from)} must be a path`);
       repoPath(from, CONFIG_FILE);
       config.redirects[from] = repoPath(to, CONFIG_FILE);
     }
@@ -407,9 +408,10 @@ export function importFiles(
       return stamp(previous, page);
     }
     const file = byPath.get(item.target);
-    if (!file) throw new LayoutError(SUMMARY_FILE, `names "${item.target}", which is not in the pushed tree`);
-    if (!item.target.endsWith(".md")) throw new LayoutError(SUMMARY_FILE, `names "${item.target}", which is not a Markdown (.md) file`);
-    if (used.has(item.target)) throw new LayoutError(SUMMARY_FILE, `names "${item.target}" twice`);
+    if (!file) throw new LayoutError(SUMMARY_FILE, `names ${quote(item.target)}, which is not in the pushed tree`);
+    if (!item.target.endsWith(".md"))
+      throw new LayoutError(SUMMARY_FILE, `names ${quote(item.target)}, which is not a Markdown (.md) file`);
+    if (used.has(item.target)) throw new LayoutError(SUMMARY_FILE, `names ${quote(item.target)} twice`);
     used.add(item.target);
     const { fields, body } = readPageFile(item.target, pageFileText(item.target, file.bytes));
     const previous = basePages.get(item.target);

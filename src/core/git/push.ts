@@ -8,7 +8,7 @@ import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
 import { contentColumns, contentOf, sha256, TRANSACTION_OPTIONS } from "../content/index.ts";
 import { contentLockKey } from "../content/target.ts";
-import { DomainError } from "../errors.ts";
+import { DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { mergeChangeRequest } from "../change-requests/index.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
@@ -45,7 +45,7 @@ export function parseReceivePack(body: Buffer): { updates: RefUpdate[]; pack: Bu
     const match = line.match(/^([0-9a-f]{40}) ([0-9a-f]{40}) (refs\/\S+)$/);
     if (!match) {
       if (line.startsWith("shallow ")) throw new GitError("Shallow pushes are not accepted: push from a full clone", 400);
-      throw new GitError(`Unexpected command in the push: "${line.slice(0, 100)}"`, 400);
+      throw new GitError(`Unexpected command in the push: ${quote(line.slice(0, 100))}`, 400);
     }
     updates.push({ old: match[1], new: match[2], ref: match[3] });
   }

@@ -9,7 +9,7 @@ import type { Member, PermissionGrant, Prisma, User } from "../../generated/pris
 import { effectiveRole, type AccessLevel } from "../auth/permissions.ts";
 import { isRole, maxRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, DomainError } from "../errors.ts";
+import { badInput, DomainError, quote } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import type { ContentKind, GrantItem } from "./index.ts";
 import { requireGrantItem } from "./index.ts";
@@ -215,13 +215,13 @@ function compareBy(sort: AccessSort | null, users: Map<string, User>) {
 
 function checkAccessFilter(filter: AccessFilter) {
   if (filter.role != null && !isRole(filter.role) && filter.role !== "guest") {
-    throw badInput(`role must be one of ${[...ROLES, "guest"].join(", ")} (got "${filter.role}")`);
+    throw badInput(`role must be one of ${[...ROLES, "guest"].join(", ")} (got ${quote(filter.role)})`);
   }
   if (filter.sort != null && !(ACCESS_SORTS as readonly string[]).includes(filter.sort)) {
-    throw badInput(`sort must be one of ${ACCESS_SORTS.join(", ")} (got "${filter.sort}")`);
+    throw badInput(`sort must be one of ${ACCESS_SORTS.join(", ")} (got ${quote(filter.sort)})`);
   }
   if (filter.order != null && filter.order !== "asc" && filter.order !== "desc") {
-    throw badInput(`order must be one of asc, desc (got "${filter.order}")`);
+    throw badInput(`order must be one of asc, desc (got ${quote(filter.order)})`);
   }
   return { sort: (filter.sort ?? null) as AccessSort | null, order: filter.order ?? (filter.sort != null ? "desc" : "asc") };
 }
@@ -245,7 +245,7 @@ export async function listAccessAggregate(
   if (filter.team != null) {
     const team = await ctx.loaders.team.load(filter.team);
     if (!team || team.organizationId !== item.organizationId) {
-      throw new DomainError("NOT_FOUND", `team: no team "${filter.team}" in this organization`);
+      throw new DomainError("NOT_FOUND", `team: no team ${quote(filter.team)} in this organization`);
     }
   }
   const search = filter.search?.trim();

@@ -10,7 +10,7 @@ import type { Collection, Site, Space } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput, conflict, DomainError } from "../errors.ts";
+import { badInput, conflict, DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
 import { readCollection } from "../collections/index.ts";
@@ -102,7 +102,7 @@ export async function requireGrantItem(
   const rules = CONTENT_KINDS[kind];
   const item = await rules.read(ctx, id, organizationId);
   if (action === "grant" && item.kind === "space" && item.row.deletedAt) {
-    throw conflict(`Space "${id}" is deleted: restore it before you change who can access it`);
+    throw conflict(`Space ${quote(id)} is deleted: restore it before you change who can access it`);
   }
   await authorize(ctx, rules[action], targetOf(item));
   return item;
@@ -120,7 +120,7 @@ export interface GrantInput {
 
 export function checkGrantRole(value: string | null, field = "role"): Role | null {
   if (value !== null && !isRole(value))
-    throw badInput(`${field} must be one of ${ROLES.join(", ")} or null to remove the grant (got "${value}")`);
+    throw badInput(`${field} must be one of ${ROLES.join(", ")} or null to remove the grant (got ${quote(value)})`);
   return value;
 }
 
@@ -129,8 +129,8 @@ interface Subject {
   teamId: string | null;
 }
 
-const noMember = (field: string, user: string) => new DomainError("NOT_FOUND", `${field}: no member "${user}" in this organization`);
-const noTeam = (field: string, team: string) => new DomainError("NOT_FOUND", `${field}: no team "${team}" in this organization`);
+const noMember = (field: string, user: string) => new DomainError("NOT_FOUND", `${field}: no member ${quote(user)} in this organization`);
+const noTeam = (field: string, team: string) => new DomainError("NOT_FOUND", `${field}: no team ${quote(team)} in this organization`);
 
 /** A member of the organization (404 naming the field otherwise). */
 async function memberSubject(ctx: CoreContext, organizationId: string, user: string, field: string): Promise<Subject> {

@@ -28,7 +28,7 @@
 import { fetch as undiciFetch } from "undici";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { DomainError, badInput, notFound } from "../errors.ts";
+import { DomainError, badInput, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { stripUnsafeText } from "../input.ts";
 import { contentOf, editContent, sha256 } from "../content/index.ts";
@@ -71,7 +71,7 @@ const importError = (status: 400 | 408 | 413 | 415, message: string) => {
 function checkInput(input: ImportInput): { url: URL; source: string } {
   const { source, url } = input;
   if (typeof source !== "string" || !(IMPORT_SOURCES as readonly string[]).includes(source)) {
-    throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got ${JSON.stringify(source ?? null)})`);
+    throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got ${quote(source ?? null)})`);
   }
   if (!(BUILT_IMPORT_SOURCES as readonly string[]).includes(source))
     throw badInput(`source ${source} is not supported yet: only website is`);
@@ -81,7 +81,7 @@ function checkInput(input: ImportInput): { url: URL; source: string } {
   try {
     parsed = new URL(url.trim());
   } catch {
-    throw badInput(`url must be an absolute http or https URL (got ${JSON.stringify(url)})`);
+    throw badInput(`url must be an absolute http or https URL (got ${quote(url)})`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     throw badInput(`url must be an http or https URL (got ${parsed.protocol})`);

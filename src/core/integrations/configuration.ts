@@ -2,7 +2,7 @@
 // Schema-like object `{ properties: { <name>: { type, title, description, default, enum } }, required }`.
 // A configuration given at install or update is checked against it: unknown keys, wrong types,
 // values outside `enum` and missing required keys are 400s naming the key. Defaults are filled in.
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 
 export interface ConfigurationProperty {
   type?: string;
@@ -59,10 +59,10 @@ export function checkConfiguration(
       throw badInput(
         `${field}.${key} is not a setting of this integration (settings: ${Object.keys(schema.properties).join(", ") || "none"})`,
       );
-    if (!typeMatches(property.type, item)) throw badInput(`${field}.${key} must be of type ${property.type} (got ${JSON.stringify(item)})`);
+    if (!typeMatches(property.type, item)) throw badInput(`${field}.${key} must be of type ${property.type} (got ${quote(item)})`);
     if (property.enum && !property.enum.some((allowed) => JSON.stringify(allowed) === JSON.stringify(item))) {
       throw badInput(
-        `${field}.${key} must be one of ${property.enum.map((allowed) => JSON.stringify(allowed)).join(", ")} (got ${JSON.stringify(item)})`,
+        `${field}.${key} must be one of ${property.enum.map((allowed) => JSON.stringify(allowed)).join(", ")} (got ${quote(item)})`,
       );
     }
   }

@@ -23,7 +23,7 @@
 // one event (`status` success/failed, its log lines), written after the answer, without a job.
 import type { Integration, IntegrationInstallation, Prisma } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
-import { DomainError } from "../errors.ts";
+import { DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
 import { manifestOf } from "./index.ts";
@@ -121,7 +121,7 @@ async function targetOf(
   const prisma = services.prisma;
   if (target.installationId === null) {
     const integration = await prisma.integration.findUnique({ where: { name: target.name } });
-    if (!integration) throw new DomainError("NOT_FOUND", `No integration named "${target.name}"`);
+    if (!integration) throw new DomainError("NOT_FOUND", `No integration named ${quote(target.name)}`);
     return { integration, installation: null };
   }
   const { content } = target;
@@ -142,19 +142,19 @@ async function targetOf(
       ])
     : [null, null];
   if (!installation || installation.integration.name !== target.name) {
-    throw new DomainError("NOT_FOUND", `No installation "${target.installationId}" of the integration "${target.name}"`);
+    throw new DomainError("NOT_FOUND", `No installation ${quote(target.installationId)} of the integration ${quote(target.name)}`);
   }
   if (content && !contentRow) {
     throw new DomainError(
       "NOT_FOUND",
-      `The installation "${installation.id}" of "${target.name}" is not on the ${content.kind} "${content.id}"`,
+      `The installation ${quote(installation.id)} of ${quote(target.name)} is not on the ${content.kind} ${quote(content.id)}`,
     );
   }
   if (installation.status === "paused" || contentRow?.status === "paused") {
     const what = contentRow?.status === "paused" ? `on the ${content!.kind} "${content!.id}" ` : "";
     throw new DomainError(
       "FORBIDDEN",
-      `The installation "${installation.id}" of "${target.name}" ${what}is paused: its endpoint receives no requests`,
+      `The installation ${quote(installation.id)} of ${quote(target.name)} ${what}is paused: its endpoint receives no requests`,
     );
   }
   const { integration, ...row } = installation;
@@ -248,7 +248,7 @@ export async function answerEndpointRequest(services: Services, target: Endpoint
   );
   if (failure || !answer) {
     const reason = internal ? "the service could not deliver the request" : firstLine(failure ?? "");
-    throw badGateway(`The integration "${integration.name}" could not answer: ${reason} (its events show the trace as ${eventId})`);
+    throw badGateway(`The integration ${quote(integration.name)} could not answer: ${reason} (its events show the trace as ${eventId})`);
   }
   const answerHeaders = new Headers();
   for (const [name, value] of Object.entries(answer.headers)) {

@@ -22,7 +22,7 @@ import type {
 import { allows, authorize, POLICY } from "../auth/policy.ts";
 import { forgetToken } from "../auth/tokens.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput, conflict, DomainError, forbidden, notFound } from "../errors.ts";
+import { badInput, conflict, DomainError, forbidden, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
 import { type Page, type PageArgs, type PageSource, paginate } from "../pagination.ts";
@@ -107,7 +107,7 @@ export interface PublishInput {
 export function checkName(name: string): string {
   checkLength("integrationName", name, { min: 1, max: INTEGRATION_NAME_MAX });
   if (!INTEGRATION_NAME_PATTERN.test(name))
-    throw badInput(`integrationName must match ${INTEGRATION_NAME_PATTERN.source} (got ${JSON.stringify(name)})`);
+    throw badInput(`integrationName must match ${INTEGRATION_NAME_PATTERN.source} (got ${quote(name)})`);
   return name;
 }
 
@@ -166,7 +166,7 @@ function checkFilters(filters: IntegrationFilters): void {
     !(filters.blockDomain.length <= INTEGRATION_NAME_MAX && INTEGRATION_NAME_PATTERN.test(filters.blockDomain))
   ) {
     throw badInput(
-      `blockDomain must match ${INTEGRATION_NAME_PATTERN.source}, at most ${INTEGRATION_NAME_MAX} characters (got "${filters.blockDomain.slice(0, 100)}")`,
+      `blockDomain must match ${INTEGRATION_NAME_PATTERN.source}, at most ${INTEGRATION_NAME_MAX} characters (got ${quote(filters.blockDomain.slice(0, 100))})`,
     );
   }
   if (filters.owner != null && !filters.owner) throw badInput("owner must be an organization id");
@@ -375,7 +375,7 @@ export async function publishIntegration(
   checkName(name);
   const existing = await ctx.prisma.integration.findUnique({ where: { name } });
   if (existing) {
-    if (!(await canSee(ctx, existing))) throw conflict(`The integration name "${name}" is taken by another organization`);
+    if (!(await canSee(ctx, existing))) throw conflict(`The integration name ${quote(name)} is taken by another organization`);
     await authorize(ctx, "integration.manage", { organizationId: existing.organizationId });
     if (input.organization != null && input.organization !== existing.organizationId) {
       const row = await ctx.prisma.organization.findFirst({
@@ -383,7 +383,7 @@ export async function publishIntegration(
         select: { id: true },
       });
       if (row?.id !== existing.organizationId)
-        throw badInput(`organization cannot change: "${name}" belongs to ${existing.organizationId}`);
+        throw badInput(`organization cannot change: ${quote(name)} belongs to ${existing.organizationId}`);
     }
   }
   const organizationId = existing
@@ -517,7 +517,7 @@ export async function setDevelopmentMode(
   try {
     url = new URL(input.tunnelUrl);
   } catch {
-    throw badInput(`tunnelUrl must be an absolute http(s) URL (got ${JSON.stringify(input.tunnelUrl)})`);
+    throw badInput(`tunnelUrl must be an absolute http(s) URL (got ${quote(input.tunnelUrl)})`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw badInput("tunnelUrl must be an http or https URL");
   if (url.username || url.password) throw badInput("tunnelUrl must not carry credentials");
@@ -561,7 +561,7 @@ export async function installIntegration(
   const integration = await readIntegration(ctx, name);
   await requireOrganization(ctx, input.organization, "integration.install");
   if (integration.visibility === "private" && integration.organizationId !== input.organization) {
-    throw forbidden(`The integration "${name}" is private to its organization: it cannot be installed in another one`);
+    throw forbidden(`The integration ${quote(name)} is private to its organization: it cannot be installed in another one`);
   }
   const configuration = configurationFor(integration, "account", input.configuration);
   const now = ctx.clock.now();
@@ -569,7 +569,7 @@ export async function installIntegration(
     const existing = await tx.integrationInstallation.findUnique({
       where: { integrationId_organizationId: { integrationId: integration.id, organizationId: input.organization } },
     });
-    if (existing) throw conflict(`The integration "${name}" is already installed in this organization (installation ${existing.id})`);
+    if (existing) throw conflict(`The integration ${quote(name)} is already installed in this organization (installation ${existing.id})`);
     const row = await tx.integrationInstallation.create({
       data: {
         id: newId("IntegrationInstallation"),
@@ -744,7 +744,9 @@ export async function uninstallIntegration(ctx: CoreContext, name: string, insta
 
 function checkTarget(integration: Integration, kind: ContentKind) {
   if (integration.target !== "all" && integration.target !== kind) {
-    throw badInput(`The integration "${integration.name}" has target "${integration.target}": it cannot be installed on a ${kind}`);
+    throw badInput(
+      `The integration ${quote(integration.name)} has target ${quote(integration.target)}: it cannot be installed on a ${kind}`,
+    );
   }
 }
 
@@ -815,7 +817,7 @@ function contentInstallations<Row extends ContentRow>(store: ContentStore<Row>) 
       const now = ctx.clock.now();
       const row = await ctx.prisma.$transaction(async (tx) => {
         if (await store.find(tx, installationId, id)) {
-          throw conflict(`The integration "${name}" is already installed on ${kind} ${id}`);
+          throw conflict(`The integration ${quote(name)} is already installed on ${kind} ${id}`);
         }
         const created = await store.create(tx, installationId, id, {
           configuration: config as Prisma.InputJsonValue,
@@ -1080,7 +1082,7 @@ export async function queueIntegrationTask(
   if (ctx.viewer.installationId) {
     const installation = await ctx.loaders.integrationInstallation.load(ctx.viewer.installationId);
     if (installation?.integrationId !== integration.id)
-      throw forbidden(`An installation token of another integration cannot queue tasks of "${name}"`);
+      throw forbidden(`An installation token of another integration cannot queue tasks of ${quote(name)}`);
     installationId = installation.id;
   } else {
     await authorize(ctx, "integration.task", { organizationId: integration.organizationId });
@@ -1095,7 +1097,7 @@ export async function queueIntegrationTask(
   if (!isPlainObject(input.task)) throw badInput("task must be an object (the task's payload)");
   const schedule = input.schedule ?? 0;
   if (typeof schedule !== "number" || !Number.isFinite(schedule) || schedule < 0 || schedule > TASK_SCHEDULE_MAX_SECONDS)
-    throw badInput(`schedule must be a number of seconds from 0 to ${TASK_SCHEDULE_MAX_SECONDS} (got ${JSON.stringify(input.schedule)})`);
+    throw badInput(`schedule must be a number of seconds from 0 to ${TASK_SCHEDULE_MAX_SECONDS} (got ${quote(input.schedule)})`);
   const runAt = new Date(ctx.clock.now().getTime() + Math.round(schedule * 1000));
   const event = await ctx.prisma.$transaction((tx) =>
     ctx.integrations.emit(tx, integration, installationId, { type: "task", task: input.task }, { runAt }),
@@ -1188,7 +1190,7 @@ export async function renderIntegration(ctx: CoreContext, name: string, input: R
   if (!installation)
     throw new DomainError(
       "NOT_FOUND",
-      `The integration "${name}" is not installed on space ${spaceId} (an active installation on the space, or on all spaces of its organization)`,
+      `The integration ${quote(name)} is not installed on space ${spaceId} (an active installation on the space, or on all spaces of its organization)`,
     );
   const event = {
     type: "ui_render",

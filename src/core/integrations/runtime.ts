@@ -19,7 +19,7 @@ import type { Transaction } from "../context.ts";
 import { newId } from "../ids.ts";
 import type { JobQueue } from "../jobs/index.ts";
 import type { Urls } from "../urls.ts";
-import { DomainError } from "../errors.ts";
+import { DomainError, quote } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
 import { installedWhere, manifestOf } from "./index.ts";
 import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "../../infra/workerd-sandbox.ts";
@@ -377,21 +377,21 @@ export class IntegrationRuntime {
     try {
       answer = await this.deliver(integration, installation, event);
     } catch (error) {
-      throw badGateway(`The integration "${integration.name}" could not render: ${(error as Error).message}`);
+      throw badGateway(`The integration ${quote(integration.name)} could not render: ${(error as Error).message}`);
     }
     if (answer.status < 200 || answer.status >= 300)
-      throw badGateway(`The integration "${integration.name}" answered ${answer.status} to ui_render: ${answer.body.slice(0, 500)}`);
+      throw badGateway(`The integration ${quote(integration.name)} answered ${answer.status} to ui_render: ${answer.body.slice(0, 500)}`);
     let output: unknown;
     try {
       output = JSON.parse(answer.body);
     } catch {
       throw badGateway(
-        `The integration "${integration.name}" answered ui_render with something that is not JSON: ${JSON.stringify(answer.body.slice(0, 200))}`,
+        `The integration ${quote(integration.name)} answered ui_render with something that is not JSON: ${quote(answer.body.slice(0, 200))}`,
       );
     }
     const problem = contentKitProblem(output);
     if (problem)
-      throw badGateway(`The integration "${integration.name}" answered ui_render with an invalid ContentKit element: ${problem}`);
+      throw badGateway(`The integration ${quote(integration.name)} answered ui_render with an invalid ContentKit element: ${problem}`);
     return { output, cacheControl: answer.headers["cache-control"] ?? null };
   }
 

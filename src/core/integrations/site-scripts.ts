@@ -10,7 +10,7 @@
 // `site_selection: all`); `cookies` is whether it also has `site:script:cookies`.
 import type { Integration, IntegrationInstallation, Prisma, Site } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
-import { DomainError, notFound } from "../errors.ts";
+import { DomainError, notFound, quote } from "../errors.ts";
 import { type PageScript, registerPageScripts } from "../sites/render.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
 import { manifestOf } from "./index.ts";
@@ -102,7 +102,8 @@ export async function fetchPublishedScript(
   const { integration } = installation;
   const runtime = services.integrations;
   const limit = Math.min(runtime.settings.timeoutMs, SCRIPT_FETCH_MAX_MS);
-  const badGateway = (why: string) => new DomainError("BAD_GATEWAY", `The integration "${name}" could not answer its site script: ${why}`);
+  const badGateway = (why: string) =>
+    new DomainError("BAD_GATEWAY", `The integration ${quote(name)} could not answer its site script: ${why}`);
   const delivery = runtime.deliver(integration, installation, { type: "fetch_published_script", installationId, siteId });
   delivery.catch(() => {}); // abandoned after the deadline: its failure is nobody's
   let timer: NodeJS.Timeout | undefined;

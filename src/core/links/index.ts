@@ -20,7 +20,7 @@ import { toString } from "mdast-util-to-string";
 import type { Nodes } from "mdast";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import { contentOf, fileOf, markdownOf, pageOf } from "../content/index.ts";
 import { flatten, slugify } from "../content/tree.ts";
@@ -233,7 +233,7 @@ export function linksOfRevision(ctx: CoreContext, revision: Revision): Promise<R
 export function parseLinkStatus(status: string | null | undefined): LinkStatus | null {
   if (status == null) return null;
   if (!(LINK_STATUSES as readonly string[]).includes(status))
-    throw badInput(`status must be one of ${LINK_STATUSES.join(", ")} (got ${JSON.stringify(status)})`);
+    throw badInput(`status must be one of ${LINK_STATUSES.join(", ")} (got ${quote(status)})`);
   return status as LinkStatus;
 }
 

@@ -6,7 +6,7 @@ import { issueToken } from "../auth/tokens.ts";
 import { authorize } from "../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { createLoaders } from "../loaders.ts";
 import { grantedSpaceRows, memberKey } from "./loaders.ts";
@@ -23,7 +23,8 @@ export const INVITE_EMAILS_MAX = 100;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function checkRole(field: string, value: string | null): Role | null {
-  if (value !== null && !isRole(value)) throw badInput(`${field} must be one of ${ROLES.join(", ")} or null for a guest (got "${value}")`);
+  if (value !== null && !isRole(value))
+    throw badInput(`${field} must be one of ${ROLES.join(", ")} or null for a guest (got ${quote(value)})`);
   return value;
 }
 
@@ -88,7 +89,9 @@ async function keepAnAdmin(tx: Transaction, member: Member, change: string) {
     where: { organizationId: member.organizationId, role: "admin", disabled: false, userId: { not: member.userId } },
   });
   if (others === 0) {
-    throw conflict(`${change} refused: user "${member.userId}" is the last admin of the organization; make another member admin first`);
+    throw conflict(
+      `${change} refused: user ${quote(member.userId)} is the last admin of the organization; make another member admin first`,
+    );
   }
 }
 
@@ -241,7 +244,7 @@ export function checkEmails(field: string, emails: string[]): void {
     throw badInput(`${field} must list between 1 and ${INVITE_EMAILS_MAX} e-mail addresses (got ${emails.length})`);
   }
   for (const email of emails) {
-    if (!isEmail(email)) throw badInput(`${field}: "${email}" is not an e-mail address`);
+    if (!isEmail(email)) throw badInput(`${field}: ${quote(email)} is not an e-mail address`);
   }
 }
 
@@ -333,7 +336,7 @@ export async function inviteByOperator(
   input: { organizationId: string; email: string; role: string },
 ): Promise<{ userId: string; token: string }> {
   if (input.role !== "guest" && !isRole(input.role)) {
-    throw badInput(`role must be one of ${ROLES.join(", ")} or guest (got "${input.role}")`);
+    throw badInput(`role must be one of ${ROLES.join(", ")} or guest (got ${quote(input.role)})`);
   }
   const [member] = await addMembersByEmail(prisma, {
     organizationId: input.organizationId,

@@ -18,7 +18,7 @@ import type { OpenAPISpec, OpenAPISpecVersion, Prisma } from "../../generated/pr
 import { allows, POLICY } from "../auth/policy.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
-import { DomainError, badInput, conflict, notFound } from "../errors.ts";
+import { DomainError, badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { fetchBounded, FetchFailure } from "../import/index.ts";
 import type { ImportLimits } from "../import/limits.ts";
@@ -77,7 +77,7 @@ export function checkSlug(slug: string): string {
   checkLength("slug", slug, { min: 1, max: OPENAPI_SLUG_MAX });
   if (!OPENAPI_SLUG_PATTERN.test(slug)) {
     throw badInput(
-      `slug must be lowercase letters and digits separated by single hyphens (pattern ${OPENAPI_SLUG_PATTERN.source}; got ${JSON.stringify(slug)})`,
+      `slug must be lowercase letters and digits separated by single hyphens (pattern ${OPENAPI_SLUG_PATTERN.source}; got ${quote(slug)})`,
     );
   }
   return slug;
@@ -98,7 +98,7 @@ export function checkSource(source: { url?: string | null; text?: string | null 
     try {
       parsed = new URL(url);
     } catch {
-      throw badInput(`source.url must be an absolute http or https URL (got ${JSON.stringify(url)})`);
+      throw badInput(`source.url must be an absolute http or https URL (got ${quote(url)})`);
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
       throw badInput(`source.url must be an http or https URL (got ${parsed.protocol})`);
@@ -268,7 +268,7 @@ export async function createSpec(
     ctx.jobs.wake();
     return created;
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`slug: an OpenAPI specification "${slug}" already exists in this organization`);
+    if (isUniqueViolation(error)) throw conflict(`slug: an OpenAPI specification ${quote(slug)} already exists in this organization`);
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { allows, authorize, POLICY, type Action } from "../auth/policy.ts";
 import { isRole, ROLES } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { paginate, type PageArgs, type PageSource } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
 import { checkDefaultContentSite } from "../sites/index.ts";
@@ -110,7 +110,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
   }
   if (patch.emailDomains !== undefined) {
     for (const domain of patch.emailDomains) {
-      if (!DOMAIN.test(domain)) throw badInput(`emailDomains: "${domain}" is not a domain name`);
+      if (!DOMAIN.test(domain)) throw badInput(`emailDomains: ${quote(domain)} is not a domain name`);
     }
     data.emailDomains = [...new Set(patch.emailDomains.map((d) => d.toLowerCase()))];
   }
@@ -124,7 +124,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
   if (patch.mergeRules !== undefined) data.mergeRules = checkMergeRules(patch.mergeRules, false) as Prisma.InputJsonValue;
   if (patch.defaultRole !== undefined) {
     if (patch.defaultRole !== null && !isRole(patch.defaultRole)) {
-      throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got "${patch.defaultRole}")`);
+      throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got ${quote(patch.defaultRole)})`);
     }
     data.defaultRole = patch.defaultRole;
   }
@@ -138,7 +138,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
 
   if (patch.hostname !== undefined) {
     const taken = await ctx.prisma.organization.findFirst({ where: { hostname: patch.hostname, id: { not: id } } });
-    if (taken) throw conflict(`hostname "${patch.hostname}" is already used by another organization`);
+    if (taken) throw conflict(`hostname ${quote(patch.hostname)} is already used by another organization`);
   }
   const updated = await ctx.prisma.organization.update({ where: { id }, data });
   ctx.loaders.organization.clear(id).prime(id, updated);

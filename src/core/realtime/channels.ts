@@ -9,7 +9,7 @@ import { authorize, type Action } from "../auth/policy.ts";
 import { readChangeRequest } from "../change-requests/access.ts";
 import { readCollection } from "../collections/index.ts";
 import { readCommentOrReply } from "../comments/index.ts";
-import { badInput, notFound } from "../errors.ts";
+import { badInput, notFound, quote } from "../errors.ts";
 import { ID_PREFIXES, type EntityName } from "../ids.ts";
 import { loadVisibleInstallations, readIntegration } from "../integrations/index.ts";
 import { loadVisibleSpecs } from "../openapi/index.ts";
@@ -502,22 +502,24 @@ export function checkChannel(input: { channel?: unknown } & Record<string, unkno
   const kind = input.channel;
   if (typeof kind !== "string" || kind === "") throw badInput("channel: a channel kind is required (e.g. space-content)");
   const channel = CHANNELS_BY_KIND.get(kind);
-  if (!channel) throw badInput(`channel: unknown channel kind "${kind.slice(0, 100)}"`);
-  if (!channel.served) throw badInput(`channel: "${kind}" is not served: ${channel.reason}`);
+  if (!channel) throw badInput(`channel: unknown channel kind ${quote(kind.slice(0, 100))}`);
+  if (!channel.served) throw badInput(`channel: ${quote(kind)} is not served: ${channel.reason}`);
   const allowed = new Set<string>([...channel.required, ...(channel.optional ?? [])]);
   const ids: ChannelIds = {};
   for (const [name, value] of Object.entries(input)) {
     if (name === "channel" || value === undefined || value === null) continue;
-    if (!allowed.has(name)) throw badInput(`${name}: channel "${kind}" takes no ${name} (it takes ${[...allowed].join(", ")})`);
+    if (!allowed.has(name)) throw badInput(`${name}: channel ${quote(kind)} takes no ${name} (it takes ${[...allowed].join(", ")})`);
     if (typeof value !== "string") throw badInput(`${name}: must be a string`);
     const entity = PREFIX[name as ChannelParam];
     if (entity ? !(value.startsWith(`${ID_PREFIXES[entity]}_`) && ID_SHAPE.test(value)) : !NAME_SHAPE.test(value)) {
-      throw badInput(`${name}: "${value.slice(0, 100)}" is not ${entity ? `a ${entity} id (${ID_PREFIXES[entity]}_…)` : "a valid name"}`);
+      throw badInput(
+        `${name}: ${quote(value.slice(0, 100))} is not ${entity ? `a ${entity} id (${ID_PREFIXES[entity]}_…)` : "a valid name"}`,
+      );
     }
     ids[name as ChannelParam] = value;
   }
   for (const name of channel.required) {
-    if (ids[name] === undefined) throw badInput(`${name}: channel "${kind}" needs the ${name} id`);
+    if (ids[name] === undefined) throw badInput(`${name}: channel ${quote(kind)} needs the ${name} id`);
   }
   return { channel, ids };
 }

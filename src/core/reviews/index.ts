@@ -6,7 +6,7 @@
 import type { ChangeRequest, ChangeRequestReviewer, Space } from "../../generated/prisma/client.ts";
 import { atLeast } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, forbidden, notFound } from "../errors.ts";
+import { badInput, forbidden, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
 import { memberRoleOnSpace } from "../members/index.ts";
@@ -99,10 +99,10 @@ export async function listRequestedReviewers(
 /** Refuses (400 naming the entry) a user who is not a member able to review the space, or the author. */
 async function checkReviewer(ctx: CoreContext, space: Space, changeRequest: ChangeRequest, userId: string, field: string) {
   const member = await ctx.loaders.member.load(memberKey(space.organizationId, userId));
-  if (!member || member.disabled) throw badInput(`${field}: "${userId}" is not a member of this organization`);
-  if (userId === changeRequest.createdById) throw badInput(`${field}: "${userId}" opened the change request and cannot review it`);
+  if (!member || member.disabled) throw badInput(`${field}: ${quote(userId)} is not a member of this organization`);
+  if (userId === changeRequest.createdById) throw badInput(`${field}: ${quote(userId)} opened the change request and cannot review it`);
   if (!atLeast(await memberRoleOnSpace(ctx, userId, space), "review")) {
-    throw badInput(`${field}: "${userId}" cannot review this space (reviewing needs the review role on it)`);
+    throw badInput(`${field}: ${quote(userId)} cannot review this space (reviewing needs the review role on it)`);
   }
 }
 

@@ -5,7 +5,7 @@
 // request's head revision.
 import type { ChangeRequest, ChangeRequestReview, Organization, Space } from "../../generated/prisma/client.ts";
 import type { Transaction } from "../context.ts";
-import { badInput, conflict } from "../errors.ts";
+import { badInput, conflict, quote } from "../errors.ts";
 
 /** The rules this service evaluates. */
 export const MERGE_RULE_NAMES = [
@@ -58,7 +58,7 @@ export function checkMergeRules(value: unknown, allowInherit: boolean, field = "
     throw badInput(`${field} must be an object with type ${types.join(", ")}`);
   const { type, rules } = value as { type?: unknown; rules?: unknown };
   if (typeof type !== "string" || !types.includes(type))
-    throw badInput(`${field}.type must be one of ${types.join(", ")} (got ${JSON.stringify(type)})`);
+    throw badInput(`${field}.type must be one of ${types.join(", ")} (got ${quote(type)})`);
   if (type !== "rules") return { type } as MergeRules;
   if (!Array.isArray(rules) || rules.length > MERGE_RULES_MAX)
     throw badInput(`${field}.rules must be a list of at most ${MERGE_RULES_MAX} rules`);
@@ -68,9 +68,9 @@ export function checkMergeRules(value: unknown, allowInherit: boolean, field = "
       const at = `${field}.rules[${index}]`;
       const name = typeof rule === "object" && rule !== null ? (rule as { rule?: unknown }).rule : undefined;
       if (typeof name === "string" && UNSUPPORTED_RULES.includes(name))
-        throw badInput(`${at}.rule "${name}" is not supported by this service`);
+        throw badInput(`${at}.rule ${quote(name)} is not supported by this service`);
       if (typeof name !== "string" || !(MERGE_RULE_NAMES as readonly string[]).includes(name)) {
-        throw badInput(`${at}.rule must be one of ${MERGE_RULE_NAMES.join(", ")} (got ${JSON.stringify(name)})`);
+        throw badInput(`${at}.rule must be one of ${MERGE_RULE_NAMES.join(", ")} (got ${quote(name)})`);
       }
       if (!WITH_USERS.includes(name)) return { rule: name as MergeRule["rule"] };
       const users = (rule as { users?: unknown }).users;

@@ -6,7 +6,7 @@ import type { SamlProvider } from "../../generated/prisma/client.ts";
 import { authorize } from "../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, notFound } from "../errors.ts";
+import { badInput, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type PageArgs } from "../pagination.ts";
 import { getOrganization, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
@@ -70,7 +70,7 @@ function checkRequiredText(field: string, value: string, max: number): string {
 }
 
 function checkDefaultRole(value: string | null): Role | null {
-  if (value !== null && !isRole(value)) throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got "${value}")`);
+  if (value !== null && !isRole(value)) throw badInput(`defaultRole must be one of ${ROLES.join(", ")} or null (got ${quote(value)})`);
   return value;
 }
 
@@ -78,7 +78,7 @@ function checkDefaultRole(value: string | null): Role | null {
 async function checkDefaultTeam(ctx: CoreContext, organizationId: string, teamId: string | null): Promise<string | null> {
   if (teamId === null) return null;
   const team = await ctx.loaders.team.load(teamId);
-  if (!team || team.organizationId !== organizationId) throw badInput(`defaultTeam: no team "${teamId}" in this organization`);
+  if (!team || team.organizationId !== organizationId) throw badInput(`defaultTeam: no team ${quote(teamId)} in this organization`);
   return teamId;
 }
 

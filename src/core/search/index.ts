@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote, characterCount } from "../errors.ts";
 import { checkPageSize, type PageArgs } from "../pagination.ts";
 import { readableContentFilter } from "../content-tree/index.ts";
 import { getOrganization } from "../organizations/index.ts";
@@ -125,7 +125,7 @@ export async function reindexSpace(tx: Transaction, spaceId: string, pages: Page
 
 function checkQuery(query: string): string {
   if (!query.trim()) throw badInput("query is required");
-  if ([...query].length > QUERY_MAX) throw badInput(`query must be at most ${QUERY_MAX} characters (got ${[...query].length})`);
+  if (characterCount(query) > QUERY_MAX) throw badInput(`query must be at most ${QUERY_MAX} characters (got ${characterCount(query)})`);
   return query;
 }
 
@@ -215,7 +215,7 @@ function pageOfResults<T>(results: T[], args: PageArgs) {
   let offset = 0;
   if (args.after) {
     offset = Number(Buffer.from(args.after, "base64url").toString());
-    if (!Number.isInteger(offset) || offset < 0) throw badInput(`page cursor "${args.after}" is not valid for this list`);
+    if (!Number.isInteger(offset) || offset < 0) throw badInput(`page cursor ${quote(args.after)} is not valid for this list`);
   }
   const items = results.slice(offset, offset + take);
   return {

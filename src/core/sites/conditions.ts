@@ -3,7 +3,7 @@
 // well-kept JavaScript-expression parser) and evaluated here by walking the tree: no JavaScript
 // `eval`, no function calls beyond `includes`, no access to anything but the `visitor` object.
 import jsep from "jsep";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 import { checkLength } from "../validate.ts";
 
 export const CONDITION_MAX = 1024;
@@ -21,7 +21,7 @@ function checkNode(node: Node): void {
     case "Literal":
       return;
     case "Identifier":
-      if (node.name !== "visitor") throw new Error(`unknown name "${node.name}" (conditions start from visitor)`);
+      if (node.name !== "visitor") throw new Error(`unknown name ${quote(node.name)} (conditions start from visitor)`);
       return;
     case "MemberExpression": {
       const member = node as jsep.MemberExpression;
@@ -36,14 +36,14 @@ function checkNode(node: Node): void {
     }
     case "BinaryExpression": {
       const binary = node as jsep.BinaryExpression;
-      if (!BINARY.has(binary.operator)) throw new Error(`operator "${binary.operator}" is not supported`);
+      if (!BINARY.has(binary.operator)) throw new Error(`operator ${quote(binary.operator)} is not supported`);
       checkNode(binary.left);
       checkNode(binary.right);
       return;
     }
     case "UnaryExpression": {
       const unary = node as jsep.UnaryExpression;
-      if (!UNARY.has(unary.operator)) throw new Error(`operator "${unary.operator}" is not supported`);
+      if (!UNARY.has(unary.operator)) throw new Error(`operator ${quote(unary.operator)} is not supported`);
       checkNode(unary.argument);
       return;
     }

@@ -2,7 +2,7 @@
 // apart from the site operations (hostnames.ts) so that updateSite can check a name too.
 import { isIP } from "node:net";
 import type { Services } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 
 /** Services that answer any name below them with the address the name spells (127.0.0.1.nip.io). */
 const WILDCARD_DNS_SUFFIXES = [
@@ -47,5 +47,5 @@ export const serviceHostOf = (services: Services) => new URL(services.urls.publi
 /** Refuses (400 naming `hostname`) a name no site may claim. */
 export function checkClaimableHostname(services: Services, hostname: string): void {
   const reason = unclaimableReason(hostname, serviceHostOf(services));
-  if (reason) throw badInput(`hostname "${hostname}" cannot be used: ${reason}`);
+  if (reason) throw badInput(`hostname ${quote(hostname)} cannot be used: ${reason}`);
 }

@@ -6,7 +6,7 @@
 // verified name cannot be taken by another site (a pending one can: a claim is not a proof).
 import type { Site } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { conflict, DomainError, notFound } from "../errors.ts";
+import { conflict, DomainError, notFound, quote } from "../errors.ts";
 import { verificationRecord } from "./hostname-rules.ts";
 import { requireSite } from "./index.ts";
 
@@ -56,7 +56,7 @@ export async function revalidateCustomHostname(ctx: CoreContext, hostname: strin
   }
   if (!found.includes(record.value)) {
     throw conflict(
-      `hostname "${site.hostname}" is not verified: add a TXT record ${record.name} with the value "${record.value}" and try again`,
+      `hostname ${quote(site.hostname)} is not verified: add a TXT record ${record.name} with the value ${quote(record.value)} and try again`,
     );
   }
   const updated = await ctx.prisma.site.updateMany({

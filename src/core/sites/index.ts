@@ -9,7 +9,7 @@ import { generateKeyBetween } from "fractional-indexing";
 import { Prisma, type Site, type SiteSection, type SiteSectionGroup, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
 import { authorize, may, POLICY, type Action } from "../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength, checkOneOf } from "../validate.ts";
@@ -187,7 +187,7 @@ function checkTitle(title: string): string {
 
 function checkPath(field: string, path: string): string {
   checkLength(field, path, { min: 1, max: PATH_MAX });
-  if (!PATH.test(path)) throw badInput(`${field} must be letters and digits, with inner -, _ or . (got "${path}")`);
+  if (!PATH.test(path)) throw badInput(`${field} must be letters and digits, with inner -, _ or . (got ${quote(path)})`);
   return path;
 }
 
@@ -362,7 +362,7 @@ export async function updateSite(
   if (patch.hostname !== undefined) {
     if (patch.hostname !== null && (patch.hostname.length > 512 || !HOSTNAME.test(patch.hostname))) {
       throw badInput(
-        `hostname must be a lowercase domain name with at least three labels, like docs.example.com (got "${patch.hostname}")`,
+        `hostname must be a lowercase domain name with at least three labels, like docs.example.com (got ${quote(patch.hostname)})`,
       );
     }
     if (patch.hostname !== null) checkClaimableHostname(ctx, patch.hostname);
@@ -370,7 +370,7 @@ export async function updateSite(
   }
   if (patch.proxy !== undefined) {
     if (patch.proxy !== null && (patch.proxy.length > 512 || !PROXY_ORIGIN.test(patch.proxy))) {
-      throw badInput(`proxy must be a domain and a path, like example.com/docs (got "${patch.proxy}")`);
+      throw badInput(`proxy must be a domain and a path, like example.com/docs (got ${quote(patch.proxy)})`);
     }
     data.proxy = patch.proxy;
   }
@@ -393,12 +393,12 @@ export async function updateSite(
       }
       if (patch.defaultSiteSection !== undefined) {
         const section = structure.sections.find((s) => s.id === patch.defaultSiteSection);
-        if (!section) throw badInput(`defaultSiteSection: no section "${patch.defaultSiteSection}" in this site`);
+        if (!section) throw badInput(`defaultSiteSection: no section ${quote(patch.defaultSiteSection)} in this site`);
         await makeDefaultSection(tx, structure, section.id);
       }
       if (patch.defaultSiteSpace !== undefined) {
         const siteSpace = structure.siteSpaces.find((s) => s.id === patch.defaultSiteSpace);
-        if (!siteSpace) throw badInput(`defaultSiteSpace: no site space "${patch.defaultSiteSpace}" in this site`);
+        if (!siteSpace) throw badInput(`defaultSiteSpace: no site space ${quote(patch.defaultSiteSpace)} in this site`);
         const defaultSection = defaultOf(orderedSections(structure));
         if (defaultSection && siteSpace.sectionId !== defaultSection.id) {
           throw badInput("defaultSiteSpace must be a site space of the default section (set defaultSiteSection to change that one)");
@@ -415,7 +415,7 @@ export async function updateSite(
   }
 }
 
-const hostnameTaken = (hostname: string) => conflict(`hostname "${hostname}" is already used by another site`);
+const hostnameTaken = (hostname: string) => conflict(`hostname ${quote(hostname)} is already used by another site`);
 
 async function makeDefaultSection(tx: Transaction, structure: Structure, sectionId: string) {
   await tx.siteSection.updateMany({ where: { siteId: structure.site.id, id: { not: sectionId } }, data: { isDefault: false } });
@@ -504,7 +504,7 @@ export async function addSiteSpace(
     let sectionId: string | null = null;
     if (input.sectionId != null) {
       if (!structure.sections.some((section) => section.id === input.sectionId))
-        throw badInput(`sectionId: no section "${input.sectionId}" in this site`);
+        throw badInput(`sectionId: no section ${quote(input.sectionId)} in this site`);
       sectionId = input.sectionId;
     } else if (structure.sections.length) {
       sectionId = defaultOf(orderedSections(structure))!.id;
@@ -535,7 +535,7 @@ export async function updateSiteSpace(
 
 function checkPathFree(siblings: { id: string; path: string }[], path: string, except?: string) {
   if (siblings.some((sibling) => sibling.id !== except && sibling.path.toLowerCase() === path.toLowerCase())) {
-    throw conflict(`path "${path}" is already used here: paths are unique among their siblings`);
+    throw conflict(`path ${quote(path)} is already used here: paths are unique among their siblings`);
   }
 }
 
@@ -576,7 +576,7 @@ function keyAt(
   if (position?.before && position?.after) throw badInput(`${field}: give before or after, not both`);
   if (!referenceId) return generateKeyBetween(others.at(-1)?.sortKey ?? null, null);
   const index = others.findIndex((sibling) => sibling.id === referenceId);
-  if (index < 0) throw badInput(`${field}: "${referenceId}" is not beside this item in the site`);
+  if (index < 0) throw badInput(`${field}: ${quote(referenceId)} is not beside this item in the site`);
   return position?.before
     ? generateKeyBetween(others[index - 1]?.sortKey ?? null, others[index].sortKey)
     : generateKeyBetween(others[index].sortKey, others[index + 1]?.sortKey ?? null);
@@ -588,7 +588,7 @@ export const moveSiteSpace = siteSpaceEdit(async (tx, structure, siteSpace, posi
   let sectionId = siteSpace.sectionId;
   if (referenceId) {
     const reference = structure.siteSpaces.find((s) => s.id === referenceId);
-    if (!reference) throw badInput(`position: no site space "${referenceId}" in this site`);
+    if (!reference) throw badInput(`position: no site space ${quote(referenceId)} in this site`);
     sectionId = reference.sectionId;
   }
   const siblings = siteSpacesIn(structure, sectionId);
@@ -627,7 +627,7 @@ export async function addSection(
   const icon = checkIcon(input.icon);
   return withSiteLock(ctx, siteId, async (tx, structure) => {
     if (input.siteSectionGroupId != null && !structure.groups.some((g) => g.id === input.siteSectionGroupId)) {
-      throw badInput(`siteSectionGroupId: no section group "${input.siteSectionGroupId}" in this site`);
+      throw badInput(`siteSectionGroupId: no section group ${quote(input.siteSectionGroupId)} in this site`);
     }
     const rootSpaces = siteSpacesIn(structure, null);
     if (structure.sections.length === 0 && rootSpaces.length) {
@@ -702,7 +702,7 @@ export async function updateSection(
     if (patch.path !== undefined) checkPathFree(structure.sections, patch.path, section.id);
     if (patch.defaultSiteSpace !== undefined) {
       const siteSpace = siteSpacesIn(structure, section.id).find((s) => s.id === patch.defaultSiteSpace);
-      if (!siteSpace) throw badInput(`defaultSiteSpace: no site space "${patch.defaultSiteSpace}" in this section`);
+      if (!siteSpace) throw badInput(`defaultSiteSpace: no site space ${quote(patch.defaultSiteSpace)} in this section`);
       await makeDefaultSiteSpace(tx, structure, siteSpace);
     }
     if (patch.sectionGroup !== undefined && patch.sectionGroup !== section.sectionGroupId) {
@@ -710,7 +710,7 @@ export async function updateSection(
         await ungroup(tx, structure, findIn(structure.groups, section.sectionGroupId!, "section group"), [section]);
       } else {
         const group = structure.groups.find((g) => g.id === patch.sectionGroup);
-        if (!group) throw badInput(`siteSectionGroupId: no section group "${patch.sectionGroup}" in this site`);
+        if (!group) throw badInput(`siteSectionGroupId: no section group ${quote(patch.sectionGroup)} in this site`);
         data.sectionGroupId = group.id;
         data.sortKey = lastKey(sectionsOfGroup(structure, group.id));
       }
@@ -731,7 +731,7 @@ export const moveSection = sectionEdit(async (tx, structure, section, position: 
   let groupId: string | null = null;
   if (referenceId) {
     const reference = structure.sections.find((s) => s.id === referenceId) ?? structure.groups.find((g) => g.id === referenceId);
-    if (!reference) throw badInput(`position: no section or section group "${referenceId}" in this site`);
+    if (!reference) throw badInput(`position: no section or section group ${quote(referenceId)} in this site`);
     groupId = isGroup(reference) ? null : (reference as SiteSection).sectionGroupId;
   }
   const siblings = groupId ? sectionsOfGroup(structure, groupId) : structure.root;
@@ -752,7 +752,7 @@ function checkGroupTitle(title: string): string {
 function sectionsNamed(structure: Structure, ids: string[], field: string): SiteSection[] {
   return ids.map((id) => {
     const section = structure.sections.find((s) => s.id === id);
-    if (!section) throw badInput(`${field}: no section "${id}" in this site`);
+    if (!section) throw badInput(`${field}: no section ${quote(id)} in this site`);
     return section;
   });
 }
@@ -954,9 +954,9 @@ export async function checkDefaultContentSite(
   organizationId: string,
   content: { type: string; site: string },
 ): Promise<string> {
-  if (content.type !== "site") throw badInput(`defaultContent.type must be "site" (got "${content.type}")`);
+  if (content.type !== "site") throw badInput(`defaultContent.type must be "site" (got ${quote(content.type)})`);
   const site = await siteLoaders(ctx).site.load(content.site);
   if (!site || site.organizationId !== organizationId)
-    throw badInput(`defaultContent.site: no site "${content.site}" in this organization`);
+    throw badInput(`defaultContent.site: no site ${quote(content.site)} in this organization`);
   return site.id;
 }

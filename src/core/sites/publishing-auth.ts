@@ -5,7 +5,7 @@
 // them needs `site.manageAccess`.
 import type { Prisma, Site } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 import { checkUrl } from "../validate.ts";
 import { newPrivateKey, requireSite } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
@@ -43,7 +43,7 @@ export async function updatePublishingAuth(
   if (patch.backend != null) {
     if (!(AUTH_BACKENDS as readonly string[]).includes(patch.backend)) {
       throw badInput(
-        `backend must be "custom" (got "${patch.backend}"): integration backends need a visitor-auth integration, which this service does not have`,
+        `backend must be "custom" (got ${quote(patch.backend)}): integration backends need a visitor-auth integration, which this service does not have`,
       );
     }
     data.authBackend = patch.backend;

@@ -5,7 +5,7 @@
 // (`default`: each section's default site space, plus the current one; `specific`; `all`).
 import type { SiteSpace } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput } from "../errors.ts";
+import { badInput, quote } from "../errors.ts";
 import type { PageArgs } from "../pagination.ts";
 import { searchSpaces } from "../search/index.ts";
 import type { VisitorClaims } from "./conditions.ts";
@@ -58,7 +58,7 @@ export async function searchSite(
   const all = await structureOf(ctx, site);
   const visible = visibleStructure(all, input.claims ?? {});
   const ofSite = (field: string, id: string) => {
-    if (!all.siteSpaces.some((siteSpace) => siteSpace.id === id)) throw badInput(`${field}: no site space "${id}" in this site`);
+    if (!all.siteSpaces.some((siteSpace) => siteSpace.id === id)) throw badInput(`${field}: no site space ${quote(id)} in this site`);
     return visible.siteSpaces.find((siteSpace) => siteSpace.id === id);
   };
   let chosen: (SiteSpace | undefined)[];

@@ -7,7 +7,7 @@ import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
 import { authorize, POLICY, type Action } from "../auth/policy.ts";
-import { badInput, conflict, gone, notFound } from "../errors.ts";
+import { badInput, conflict, gone, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { rawSpacePages } from "../loaders.ts";
@@ -44,7 +44,7 @@ export function isEmoji(value: string): boolean {
 
 function checkEmoji(value: string): string {
   checkLength("emoji", value, { max: SPACE_EMOJI_MAX });
-  if (value !== "" && !isEmoji(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got "${value}")`);
+  if (value !== "" && !isEmoji(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got ${quote(value)})`);
   return value;
 }
 
@@ -86,7 +86,7 @@ export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]
 export async function requireSpace(ctx: CoreContext, id: string, action: Action, { allowDeleted = false } = {}) {
   const { space } = await readSpace(ctx, id);
   if (space.deletedAt && !allowDeleted) {
-    throw conflict(`Space "${id}" is deleted: restore it before you ${POLICY[action].does}`);
+    throw conflict(`Space ${quote(id)} is deleted: restore it before you ${POLICY[action].does}`);
   }
   await authorize(ctx, action, { space });
   return space;
@@ -204,7 +204,7 @@ export async function restoreSpace(ctx: CoreContext, id: string) {
   const space = await requireSpace(ctx, id, "space.restore", { allowDeleted: true });
   if (!space.deletedAt) return space;
   if (ctx.clock.now().getTime() - space.deletedAt.getTime() > RESTORE_WINDOW_DAYS * DAY_MS) {
-    throw gone(`Space "${id}" was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
+    throw gone(`Space ${quote(id)} was deleted more than ${RESTORE_WINDOW_DAYS} days ago and can no longer be restored`);
   }
   return withTreeLock(ctx, [space.organizationId], async (tx) => {
     // Its collection may have been deleted meanwhile: then it comes back at the top level.
@@ -261,7 +261,7 @@ export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: 
     const current = await tx.space.findUniqueOrThrow({ where: { id } });
     const parentId = await resolveMoveParent(tx, current.organizationId, current.parentId, input.parent, input.position);
     if (parentId !== null && !(await tx.collection.findFirst({ where: { id: parentId, organizationId: current.organizationId } }))) {
-      throw badInput(`parent: no collection "${parentId}" in this organization`);
+      throw badInput(`parent: no collection ${quote(parentId)} in this organization`);
     }
     if (parentId !== current.parentId && parentId !== checkedParentId) {
       throw conflict("The space or the position's reference moved meanwhile: retry the request");

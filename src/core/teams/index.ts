@@ -4,7 +4,7 @@
 import type { Prisma, Team, TeamMember } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../auth/policy.ts";
 import type { CoreContext, Transaction } from "../context.ts";
-import { badInput, notFound } from "../errors.ts";
+import { badInput, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
@@ -158,7 +158,9 @@ async function resolveMembers(
   for (const value of values) {
     const userId = byKey.get(value) ?? (byEmail ? byKey.get(value.toLowerCase()) : undefined);
     if (!userId) {
-      throw badInput(`${field}: "${value}" is not a member of this organization${byEmail ? " (neither a user id nor an e-mail)" : ""}`);
+      throw badInput(
+        `${field}: ${quote(value)} is not a member of this organization${byEmail ? " (neither a user id nor an e-mail)" : ""}`,
+      );
     }
     if (!userIds.includes(userId)) userIds.push(userId);
   }

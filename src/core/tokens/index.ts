@@ -5,7 +5,7 @@ import type { ApiToken, PrismaClient } from "../../generated/prisma/client.ts";
 import { forgetToken, issueTokenRow } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, DomainError, notFound } from "../errors.ts";
+import { badInput, DomainError, notFound, quote } from "../errors.ts";
 import { checkLength } from "../validate.ts";
 
 export const TOKEN_LABEL_MAX = 100;
@@ -63,7 +63,7 @@ export async function issueTokenForEmail(
   const label = labelOf(input.label ?? "cli");
   const expiresAt = expiryOf(clock, input.expiresInDays);
   const user = await prisma.user.findUnique({ where: { email: input.email.toLowerCase() } });
-  if (!user) throw new DomainError("NOT_FOUND", `No user has the e-mail "${input.email}"`);
+  if (!user) throw new DomainError("NOT_FOUND", `No user has the e-mail ${quote(input.email)}`);
   const { token, row } = await issueTokenRow(prisma, user.id, label, expiresAt);
   return { userId: user.id, token, expiresAt: row.expiresAt?.toISOString() ?? null };
 }

@@ -13,7 +13,7 @@ import { contentOf, editContent, sha256 } from "../content/index.ts";
 import { checkLiveEditing, requireEditableTarget, revisionAt } from "../content/target.ts";
 import { EDITS_MAX, flatten } from "../content/tree.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { organizationAllows, pageOfOrganization, requireOrganization } from "../organizations/index.ts";
 import { type PageArgs } from "../pagination.ts";
@@ -44,10 +44,10 @@ export function checkLanguages(languages: unknown): string[] {
   const seen = new Set<string>();
   return languages.map((value, index) => {
     if (typeof value !== "string" || !LANGUAGE_CODE.test(value.toLowerCase())) {
-      throw badInput(`languages[${index}] must be a language code such as "fr" or "pt-br" (got ${JSON.stringify(value)})`);
+      throw badInput(`languages[${index}] must be a language code such as "fr" or "pt-br" (got ${quote(value)})`);
     }
     const code = value.toLowerCase();
-    if (seen.has(code)) throw badInput(`languages[${index}]: "${code}" is listed twice`);
+    if (seen.has(code)) throw badInput(`languages[${index}]: ${quote(code)} is listed twice`);
     seen.add(code);
     return code;
   });
@@ -148,7 +148,7 @@ export async function untranslatedPages(
 /** The source space: in the organization and readable by the caller (404 otherwise). */
 async function checkSourceSpace(ctx: CoreContext, organizationId: string, spaceId: string) {
   const space = await requireSpace(ctx, spaceId, "space.read");
-  if (space.organizationId !== organizationId) throw badInput(`source: space "${spaceId}" is not in this organization`);
+  if (space.organizationId !== organizationId) throw badInput(`source: space ${quote(spaceId)} is not in this organization`);
   return space;
 }
 
@@ -237,15 +237,15 @@ export async function setTarget(ctx: CoreContext, translationId: string, input: 
   const language = input.language.toLowerCase();
   if (!languagesOf(translation).includes(language)) {
     throw badInput(
-      `language must be one of the translation's languages (${languagesOf(translation).join(", ") || "none yet"}; got "${input.language}")`,
+      `language must be one of the translation's languages (${languagesOf(translation).join(", ") || "none yet"}; got ${quote(input.language)})`,
     );
   }
   const space = await requireSpace(ctx, input.space, "space.editContent");
-  if (space.organizationId !== translation.organizationId) throw badInput(`space: "${input.space}" is not in this organization`);
+  if (space.organizationId !== translation.organizationId) throw badInput(`space: ${quote(input.space)} is not in this organization`);
   if (space.id === translation.sourceSpaceId) throw badInput("space: the source space cannot be a target");
   const targets = await targetsOf(ctx, translation);
   const other = targets.find((target) => target.spaceId === space.id && target.language !== language);
-  if (other) throw conflict(`space: "${space.id}" is already the target of "${other.language}"`);
+  if (other) throw conflict(`space: ${quote(space.id)} is already the target of ${quote(other.language)}`);
   const existing = targets.find((target) => target.language === language);
   if (existing?.spaceId === space.id) return existing;
   const data = { spaceId: space.id, syncedRevisionId: null, syncedAt: null, untranslated: {} };
@@ -290,7 +290,7 @@ export async function runTranslation(
   const heads = await Promise.all(
     targets.map(async (target) => {
       const head = await requireEditableTarget(ctx, { spaceId: target.spaceId });
-      if (head.space.deletedAt) throw conflict(`The target space of "${target.language}" is deleted`);
+      if (head.space.deletedAt) throw conflict(`The target space of ${quote(target.language)} is deleted`);
       checkLiveEditing(head.space);
       return head;
     }),

@@ -1,7 +1,8 @@
 // Errors meant for clients (domain errors, GraphQL validation) keep their message and get
 // `extensions.code` and `extensions.http.status`; anything else is logged and masked.
 import { GraphQLError } from "graphql";
-import { DomainError } from "../../core/errors.ts";
+import type { Plugin } from "graphql-yoga";
+import { boundMessage, DomainError } from "../../core/errors.ts";
 import { OperationStopped } from "../../db/statement-scope.ts";
 
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
@@ -28,7 +29,20 @@ function isStatementTimeout(error: unknown): boolean {
   return false;
 }
 
+/**
+ * What a client sees of an error: its own kind of error keeps its message, bounded (no message
+ * echoes a large input, GraphQL's own "got invalid value" ones included); the rest is masked.
+ */
 export function maskError(error: unknown): Error {
+  const masked = maskOne(error);
+  const bounded = boundMessage(masked.message);
+  // Error messages are writable; a validation error may be cached with its document, and
+  // bounding it twice changes nothing.
+  if (bounded !== masked.message) masked.message = bounded;
+  return masked;
+}
+
+function maskOne(error: unknown): Error {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (original instanceof DomainError) {
     // The same error, annotated: Yoga logs every error its mask replaces, and a client's
@@ -90,4 +104,25 @@ export function maskError(error: unknown): Error {
     path: error instanceof GraphQLError ? error.path : undefined,
     extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } },
   });
+}
+
+/**
+ * Request errors (syntax, validation) never reach the mask: Yoga answers them as they are, and
+ * GraphQL's own messages quote the document ("Cannot query field …"). Every error a result carries
+ * gets the same bound here.
+ */
+export function useBoundedErrorMessages(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      for (const single of Array.isArray(result) ? result : [result]) {
+        const errors = (single as { errors?: unknown } | undefined)?.errors;
+        if (!Array.isArray(errors)) continue;
+        for (const error of errors as Error[]) {
+          if (typeof error?.message !== "string") continue;
+          const bounded = boundMessage(error.message);
+          if (bounded !== error.message) error.message = bounded;
+        }
+      }
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 import type { Plugin } from "graphql-yoga";
 import { authenticate } from "../../core/auth/tokens.ts";
 import { createCoreContext, type Services } from "../../core/context.ts";
-import { DomainError } from "../../core/errors.ts";
+import { DomainError, quote } from "../../core/errors.ts";
 import { applyRefUpdate, FLUSH, parseReceivePack, pkt, type RefResult } from "../../core/git/push.ts";
 import { GitError, streamGit, type GitRepositories } from "../../core/git/repository.ts";
 import { may } from "../../core/auth/policy.ts";
@@ -53,7 +53,7 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     if (!viewer) return text(401, "Invalid API token", { "WWW-Authenticate": 'Basic realm="git"' });
     const ctx = createCoreContext(services, viewer);
     const found = await readSpace(ctx, spaceId).catch(() => undefined);
-    if (!found || found.space.deletedAt) return text(404, `No space found with id "${spaceId}"`);
+    if (!found || found.space.deletedAt) return text(404, `No space found with id ${quote(spaceId)}`);
     const service = endpoint === "info/refs" ? url.searchParams.get("service") : endpoint;
     if (service !== "git-upload-pack" && service !== "git-receive-pack") {
       return text(403, "Only the smart HTTP protocol is served: use git 1.7 or newer");
