@@ -6,15 +6,32 @@ import type { LogLevel } from "./config.ts";
 
 export type { Logger };
 
+/** No line of the log is longer: a longer one (a 5xx whose error quotes a large value) is cut. */
+export const LOG_LINE_MAX = 16 * 1024;
+
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: boundLine },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    // Asynchronous: a large line never blocks the event loop; pino flushes what is buffered at exit.
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** A line over LOG_LINE_MAX becomes a short line that says so, with its level, time and start. */
+export function boundLine(line: string): string {
+  if (line.length <= LOG_LINE_MAX) return line;
+  const field = (name: string) => new RegExp(`"${name}":"([^"]{0,40})"`).exec(line.slice(0, 200))?.[1];
+  return `${JSON.stringify({
+    level: field("level") ?? "error",
+    time: field("time"),
+    msg: `log line of ${line.length} characters cut at ${LOG_LINE_MAX / 8}`,
+    head: line.slice(0, LOG_LINE_MAX / 8),
+  })}\n`;
 }
 
 /** For tests and tools that have nothing to say. */
