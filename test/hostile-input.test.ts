@@ -25,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../src/core/bootstrap/index.ts";
 import { schema } from "../src/graphql/schema.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
+import { captureLogs } from "./support/logs.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 const FACTOR = Number(process.env.HOSTILE_RUNS ?? 1);
@@ -32,6 +33,9 @@ const RUNS_PER_ROUTE = 2 * FACTOR;
 const RUNS_PER_MUTATION = 2 * FACTOR;
 
 let server: TestServer;
+/** The server's log: a refused request is one short line, never an `error` (issue 34). */
+const logs = captureLogs();
+
 let admin: BootstrapResult;
 /** Valid ids of the seeded organization, by the name path parameters and arguments use. */
 const ids: Record<string, string> = {};
@@ -220,10 +224,14 @@ async function gql(query: string, variables: Record<string, unknown>) {
 
 beforeAll(async () => {
   // Strict imports with short timeouts: generated URLs must not wander off or wait 10 s.
-  server = await startTestServer({
-    importAllowPrivateHosts: false,
-    importLimits: { allowPrivateHosts: false, requestTimeoutMs: 500, totalTimeoutMs: 1000 },
-  });
+  server = await startTestServer(
+    {
+      importAllowPrivateHosts: false,
+      importLimits: { allowPrivateHosts: false, requestTimeoutMs: 500, totalTimeoutMs: 1000 },
+    },
+    {},
+    { logger: logs.logger },
+  );
   admin = await server.bootstrap("Hostile org");
   ids.organizationId = admin.organizationId;
   ids.userId = admin.userId;
@@ -421,4 +429,24 @@ describe("GraphQL mutations with hostile inputs", () => {
       );
     });
   }
+});
+
+describe("the log of the whole hostile run", () => {
+  it("has no error line and no line over 4 KB for a refused request", () => {
+    const refusals = logs.lines().filter((line) => typeof line.status === "number" && line.status >= 400 && line.status < 500);
+    expect(refusals.length).toBeGreaterThan(100);
+    expect(refusals.filter((line) => line.level === "error")).toEqual([]);
+    expect(
+      logs
+        .raw()
+        .filter((line) => line.length > 4096 && /"status":4\d\d/.test(line))
+        .map((line) => line.slice(0, 300)),
+    ).toEqual([]);
+    expect(
+      logs
+        .lines()
+        .filter((line) => line.level === "error")
+        .map((line) => line.msg),
+    ).toEqual([]);
+  });
 });

@@ -54,6 +54,10 @@ describe("boundLine", () => {
     const bounded = boundLine(huge);
     expect(bounded.length).toBeLessThan(LOG_LINE_MAX / 4);
     expect(bounded.endsWith("\n")).toBe(true);
-    expect(JSON.parse(bounded)).toMatchObject({ level: "error", time: "2026-11-28T13:00:00.000Z", msg: expect.stringMatching(/^log line of \d+ characters cut/) });
+    expect(JSON.parse(bounded)).toMatchObject({
+      level: "error",
+      time: "2026-11-28T13:00:00.000Z",
+      msg: expect.stringMatching(/^log line of \d+ characters cut/),
+    });
   });
 });
