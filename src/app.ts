@@ -15,6 +15,8 @@ import { ImportTracker } from "./core/import/progress.ts";
 import { publicOnly } from "./core/import/net.ts";
 import { DEFAULT_INSIGHTS_LIMITS, InsightsRecorder, type InsightsLimits } from "./core/insights/index.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
+import { HtmlSession } from "./infra/html-worker/session.ts";
+import { SandboxPool } from "./infra/workerd-sandbox.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/index.ts";
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
@@ -130,9 +132,17 @@ export function createApp({
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
   const urls = new Urls(config.publicUrl);
   const allowPrivateHosts = config.importAllowPrivateHosts ?? DEFAULT_IMPORT_LIMITS.allowPrivateHosts;
+  const integrationSettings = { ...DEFAULT_INTEGRATION_SETTINGS, ...config.integrations };
   const integrations = new IntegrationRuntime(
-    { prisma: database.prisma, clock, urls, jobs, tunnelDispatcher: allowPrivateHosts ? undefined : publicOnly },
-    { ...DEFAULT_INTEGRATION_SETTINGS, ...config.integrations },
+    {
+      prisma: database.prisma,
+      clock,
+      urls,
+      jobs,
+      tunnelDispatcher: allowPrivateHosts ? undefined : publicOnly,
+      sandboxes: new SandboxPool({ ...integrationSettings, apiOrigin: new URL(urls.publicUrl).origin }),
+    },
+    integrationSettings,
   );
   // Fed by the rows of committed transactions (the database's `realtime` notifications).
   const realtime = new RealtimeBus({ ...DEFAULT_REALTIME_LIMITS, ...config.realtime }, (viewer) => createCoreContext(services, viewer));
@@ -152,6 +162,7 @@ export function createApp({
     jobs,
     logger,
     imports: new ImportTracker(),
+    htmlReaders: (limits, total) => new HtmlSession(limits, total),
     integrations,
     sites: {
       visitorTokenMaxLifetimeSeconds: config.visitorTokenMaxLifetimeSeconds ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS,

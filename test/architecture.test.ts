@@ -1,34 +1,337 @@
-// The layering rules that the code review relies on, checked over the source tree: settings only
-// from the composition root, GraphQL and core independent of the REST adapter, no module state.
+// The layering rules that the code review relies on, checked over the source tree with TypeScript's
+// own parser: settings only from the composition root, imports that run one way
+// (http -> graphql -> core -> db; infra behind interfaces that core declares), no import circles,
+// and no state at module level.
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
 
-function sources(dir: string): { path: string; text: string }[] {
+interface Source {
+  path: string;
+  text: string;
+  ast: ts.SourceFile;
+}
+
+function sources(dir: string): Source[] {
   return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
     .filter((path) => !path.startsWith("src/generated/"))
-    .map((path) => ({ path, text: readFileSync(join(ROOT, path), "utf8") }));
+    .sort()
+    .map((path) => {
+      const text = readFileSync(join(ROOT, path), "utf8");
+      return { path, text, ast: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) };
+    });
 }
 
-const all = [...sources("src"), ...sources("rest-adapter")];
+const src = sources("src");
+const all = [...src, ...sources("rest-adapter")];
+
+interface Import {
+  /** The specifier as written. */
+  specifier: string;
+  /** The file it names, relative to the repository, for a relative specifier. */
+  target: string | undefined;
+  /** Erased by TypeScript (`import type`, or every name marked `type`): no edge at run time. */
+  typeOnly: boolean;
+}
+
+/** Static imports, re-exports and dynamic `import("…")` of one file. */
+function importsOf({ path, ast }: Source): Import[] {
+  const found: Import[] = [];
+  const add = (specifier: string, typeOnly: boolean) =>
+    found.push({
+      specifier,
+      target: specifier.startsWith(".") ? relative(ROOT, resolve(ROOT, dirname(path), specifier)) : undefined,
+      typeOnly,
+    });
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
+      const typeOnly = Boolean(
+        clause && (clause.isTypeOnly || (!clause.name && named && named.length > 0 && named.every((element) => element.isTypeOnly))),
+      );
+      add(node.moduleSpecifier.text, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      add(node.moduleSpecifier.text, node.isTypeOnly);
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
+      add(node.arguments[0].text, false);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ast);
+  return found;
+}
+
+const imports = new Map(src.map((source) => [source.path, importsOf(source)] as const));
+
+/** Each file of `from` and what it imports from under `to` (a folder, or a package name with `pkg:`). */
+function importsInto(from: (path: string) => boolean, to: (entry: Import) => boolean, { runtimeOnly = false } = {}): string[] {
+  const offenders: string[] = [];
+  for (const [path, list] of imports) {
+    if (!from(path)) continue;
+    for (const entry of list)
+      if (to(entry) && !(runtimeOnly && entry.typeOnly)) offenders.push(`${path} -> ${entry.target ?? entry.specifier}`);
+  }
+  return offenders;
+}
+
+const under =
+  (...folders: string[]) =>
+  (path: string) =>
+    folders.some((folder) => path.startsWith(`${folder}/`));
+const into =
+  (...folders: string[]) =>
+  (entry: Import) =>
+    entry.target !== undefined && folders.some((folder) => entry.target!.startsWith(`${folder}/`));
 
 describe("configuration", () => {
   it("is read from the environment only in src/config.ts", () => {
     expect(all.filter(({ text }) => text.includes("process.env")).map(({ path }) => path)).toEqual(["src/config.ts"]);
   });
 
-  it("keeps no mutable state at module level", () => {
+  it("keeps no mutable variable at module level", () => {
     expect(all.filter(({ text }) => /^(export )?let /m.test(text)).map(({ path }) => path)).toEqual([]);
   });
 });
 
 describe("layers", () => {
+  it("core (auth included) and db import nothing from graphql, http, infra or the REST adapter", () => {
+    // Infrastructure (the workerd sandbox, the HTML worker) is reached through interfaces that core
+    // declares (src/core/integrations/sandbox.ts, src/core/import/html.ts) and src/app.ts fills.
+    expect(
+      importsInto(under("src/core", "src/db"), into("src/graphql", "src/http", "src/infra", "rest-adapter"), { runtimeOnly: false }),
+    ).toEqual([]);
+  });
+
+  it("db imports nothing from core", () => {
+    expect(importsInto(under("src/db"), into("src/core"))).toEqual([]);
+  });
+
+  it("infra imports nothing from graphql, http or the REST adapter", () => {
+    expect(importsInto(under("src/infra"), into("src/graphql", "src/http", "rest-adapter"))).toEqual([]);
+  });
+
+  it("GraphQL reaches the database only through core: no Prisma client at run time", () => {
+    // Row types of the generated client (`import type`) are the shapes core hands out, and allowed;
+    // a value (the client, `Prisma.sql`, an enum object) is not.
+    const prisma = (entry: Import) => entry.specifier.startsWith("@prisma/") || (entry.target?.startsWith("src/generated/prisma") ?? false);
+    expect(importsInto(under("src/graphql"), prisma, { runtimeOnly: true })).toEqual([]);
+  });
+
+  it("GraphQL imports from db, http and the REST adapter only what is listed", () => {
+    // Each with why; the list may only shrink.
+    expect(importsInto(under("src/graphql"), into("src/db", "src/http", "rest-adapter"))).toEqual([
+      // The execution deadline cancels the statements an operation started, and error masking
+      // tells a cancelled statement from a failure: both need the database's statement scope.
+      "src/graphql/plugins/use-compiled-execution.ts -> src/http/request-url.ts", // the request's path, parsed as the HTTP surfaces parse it
+      "src/graphql/plugins/use-error-masking.ts -> src/db/statement-scope.ts",
+      "src/graphql/plugins/use-execution-deadline.ts -> src/db/statement-scope.ts",
+      "src/graphql/plugins/use-graphql-limits.ts -> src/http/body.ts", // the request body, read within the same size bound as the HTTP surfaces
+      "src/graphql/plugins/use-graphql-limits.ts -> src/http/request-url.ts",
+    ]);
+  });
+
+  it("http imports no module of src/graphql", () => {
+    // It serves pages, files and endpoints beside the GraphQL pipeline, not inside it. (The
+    // `graphql` package itself, for error types, is fine.)
+    expect(importsInto(under("src/http"), into("src/graphql"))).toEqual([]);
+  });
+
   it("core and GraphQL never import the REST adapter", () => {
-    const offenders = sources("src").filter(({ path, text }) => path !== "src/app.ts" && /from "[./]*\/rest-adapter\//.test(text));
-    expect(offenders.map(({ path }) => path)).toEqual([]);
+    expect(importsInto((path) => path !== "src/app.ts" && path.startsWith("src/"), into("rest-adapter"))).toEqual([]);
+  });
+});
+
+/**
+ * Import circles that exist today, each as the set of its files (a strongly connected component of
+ * the run-time import graph). The list may only shrink: a new circle, or a file joining one, fails.
+ * Type-only imports are left out: TypeScript erases them, so they order no module evaluation.
+ */
+const KNOWN_CIRCLES: { files: string[]; why: string }[] = [
+  {
+    why: "content targets, search and the spaces/collections/organizations/sites rules call each other; to split by moving the shared finders into one module",
+    files: [
+      "src/core/change-requests/access.ts",
+      "src/core/collections/index.ts",
+      "src/core/content/index.ts",
+      "src/core/content/target.ts",
+      "src/core/organizations/index.ts",
+      "src/core/search/index.ts",
+      "src/core/sites/index.ts",
+      "src/core/spaces/index.ts",
+    ],
+  },
+  {
+    why: "holders.ts uses requireGrantItem of index.ts, which re-exports holders.ts",
+    files: ["src/core/grants/holders.ts", "src/core/grants/index.ts"],
+  },
+  {
+    why: "PageKind (content-editing.ts) and PageRef (content.ts) are used by each other's field thunks only",
+    files: ["src/graphql/content-editing.ts", "src/graphql/content.ts"],
+  },
+  {
+    why: "MemberRef and TeamMembershipRef are used by each other's field thunks only",
+    files: ["src/graphql/members.ts", "src/graphql/teams.ts"],
+  },
+];
+
+/** The strongly connected components (Tarjan) with more than one file, or a file importing itself. */
+function circles(edges: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file) ?? []) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || edges.get(file)?.includes(file)) found.push(component.sort());
+    }
+  };
+  for (const file of edges.keys()) if (!index.has(file)) connect(file);
+  return found;
+}
+
+describe("import circles", () => {
+  it("finds a circle where there is one (the check itself)", () => {
+    const edges = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
+    expect(circles(edges)).toEqual([["a", "b", "c"], ["e"]]);
+  });
+
+  it("are none in src beyond the known ones, and every known one still exists", () => {
+    const edges = new Map(
+      [...imports].map(([path, list]) => [
+        path,
+        list.filter((entry) => !entry.typeOnly && entry.target && imports.has(entry.target)).map((entry) => entry.target!),
+      ]),
+    );
+    const key = (files: string[]) => [...files].sort().join(" ");
+    expect(circles(edges).map(key).sort()).toEqual(KNOWN_CIRCLES.map(({ files }) => key(files)).sort());
+  });
+});
+
+/**
+ * Collections created at module level. Per-request state belongs on the request's context, caches
+ * in Services (issue 27): a module-level Map/Set/WeakMap is shared by every app in the process.
+ * A lookup table filled once and typed `ReadonlySet`/`ReadonlyMap` is a constant and allowed;
+ * every other one is listed here with why it is still there. The list may only shrink.
+ */
+const MODULE_COLLECTIONS: Record<string, string> = {
+  // Constant lookup tables, written only where declared: to be typed ReadonlySet/ReadonlyMap.
+  "src/config.ts SECRETS": "constant: the settings whose values are never printed",
+  "src/core/change-requests/pdf.ts WIN_ANSI_EXTRAS": "constant: characters of the PDF font encoding",
+  "src/core/content/blocks/index.ts HINT_STYLES": "constant: hint styles of the block syntax",
+  "src/core/content/blocks/index.ts KNOWN_PAIRED": "constant: paired block tags",
+  "src/core/content/blocks/index.ts OPENAPI_TAGS": "constant: OpenAPI block tags",
+  "src/core/content/blocks/index.ts OPTIONAL_END": "constant: block tags whose end tag is optional",
+  "src/core/integrations/csp.ts SCRIPT_DIRECTIVES": "constant: CSP directives that govern scripts",
+  "src/core/integrations/embed.ts KEYS": "constant: keys of an integration embed",
+  "src/core/integrations/endpoints.ts DROPPED_ANSWER_HEADERS": "constant: headers not passed back from a script",
+  "src/core/integrations/endpoints.ts HOP_HEADERS": "constant: hop-by-hop headers",
+  "src/core/integrations/endpoints.ts PUBLISHED_METHODS": "constant: methods of published endpoints",
+  "src/core/realtime/bus.ts ACCESS_FIELDS": "constant: fields whose change rechecks access",
+  "src/core/realtime/bus.ts ACCESS_OBJECTS": "constant: objects whose change rechecks access",
+  "src/core/realtime/bus.ts ACCESS_TABLES": "constant: tables whose change rechecks access",
+  "src/core/sites/conditions.ts BINARY": "constant: binary operators of visibility conditions",
+  "src/core/sites/conditions.ts FORBIDDEN_KEYS": "constant: property names conditions may not read",
+  "src/core/sites/conditions.ts UNARY": "constant: unary operators of visibility conditions",
+  "src/db/change-feed.ts WATCHED": "constant: the site tables whose changes are watched",
+  "src/db/pglite-prepared.ts SKIPPED_MESSAGES": "constant: protocol messages skipped in answers",
+  "src/http/plugins/use-file-downloads.ts INLINE_TYPES": "constant: content types served inline",
+  "src/http/plugins/use-request-log.ts FIXED": "constant: paths logged as they are",
+  "src/infra/workerd-sandbox.ts HOP_HEADERS": "constant: hop-by-hop headers",
+  // Memo tables of values derived from immutable inputs: to move into Services.
+  "src/core/auth/permissions.ts spacePermissionsByRole": "memo: permission objects per role (bounded: one per role)",
+  "src/core/content/index.ts pageIndexes": "memo: page index of an immutable revision (weak)",
+  "src/core/links/refs.ts resolvers": "memo: link resolver of an immutable revision (weak)",
+  "src/graphql/builder.ts isoStrings": "memo: ISO strings of timestamps; to become a bounded cache in Services",
+  "src/db/pglite-prepared.ts planOnceTexts": "memo: statements planned once, the same for every PGlite",
+  "src/core/sites/adaptive.ts unsignedValidators": "memo: compiled JSON Schema validators (weak)",
+  "src/core/sites/customization.ts validators": "memo: compiled JSON Schema validators (two keys)",
+  "rest-adapter/route.ts restEnums": "memo: REST names of GraphQL enum values",
+  // Caches keyed by the Prisma client: to move into Services.
+  "src/core/auth/tokens.ts tokenCaches": "cache per Prisma client: verified tokens; to move into Services",
+  "src/core/content/cache.ts revisionCaches": "cache per Prisma client: parsed revisions; to move into Services",
+  "src/db/raw-query.ts adapters": "cache per Prisma client: its driver adapter's prepared reads",
+  // Process-wide registries: to become Services fields built by createApp.
+  "src/core/sites/render.ts blockRenderers": "registry: block renderers registered at import; to move into Services",
+  "src/core/sites/render.ts pageScriptProviders": "registry: page script providers; to move into Services",
+  "src/db/client.ts heldLocks": "process-wide: data directories this process holds locked (one process per directory)",
+  // Per-request side tables keyed by the request's context: to move onto the request scope.
+  "src/core/comments/loaders.ts perRequest": "per request: comment loaders keyed by context",
+  "src/core/integrations/blocks.ts pages": "per request: the page's block budget keyed by block context",
+  "src/core/links/index.ts memo": "per request: revision links keyed by context",
+  "src/core/members/index.ts subjectAccesses": "per request: other subjects' access keyed by context",
+  "src/core/sites/loaders.ts perRequest": "per request: site loaders keyed by context",
+  "src/core/sites/share-links.ts presentedShareKeys": "per request: share keys presented keyed by context",
+  "src/core/sites/share-links.ts presentedSpaceUrls": "per request: space URLs keyed by context",
+  "src/graphql/collections.ts visibleParents": "per request: visible parents keyed by access",
+  "src/graphql/spaces.ts preparedSpaces": "per request: prepared spaces keyed by context",
+};
+
+const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet"]);
+
+/** `<path> <name>` of each module-level `new Map/Set/WeakMap/WeakSet` not typed as read-only. */
+function moduleCollections({ path, ast }: Source): string[] {
+  const found: string[] = [];
+  for (const statement of ast.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      const init = declaration.initializer;
+      if (!init || !ts.isNewExpression(init) || !ts.isIdentifier(init.expression) || !COLLECTIONS.has(init.expression.text)) continue;
+      const type = declaration.type?.getText(ast) ?? "";
+      if (/^Readonly(Set|Map)</.test(type)) continue;
+      found.push(`${path} ${declaration.name.getText(ast)}`);
+    }
+  }
+  return found;
+}
+
+describe("module state", () => {
+  it("finds a module-level collection (the check itself)", () => {
+    const text =
+      "const a = new Map();\nconst b: ReadonlySet<string> = new Set(['x']);\nexport const c = new WeakMap<object, number>();\nfunction f() { const d = new Set(); return d; }\n";
+    const source = { path: "x.ts", text, ast: ts.createSourceFile("x.ts", text, ts.ScriptTarget.Latest, true) };
+    expect(moduleCollections(source)).toEqual(["x.ts a", "x.ts c"]);
+  });
+
+  it("has no module-level Map/Set/WeakMap beyond the listed ones, and every listed one still exists", () => {
+    expect(all.flatMap(moduleCollections).sort()).toEqual(Object.keys(MODULE_COLLECTIONS).sort());
   });
 });

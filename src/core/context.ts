@@ -6,6 +6,7 @@ import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { GitRepositories } from "./git/repository.ts";
 import type { GitSyncSettings } from "./git/sync.ts";
+import type { HtmlReaders } from "./import/html.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
 import type { InsightsRecorder } from "./insights/recorder.ts";
@@ -41,6 +42,8 @@ export interface Services {
   logger: Logger;
   /** Imports under way in this process, with their progress. */
   imports: ImportTracker;
+  /** A bounded HTML reader per import (src/infra/html-worker). */
+  htmlReaders: HtmlReaders;
   /** Events, sandboxes and tokens of integrations. */
   integrations: IntegrationRuntime;
   /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */

@@ -32,39 +32,14 @@ import { createInterface } from "node:readline";
 import { Agent, fetch as undiciFetch } from "undici";
 import type { IntegrationSettings } from "../config.ts";
 import { stripUnsafeText } from "../core/input.ts";
-
-export interface SandboxLog {
-  level: string;
-  message: string;
-  timestamp: string;
-}
-
-export interface SandboxAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-  /** The body's bytes, when asked for (`binary`): fetch events answer any content. */
-  bytes?: Uint8Array<ArrayBuffer>;
-  logs: SandboxLog[];
-}
-
-/** How one delivery's answer is read: as bytes (fetch events), and within a size. */
-export interface AnswerOptions {
-  binary?: boolean;
-  /** Larger answers fail the delivery (0: no bound). */
-  maxBodyBytes?: number;
-}
-
-/** A delivery that failed: why, and the lines logged until then. */
-export class DeliveryError extends Error {
-  constructor(
-    message: string,
-    readonly logs: SandboxLog[] = [],
-  ) {
-    super(message);
-    this.name = "DeliveryError";
-  }
-}
+import {
+  type AnswerOptions,
+  DeliveryError,
+  type SandboxAnswer,
+  type SandboxLog,
+  type ScriptSandbox,
+  type ScriptSource,
+} from "../core/integrations/sandbox.ts";
 
 const BINARY_HEADER = "x-sandbox-body-encoding";
 const MAX_BODY_HEADER = "x-sandbox-max-body-bytes";
@@ -203,13 +178,7 @@ export interface SandboxOptions extends IntegrationSettings {
   apiOrigin: string;
 }
 
-export interface ScriptSource {
-  /** One sandbox per key (the integration's id and version). */
-  key: string;
-  load: () => Promise<string>;
-}
-
-export class SandboxPool {
+export class SandboxPool implements ScriptSandbox {
   private readonly sandboxes = new Map<string, Sandbox>();
   private closed = false;
   /** Connections to the sandboxes' workers, kept alive between deliveries. */

@@ -1,5 +1,5 @@
 import type { Collection, PrismaClient } from "../../generated/prisma/client.ts";
-import { byId, rawRows } from "../loaders.ts";
+import { byId, rawRows } from "../loader-kit.ts";
 
 /** Collections. */
 export function collectionLoaders(prisma: PrismaClient) {

@@ -5,7 +5,7 @@
 import DataLoader from "dataloader";
 import { Prisma, type Comment, type CommentReaction, type PrismaClient } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { byId, groupedBy } from "../loaders.ts";
+import { byId, groupedBy } from "../loader-kit.ts";
 
 /** A user who replied to a comment: how many replies, and when the last one was posted. */
 export interface Replier {

@@ -1,7 +1,7 @@
 // Per-request DataLoaders of this domain (composed by src/core/loaders.ts): raw rows, one statement per batch.
 import DataLoader from "dataloader";
 import type { PrismaClient, Revision } from "../../generated/prisma/client.ts";
-import { byId } from "../loaders.ts";
+import { byId } from "../loader-kit.ts";
 import { revisionCache } from "./cache.ts";
 
 /** Revisions and the bytes their pages and files point at. */

@@ -1,7 +1,7 @@
 // Per-request DataLoaders of this domain (composed by src/core/loaders.ts): raw rows, one statement per batch.
 import DataLoader from "dataloader";
 import type { Member, PermissionGrant, PrismaClient, TeamMember } from "../../generated/prisma/client.ts";
-import { groupedBy, KnownLoader, rawRows } from "../loaders.ts";
+import { groupedBy, KnownLoader, rawRows } from "../loader-kit.ts";
 
 /** The viewer's own access: memberships, team roles and the grants that reach them. */
 export function viewerLoaders(prisma: PrismaClient, viewerUserId: string | null) {

@@ -38,7 +38,7 @@ import { guessContentType, essenceOf } from "../content/files.ts";
 import type { ImportLimits } from "./limits.ts";
 import type { ImportProgress } from "./progress.ts";
 import { publicOnly } from "./net.ts";
-import { HtmlSession, type HtmlOutcome } from "../../infra/html-worker/session.ts";
+import type { HtmlOutcome, HtmlReader } from "./html.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
 
 /** The values of the published API's ContentImportSource `type`. */
@@ -300,7 +300,7 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
   if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
 
   const total = AbortSignal.timeout(limits.totalTimeoutMs);
-  const html = new HtmlSession(limits, total);
+  const html = ctx.htmlReaders(limits, total);
   const progress = ctx.imports.start({
     spaceId,
     changeRequest: input.changeRequest ?? null,
@@ -332,7 +332,7 @@ async function crawlAndImport(
     target: { spaceId: string; changeRequest?: string | null };
     limits: ImportLimits;
     total: AbortSignal;
-    html: HtmlSession;
+    html: HtmlReader;
     headBefore: Revision;
     progress: ImportProgress;
   },

@@ -27,7 +27,7 @@ import { DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
 import { manifestOf } from "./index.ts";
-import { DeliveryError, type SandboxAnswer, type SandboxLog } from "../../infra/workerd-sandbox.ts";
+import { DeliveryError, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
 
 const PREFIX = /^\/v1\/integrations\/([a-zA-Z0-9\-_.]+)\/integration(?=\/|$)/;
 

@@ -22,7 +22,7 @@ import type { Urls } from "../urls.ts";
 import { DomainError, quote } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
 import { installedWhere, manifestOf } from "./index.ts";
-import { type AnswerOptions, DeliveryError, SandboxPool, type SandboxAnswer, type SandboxLog } from "../../infra/workerd-sandbox.ts";
+import { type AnswerOptions, DeliveryError, type SandboxAnswer, type SandboxLog, type ScriptSandbox } from "./sandbox.ts";
 
 export const EVENT_JOB = "integration.event";
 /** Lifetime of the installation tokens given to scripts (reused until half of it is left). */
@@ -46,6 +46,8 @@ interface RuntimeServices {
   jobs: JobQueue;
   /** How development tunnels are reached: `publicOnly` unless private hosts are allowed (IMPORT_ALLOW_PRIVATE_HOSTS). */
   tunnelDispatcher?: Dispatcher;
+  /** Where the scripts run (src/infra/workerd-sandbox.ts, built in src/app.ts). */
+  sandboxes: ScriptSandbox;
 }
 
 /** A user that stands for an integration: its installation tokens act as it (never a member). */
@@ -57,7 +59,7 @@ export function signDelivery(secret: string, timestamp: string, body: Uint8Array
 }
 
 export class IntegrationRuntime {
-  readonly sandboxes: SandboxPool;
+  readonly sandboxes: ScriptSandbox;
   private readonly tokens = new Map<string, { token: string; until: number }>();
   /** Writes done after the answer (records of fetch events): `close()` waits for them. */
   private readonly pending = new Set<Promise<unknown>>();
@@ -66,7 +68,7 @@ export class IntegrationRuntime {
     private readonly services: RuntimeServices,
     readonly settings: IntegrationSettings,
   ) {
-    this.sandboxes = new SandboxPool({ ...settings, apiOrigin: new URL(services.urls.publicUrl).origin });
+    this.sandboxes = services.sandboxes;
   }
 
   register(): void {

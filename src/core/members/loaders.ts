@@ -2,7 +2,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Member, PrismaClient, User } from "../../generated/prisma/client.ts";
-import { byId } from "../loaders.ts";
+import { byId } from "../loader-kit.ts";
 
 /** Key of a member in the loaders below: organization id and user id (ids never contain ":"). */
 export const memberKey = (organizationId: string, userId: string) => `${organizationId}:${userId}`;

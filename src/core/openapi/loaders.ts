@@ -1,5 +1,5 @@
 import type { PrismaClient, OpenAPISpec } from "../../generated/prisma/client.ts";
-import { byId } from "../loaders.ts";
+import { byId } from "../loader-kit.ts";
 
 /** OpenAPI specs. */
 export function openAPILoaders(prisma: PrismaClient) {

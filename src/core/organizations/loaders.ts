@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import type { Member, Organization, PrismaClient } from "../../generated/prisma/client.ts";
-import { byId, rawRows } from "../loaders.ts";
+import { byId, rawRows } from "../loader-kit.ts";
 
 /**
  * The organizations. Each is read with the viewer's membership there, which fills the

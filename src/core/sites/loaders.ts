@@ -3,7 +3,7 @@
 import DataLoader from "dataloader";
 import type { PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { byId, groupedBy } from "../loaders.ts";
+import { byId, groupedBy } from "../loader-kit.ts";
 
 const bySortKey = <T extends { sortKey: string; id: string }>(a: T, b: T) =>
   a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -2,7 +2,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../../generated/prisma/client.ts";
-import { KnownLoader, rawRows, spaceCountersSql, type SpaceView } from "../loaders.ts";
+import { KnownLoader, rawRows, spaceCountersSql, type SpaceView } from "../loader-kit.ts";
 
 export interface SpaceCounters {
   changeRequests: Record<string, number>;

@@ -2,7 +2,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { PrismaClient, Team } from "../../generated/prisma/client.ts";
-import { byId } from "../loaders.ts";
+import { byId } from "../loader-kit.ts";
 
 /** Teams. */
 export function teamLoaders(prisma: PrismaClient) {

@@ -1,5 +1,5 @@
 import type { PrismaClient, TranslationSettings, TranslationTarget } from "../../generated/prisma/client.ts";
-import { byId, groupedBy } from "../loaders.ts";
+import { byId, groupedBy } from "../loader-kit.ts";
 
 /** Translations and their targets. */
 export function translationLoaders(prisma: PrismaClient) {

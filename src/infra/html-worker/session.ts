@@ -2,23 +2,15 @@
 // deadline. When a call passes its deadline (or the import's whole budget) the worker is
 // terminated, which stops the CPU work at once, and a new one is started for the next call.
 import { Worker } from "node:worker_threads";
-
-export interface PageSummary {
-  title: string;
-  links: string[];
-  contentLinks: string[];
-  images: string[];
-}
-
-export type HtmlOutcome<T> = { ok: true; value: T } | { ok: false; reason: "timeout" | "too-large" | "failed"; message: string };
+import type { HtmlOutcome, HtmlReader, HtmlReaderLimits, PageSummary } from "../../core/import/html.ts";
 
 const WORKER_HEAP_MB = 256;
 
-export class HtmlSession {
+export class HtmlSession implements HtmlReader {
   private worker: Worker | undefined;
 
   constructor(
-    private readonly limits: { maxNodesPerPage: number; maxLinksPerPage: number; htmlTimeoutMs: number },
+    private readonly limits: HtmlReaderLimits,
     private readonly total: AbortSignal,
   ) {}
 

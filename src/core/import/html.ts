@@ -1,0 +1,28 @@
+// What an import needs to read web pages: a reader that summarizes a page (title, links, images)
+// and converts it to Markdown, each call bounded in time and size. The implementation runs in a
+// worker thread (src/infra/html-worker/session.ts); the composition root (src/app.ts) gives its
+// factory to Services, so core never imports infrastructure.
+
+export interface PageSummary {
+  title: string;
+  links: string[];
+  contentLinks: string[];
+  images: string[];
+}
+
+export type HtmlOutcome<T> = { ok: true; value: T } | { ok: false; reason: "timeout" | "too-large" | "failed"; message: string };
+
+export interface HtmlReaderLimits {
+  maxNodesPerPage: number;
+  maxLinksPerPage: number;
+  htmlTimeoutMs: number;
+}
+
+/** One import's reader: its calls stop at their own deadline or when `total` aborts. */
+export interface HtmlReader {
+  read(html: string): Promise<HtmlOutcome<PageSummary>>;
+  convert(html: string, hrefs: Map<string, string>, srcs: Map<string, string>): Promise<HtmlOutcome<{ markdown: string }>>;
+  close(): void;
+}
+
+export type HtmlReaders = (limits: HtmlReaderLimits, total: AbortSignal) => HtmlReader;
