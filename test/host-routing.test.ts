@@ -3,6 +3,7 @@
 // its DNS record is found, and only then serves its site. DNS cannot run here: the test server's
 // TXT table stands for the records a domain's owner would set (test/support/server.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHANNEL_QUERY, subscribeSse } from "./support/realtime.ts";
 import { unclaimableReason } from "../src/core/sites/hostname-rules.ts";
 import { requestWithHost, startTestServer, type TestServer } from "./support/server.ts";
 
@@ -110,6 +111,15 @@ describe("custom hostnames", () => {
       verification: { type: "TXT", name: `_docs-verification.${hostname}`, value: `site-verification=${site.id}` },
     });
 
+    // Its channel tells a subscriber when the name is proven; another organization cannot listen.
+    const channel = { channel: "custom-hostname", customHostname: hostname };
+    const outsider = await subscribeSse(server.url, B.token, CHANNEL_QUERY, { channel });
+    expect(outsider.status).toBe(404);
+    outsider.close();
+    const watcher = await subscribeSse(server.url, A.token, CHANNEL_QUERY, { channel });
+    expect(watcher.status).toBe(200);
+    for (let i = 0; i < 100 && server.app.services.realtime.openSubscriptions === 0; i++) await new Promise((r) => setTimeout(r, 10));
+
     // No record, then a record naming another site: refused, naming the record to set.
     const missing = await server.rest(A.token, "PATCH", `/v1/custom-hostnames/${hostname}`);
     expect(missing.status).toBe(409);
@@ -123,6 +133,10 @@ describe("custom hostnames", () => {
     expect((await server.rest(A.token, "PATCH", `/v1/custom-hostnames/${hostname}`)).status).toBe(204);
     const active = await server.rest(A.token, "GET", `/v1/custom-hostnames/${hostname}`);
     expect(active.body).toMatchObject({ isActive: true, status: "dns_passed" });
+    const proven = await watcher.next(3000);
+    expect(proven?.event).toBe("next");
+    expect(JSON.parse(proven!.data).data.channel).toMatchObject({ channel: "custom-hostname" });
+    watcher.close();
     const home = await withHost("/", hostname);
     expect(home.status).toBe(200);
     expect(home.body).toContain("Words of Proven docs.");

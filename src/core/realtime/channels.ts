@@ -443,7 +443,7 @@ export const CHANNELS: readonly Channel[] = [
       });
       return { key: [hostname], organizationId: site.organizationId };
     },
-    { Site: when(["hostname", "published", "visibility"], "hostname") },
+    { Site: when(["hostname", "hostnameVerifiedAt", "published", "visibility"], "hostname") },
   ),
   refused("git-sync-installation", ["installation"], GIT),
   refused("space-gitsync-operation", S, GIT),
