@@ -77,6 +77,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       Config,
       | "filesSecret"
       | "gitSyncKey"
+      | "gitSyncRepositories"
       | "corsOrigins"
       | "importAllowPrivateHosts"
       | "graphiqlEnabled"
@@ -175,7 +176,7 @@ export function createApp({
       dataDir: join(tmpdir(), "docs-service-git", randomBytes(6).toString("hex")),
       ...config.git,
     }),
-    gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts },
+    gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts, repositories: config.gitSyncRepositories ?? [] },
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),
   };

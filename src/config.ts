@@ -203,6 +203,9 @@ export const variables = {
   GIT_SYNC_KEY: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
     "Key that seals the credentials of Git Sync remotes in the database (at least 32 characters); unset, a random key per start (stored credentials then stop working after a restart).",
   ),
+  GIT_SYNC_REPOSITORIES: optional(z.string()).describe(
+    'The repositories Git Sync installations may connect to, as JSON: `[{"id": 1, "provider": "github", "url": "https://user:token@github.com/acme/docs.git"}]` (ids are the published repositoryId / projectId; credentials in the URL are used for that repository); default none.',
+  ),
   GIT_DATA_DIR: optional(z.string().trim())
     .transform((value) => value ?? "")
     .describe("Where the Git repositories of spaces are kept (a cache, rebuilt from the revisions); default `<DATA_DIR>/git`."),
@@ -352,6 +355,8 @@ export interface Config {
   filesSecret: string | undefined;
   /** Seals the credentials of Git Sync remotes (src/core/git/sync.ts). Unset: a random key per start. */
   gitSyncKey: string | undefined;
+  /** GIT_SYNC_REPOSITORIES: the repositories Git Sync installations may connect to. */
+  gitSyncRepositories: GitSyncRepositoryConfig[];
   importAllowPrivateHosts: boolean;
   /** URL-sourced OpenAPI specs are fetched again this often. */
   openapiRefetchIntervalHours: number;
@@ -387,7 +392,7 @@ export class ConfigError extends Error {
 const schema = z.object(variables);
 
 /** Never echoed in an error: they hold passwords or keys. */
-const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY"]);
+const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES"]);
 
 /**
  * This process's environment with `extra` added, for a child process that needs variables of its
@@ -439,6 +444,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: value.SEED_DEMO,
     filesSecret: value.FILES_SECRET,
     gitSyncKey: value.GIT_SYNC_KEY,
+    gitSyncRepositories: gitSyncRepositoriesOf(value.GIT_SYNC_REPOSITORIES),
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,
     git: {
@@ -483,4 +489,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxQueuedEvents: value.REALTIME_MAX_QUEUED_EVENTS,
     },
   };
+}
+
+/** One repository of GIT_SYNC_REPOSITORIES. */
+export interface GitSyncRepositoryConfig {
+  id: number;
+  provider: "github" | "gitlab";
+  /** The Git remote, credentials (`user:password@`) included when it has them. */
+  url: string;
+}
+
+const GIT_SYNC_REPOSITORY = z
+  .object({
+    id: z.number().int().positive(),
+    provider: z.enum(["github", "gitlab"]),
+    url: z.string().url(),
+  })
+  .strict();
+
+function gitSyncRepositoriesOf(json: string | undefined): GitSyncRepositoryConfig[] {
+  if (!json?.trim()) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new ConfigError(["GIT_SYNC_REPOSITORIES: expected JSON (an array of { id, provider, url })"]);
+  }
+  const result = z.array(GIT_SYNC_REPOSITORY).safeParse(parsed);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map(
+        (issue) => `GIT_SYNC_REPOSITORIES${issue.path.map((part) => `[${JSON.stringify(part)}]`).join("")}: ${issue.message}`,
+      ),
+    );
+  }
+  const seen = new Set<string>();
+  for (const repository of result.data) {
+    const key = `${repository.provider}:${repository.id}`;
+    if (seen.has(key)) throw new ConfigError([`GIT_SYNC_REPOSITORIES: ${repository.provider} repository ${repository.id} is listed twice`]);
+    seen.add(key);
+  }
+  return result.data;
 }

@@ -33,6 +33,7 @@ describe("loadConfig", () => {
         maxPushBytes: 209715200,
         maxRepositoryBytes: 1073741824,
       },
+      gitSyncRepositories: [],
       importAllowPrivateHosts: false,
       openapiRefetchIntervalHours: 24,
       integrations: {
@@ -110,6 +111,7 @@ describe("loadConfig", () => {
       GIT_MAX_FILE_BYTES: "2048",
       GIT_MAX_PUSH_BYTES: "4096",
       GIT_MAX_REPOSITORY_BYTES: "8192",
+      GIT_SYNC_REPOSITORIES: '[{"id": 7, "provider": "gitlab", "url": "https://oauth2:t@gitlab.example.com/docs/handbook.git"}]',
       REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN: "7",
       REALTIME_MAX_SUBSCRIPTIONS: "70",
       REALTIME_MAX_QUEUED_EVENTS: "3",
@@ -122,6 +124,7 @@ describe("loadConfig", () => {
       databaseConnectTimeoutMs: 2500,
       dataDir: "/var/lib/dps",
       git: { dataDir: "/srv/git", timeoutMs: 5000, maxFiles: 100, maxFileBytes: 2048, maxPushBytes: 4096, maxRepositoryBytes: 8192 },
+      gitSyncRepositories: [{ id: 7, provider: "gitlab", url: "https://oauth2:t@gitlab.example.com/docs/handbook.git" }],
       seedDemo: false,
       filesSecret: "x".repeat(32),
       importAllowPrivateHosts: true,
@@ -189,6 +192,19 @@ describe("loadConfig", () => {
     expect(problemsOf({ FILES_SECRET: "short-secret" })).toEqual([
       "FILES_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)",
     ]);
+  });
+
+  it("refuses a GIT_SYNC_REPOSITORIES that is not a list of { id, provider, url }, naming the entry", () => {
+    expect(() => loadConfig({ GIT_SYNC_REPOSITORIES: "[" })).toThrow(/GIT_SYNC_REPOSITORIES: expected JSON/);
+    expect(() => loadConfig({ GIT_SYNC_REPOSITORIES: '[{"id": 1, "provider": "bitbucket", "url": "https://x.example/a.git"}]' })).toThrow(
+      /GIT_SYNC_REPOSITORIES\[0\]\["provider"\]/,
+    );
+    expect(() =>
+      loadConfig({
+        GIT_SYNC_REPOSITORIES:
+          '[{"id": 1, "provider": "github", "url": "https://x.example/a.git"}, {"id": 1, "provider": "github", "url": "https://x.example/b.git"}]',
+      }),
+    ).toThrow(/github repository 1 is listed twice/);
   });
 
   it("names every wrong variable at once", () => {

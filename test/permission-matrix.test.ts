@@ -2,7 +2,11 @@
 // organization member of each role, as a guest, as another organization's admin and without a
 // token, and the outcome must be what src/core/auth/policy.ts says for the route's operation:
 // allowed (2xx), 403 (sees the target, lacks the role), 404 (cannot see it) or 401.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import LZString from "lz-string";
@@ -47,6 +51,37 @@ async function newCollection(): Promise<string> {
 
 async function newSpace(parent?: string): Promise<string> {
   const response = await server.rest(ownerToken, "POST", `/v1/orgs/${organizationId}/spaces`, { title: "Matrix", parent });
+  return response.body.id;
+}
+
+/** Two local repositories (matrix/docs as GitHub's 1, matrix/handbook as GitLab's 2), each with README.md on main. */
+function gitSyncRepositories() {
+  const root = mkdtempSync(join(tmpdir(), "matrix-git-"));
+  const checkout = join(root, "checkout");
+  const run = (cwd: string, args: string[]) =>
+    execFileSync("git", ["-c", "user.name=Matrix", "-c", "user.email=matrix@example.com", "-c", "init.defaultBranch=main", ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: "1" },
+    });
+  run(root, ["init", "-q", checkout]);
+  writeFileSync(join(checkout, "README.md"), "# Matrix\n");
+  run(checkout, ["add", "-A"]);
+  run(checkout, ["commit", "-q", "-m", "Matrix"]);
+  mkdirSync(join(root, "matrix"));
+  for (const name of ["docs", "handbook"]) {
+    run(root, ["init", "-q", "--bare", join(root, "matrix", `${name}.git`)]);
+    run(checkout, ["push", "-q", join(root, "matrix", `${name}.git`), "HEAD:refs/heads/main"]);
+  }
+  return [
+    { id: 1, provider: "github" as const, url: `file://${join(root, "matrix", "docs.git")}` },
+    { id: 2, provider: "gitlab" as const, url: `file://${join(root, "matrix", "handbook.git")}` },
+  ];
+}
+
+/** A Git Sync installation on a new space. */
+async function newGitSyncInstallation(provider: "github" | "gitlab"): Promise<string> {
+  const spaceId = await newSpace();
+  const response = await server.rest(ownerToken, "POST", "/v1/git/installations", { provider, target: { type: "space", spaceId } });
   return response.body.id;
 }
 
@@ -458,6 +493,38 @@ const FIXTURES: Record<string, Fixture> = {
     });
     return { path: `/v1/spaces/${spaceId}/git/info` };
   },
+  // Git Sync installations: against the two local repositories of gitSyncRepositories().
+  "GET /v1/orgs/:organizationId/sites/:siteId/spaces/git/installations": async () => ({
+    path: `${(await newSite()).path}/spaces/git/installations`,
+  }),
+  "POST /v1/git/installations": async () => ({
+    path: "/v1/git/installations",
+    body: { provider: "github", target: { type: "space", spaceId: await newSpace() } },
+  }),
+  "GET /v1/git/installations/:installationId": async () => ({ path: `/v1/git/installations/${await newGitSyncInstallation("github")}` }),
+  "PATCH /v1/git/installations/:installationId": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("github")}`,
+    body: { provider: "github", providerConfiguration: { repositoryId: 1, branch: "refs/heads/main" } },
+  }),
+  "DELETE /v1/git/installations/:installationId": async () => ({ path: `/v1/git/installations/${await newGitSyncInstallation("github")}` }),
+  "GET /v1/git/installations/:installationId/github/repos": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("github")}/github/repos`,
+  }),
+  "GET /v1/git/installations/:installationId/github/repos/:accountName/:repositoryName/branches": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("github")}/github/repos/matrix/docs/branches`,
+  }),
+  "GET /v1/git/installations/:installationId/github/repos/:accountName/:repositoryName/file": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("github")}/github/repos/matrix/docs/file?path=README.md&ref=main`,
+  }),
+  "GET /v1/git/installations/:installationId/gitlab/projects": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("gitlab")}/gitlab/projects`,
+  }),
+  "GET /v1/git/installations/:installationId/gitlab/projects/:projectId/branches": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("gitlab")}/gitlab/projects/2/branches`,
+  }),
+  "GET /v1/git/installations/:installationId/gitlab/projects/:projectId/file": async () => ({
+    path: `/v1/git/installations/${await newGitSyncInstallation("gitlab")}/gitlab/projects/2/file?path=README.md&ref=main`,
+  }),
   "POST /v1/spaces/:spaceId/content/import": async () => ({
     path: `/v1/spaces/${(await newContent()).spaceId}/content/import`,
     body: { url: importSiteUrl, source: "website" },
@@ -994,7 +1061,7 @@ beforeAll(async () => {
   );
   await new Promise<void>((resolve) => importSite.listen(0, "127.0.0.1", resolve));
   importSiteUrl = `http://127.0.0.1:${(importSite.address() as AddressInfo).port}/`;
-  server = await startTestServer();
+  server = await startTestServer({ gitSyncRepositories: gitSyncRepositories() });
   const owner = await server.bootstrap("Matrix organization");
   organizationId = owner.organizationId;
   ownerToken = owner.token;

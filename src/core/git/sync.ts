@@ -19,6 +19,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { GitSyncRepositoryConfig } from "../../config.ts";
 import type { GitSync } from "../../generated/prisma/client.ts";
 import { createCoreContext, type CoreContext, type Services } from "../context.ts";
 import { badInput, conflict, DomainError, notFound } from "../errors.ts";
@@ -33,6 +34,8 @@ export interface GitSyncSettings {
   key: Buffer;
   /** Lets remotes be loopback, private or `file://` (IMPORT_ALLOW_PRIVATE_HOSTS). */
   allowPrivateHosts: boolean;
+  /** The repositories installations may connect to (GIT_SYNC_REPOSITORIES). */
+  repositories: GitSyncRepositoryConfig[];
 }
 
 /** A key from the configured secret (any length of at least 32 characters). */
