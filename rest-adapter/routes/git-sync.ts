@@ -1,6 +1,7 @@
 // Git Sync of a space (issue 32): POST …/git/import and …/git/export queue a durable job and answer
 // 204 (as published); GET …/git/info is the published GitSyncState (404 before any operation).
 // Body fields go to the operation as they came (strings checked by the core).
+import { quote } from "../../src/core/errors.ts";
 import { graphql, type ResultOf } from "../graphql.ts";
 import { compact, RestInputError, type RestRequest, type RestRoute, stringOf, typedRoute } from "../route.ts";
 
@@ -19,7 +20,7 @@ const EXPORT_DOCUMENT = graphql(
 function timestampOf(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
-    throw new RestInputError(`timestamp must be a date-time (got ${JSON.stringify(value)?.slice(0, 100)})`);
+    throw new RestInputError(`timestamp must be a date-time (got ${quote(value)})`);
   }
   return value;
 }
@@ -187,17 +188,14 @@ function objectOf(field: string, value: unknown): Record<string, unknown> | unde
 function typed<T>(field: string, value: unknown, type: "string" | "number" | "boolean"): T | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== type || (type === "number" && !Number.isInteger(value))) {
-    throw new RestInputError(
-      `${field} must be ${type === "number" ? "an integer" : `a ${type}`} (got ${JSON.stringify(value)?.slice(0, 100)})`,
-    );
+    throw new RestInputError(`${field} must be ${type === "number" ? "an integer" : `a ${type}`} (got ${quote(value)})`);
   }
   return value as T;
 }
 
 function projectIdOf(params: Record<string, string>): number {
   const id = Number(params.projectId);
-  if (!Number.isInteger(id) || id <= 0)
-    throw new RestInputError(`projectId must be a positive integer (got ${JSON.stringify(params.projectId)})`);
+  if (!Number.isInteger(id) || id <= 0) throw new RestInputError(`projectId must be a positive integer (got ${quote(params.projectId)})`);
   return id;
 }
 

@@ -1,6 +1,6 @@
 // Git Sync of a space (issue 32): import from and export to a Git remote as durable jobs, and the
 // space's Git Sync state. The rules are in src/core/git/sync.ts.
-import { badInput } from "../core/errors.ts";
+import { badInput, quote } from "../core/errors.ts";
 import {
   GIT_SYNC_PROVIDERS,
   type GitSyncProvider,
@@ -255,8 +255,7 @@ const GitSyncRepositoryFileRef = builder
   });
 
 const providerOf = (value: string): GitSyncProvider => {
-  if (!GIT_SYNC_PROVIDERS.includes(value as GitSyncProvider))
-    throw badInput(`provider must be github or gitlab (got ${JSON.stringify(value)})`);
+  if (!GIT_SYNC_PROVIDERS.includes(value as GitSyncProvider)) throw badInput(`provider must be github or gitlab (got ${quote(value)})`);
   return value as GitSyncProvider;
 };
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { GitSyncRepositoryConfig } from "../../config.ts";
 import type { GitSyncInstallation } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, DomainError, notFound } from "../errors.ts";
+import { badInput, conflict, DomainError, notFound, quote } from "../errors.ts";
 import { requireSite } from "../sites/index.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { GitError, runGit } from "./repository.ts";
@@ -125,7 +125,7 @@ export interface InstallInput {
 /** POST /git/installations: a pending installation on a space or a site (409 when it has one). */
 export async function installGitSync(ctx: CoreContext, input: InstallInput): Promise<InstallationView> {
   if (!GIT_SYNC_PROVIDERS.includes(input.provider as GitSyncProvider)) {
-    throw badInput(`provider must be one of ${GIT_SYNC_PROVIDERS.join(", ")} (got ${JSON.stringify(input.provider)})`);
+    throw badInput(`provider must be one of ${GIT_SYNC_PROVIDERS.join(", ")} (got ${quote(input.provider)})`);
   }
   let organizationId: string;
   let parentId: string | null = null;
@@ -154,7 +154,7 @@ export async function installGitSync(ctx: CoreContext, input: InstallInput): Pro
     organizationId = site.organizationId;
     siteId = site.id;
   } else {
-    throw badInput(`target.type must be space or site (got ${JSON.stringify(input.target.type)})`);
+    throw badInput(`target.type must be space or site (got ${quote(input.target.type)})`);
   }
   const targetKey = spaceId ? targetKeyOf({ type: "space", spaceId }) : targetKeyOf({ type: "site", siteId: siteId! });
   const now = ctx.clock.now();
@@ -213,9 +213,7 @@ const isRoot = (directory: string) => directory.replace(/^\.?\/+|\/+$/g, "").rep
 export async function updateGitSyncInstallation(ctx: CoreContext, id: string, input: UpdateInput): Promise<InstallationView> {
   const row = await loadInstallation(ctx, id, "configure");
   if (input.provider !== row.provider) {
-    throw badInput(
-      `provider: the installation's provider is ${row.provider} (got ${JSON.stringify(input.provider)}); install again to change it`,
-    );
+    throw badInput(`provider: the installation's provider is ${row.provider} (got ${quote(input.provider)}); install again to change it`);
   }
   const child = row.parentId !== null;
   if (input.projectDirectory !== undefined && input.projectDirectory !== null && !isRoot(input.projectDirectory)) {
@@ -231,11 +229,11 @@ export async function updateGitSyncInstallation(ctx: CoreContext, id: string, in
   }
   for (const value of input.agentInstructions ?? []) {
     if (!(AGENT_INSTRUCTIONS as readonly string[]).includes(value)) {
-      throw badInput(`agentInstructions: each must be one of ${AGENT_INSTRUCTIONS.join(", ")} (got ${JSON.stringify(value)})`);
+      throw badInput(`agentInstructions: each must be one of ${AGENT_INSTRUCTIONS.join(", ")} (got ${quote(value)})`);
     }
   }
   if (input.priority !== undefined && input.priority !== null && !(PRIORITIES as readonly string[]).includes(input.priority)) {
-    throw badInput(`priority must be one of ${PRIORITIES.join(", ")} (got ${JSON.stringify(input.priority)})`);
+    throw badInput(`priority must be one of ${PRIORITIES.join(", ")} (got ${quote(input.priority)})`);
   }
   if (child && (input.repositoryId != null || input.branch != null)) {
     throw badInput(
@@ -250,7 +248,7 @@ export async function updateGitSyncInstallation(ctx: CoreContext, id: string, in
       throw badInput(`${idField}: no ${row.provider} repository ${input.repositoryId} is configured (GIT_SYNC_REPOSITORIES)`);
   }
   if (input.branch != null && !/^refs\/heads\/[A-Za-z0-9._/-]{1,200}$/.test(input.branch)) {
-    throw badInput(`providerConfiguration.branch must be "refs/heads/<name>" (got ${JSON.stringify(input.branch.slice(0, 200))})`);
+    throw badInput(`providerConfiguration.branch must be "refs/heads/<name>" (got ${quote(input.branch)})`);
   }
   if ((input.accessToken != null || input.customInstanceURL !== undefined) && row.provider !== "gitlab") {
     throw badInput("providerConfiguration: accessToken and customInstanceURL are GitLab's");
@@ -264,9 +262,7 @@ export async function updateGitSyncInstallation(ctx: CoreContext, id: string, in
     try {
       origin = new URL(input.customInstanceURL).origin;
     } catch {
-      throw badInput(
-        `providerConfiguration.customInstanceURL must be a URL (got ${JSON.stringify(input.customInstanceURL.slice(0, 200))})`,
-      );
+      throw badInput(`providerConfiguration.customInstanceURL must be a URL (got ${quote(input.customInstanceURL)})`);
     }
     const chosen = repositoryId === null ? undefined : configured(ctx, row.provider, repositoryId);
     if (chosen && new URL(chosen.url).origin !== origin) {
@@ -417,11 +413,11 @@ export async function gitSyncFile(
     clean.split("/").some((part) => part === ".." || part === "." || part === "") ||
     clean.includes("\0")
   ) {
-    throw badInput(`path must be a file's path in the repository (got ${JSON.stringify(path.slice(0, 200))})`);
+    throw badInput(`path must be a file's path in the repository (got ${quote(path)})`);
   }
   const fullRef = ref.startsWith("refs/") ? ref : `refs/heads/${ref}`;
   if (!/^refs\/(heads|tags)\/[A-Za-z0-9._/-]{1,200}$/.test(fullRef) || fullRef.includes("..") || fullRef.endsWith("/")) {
-    throw badInput(`ref must be a branch or a tag, as "refs/heads/<name>" (got ${JSON.stringify(ref.slice(0, 200))})`);
+    throw badInput(`ref must be a branch or a tag, as "refs/heads/<name>" (got ${quote(ref)})`);
   }
   const { row, remote, credentials } = await repositoryFor(ctx, id, provider, selector);
   const gitDir = await scratchRepository(ctx, row.id);

@@ -22,7 +22,7 @@ import { isIP } from "node:net";
 import type { GitSyncRepositoryConfig } from "../../config.ts";
 import type { GitSync } from "../../generated/prisma/client.ts";
 import { createCoreContext, type CoreContext, type Services } from "../context.ts";
-import { badInput, conflict, DomainError, notFound } from "../errors.ts";
+import { badInput, conflict, DomainError, notFound, quote } from "../errors.ts";
 import { isPublicAddress } from "../import/net.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { LayoutError } from "./layout.ts";
@@ -77,7 +77,7 @@ export function parseRemote(
   try {
     url = new URL(input);
   } catch {
-    throw badInput(`url must be a Git URL (http:// or https://), got ${JSON.stringify(input.slice(0, 200))}`);
+    throw badInput(`url must be a Git URL (http:// or https://), got ${quote(input)}`);
   }
   const local = url.protocol === "file:" && allowPrivateHosts;
   if (url.protocol !== "https:" && url.protocol !== "http:" && !local) {
@@ -96,7 +96,7 @@ export function parseRemote(
 export function parseRef(ref: string): string {
   const full = ref.startsWith("refs/") ? ref : `refs/heads/${ref}`;
   if (!/^refs\/heads\/[A-Za-z0-9._/-]{1,200}$/.test(full) || full.includes("..") || full.endsWith("/") || full.endsWith(".lock")) {
-    throw badInput(`ref must be a branch as "refs/heads/<name>" (got ${JSON.stringify(ref.slice(0, 200))})`);
+    throw badInput(`ref must be a branch as "refs/heads/<name>" (got ${quote(ref)})`);
   }
   return full;
 }
@@ -193,8 +193,7 @@ export async function requestGitSync(
   const remote = parseRemote(input.url, settings.allowPrivateHosts);
   const ref = parseRef(input.ref);
   const timestamp = input.timestamp === undefined ? undefined : new Date(input.timestamp);
-  if (timestamp && Number.isNaN(timestamp.getTime()))
-    throw badInput(`timestamp must be a date-time (got ${JSON.stringify(input.timestamp)})`);
+  if (timestamp && Number.isNaN(timestamp.getTime())) throw badInput(`timestamp must be a date-time (got ${quote(input.timestamp)})`);
   const now = ctx.clock.now();
   const operation: GitSyncOperation = { state: "running", direction, startedAt: now.toISOString() };
   await ctx.prisma.$transaction(async (tx) => {
