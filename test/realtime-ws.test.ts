@@ -205,6 +205,11 @@ describe("subscriptions over WebSocket", () => {
     expect(((await query.ended) as { message: string }[])[0].message).toBe(
       "Only subscriptions are served over WebSocket: send queries and mutations over HTTP",
     );
+    // GraphQL's own validation message quotes the document: bounded as over HTTP (issue 34.2).
+    const long = subscribe(client, `subscription { ${"f".repeat(3_000)} }`, {});
+    expect(((await long.ended) as { message: string }[])[0].message).toBe(
+      `Cannot query field "${"f".repeat(100)}…" (3000 characters) on type "Subscription".`,
+    );
     expect(server.app.services.realtime.openSubscriptions).toBe(open);
   });
 

@@ -10,6 +10,7 @@ import { useServer } from "graphql-ws/use/ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { WebSocketServer } from "ws";
 import type { RealtimeBus } from "../core/realtime/bus.ts";
+import { boundErrorMessages } from "../graphql/plugins/use-error-masking.ts";
 
 /** Largest message a client may send (a subscribe message holds one operation and its variables). */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -65,10 +66,10 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
         try {
           document = enveloped.parse(payload.query);
         } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError(String(error))];
+          return boundErrorMessages([error instanceof GraphQLError ? error : new GraphQLError(String(error))]);
         }
         const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) return errors;
+        if (errors.length > 0) return boundErrorMessages(errors);
         if (getOperationAST(document, payload.operationName)?.operation !== "subscription") {
           return [
             new GraphQLError("Only subscriptions are served over WebSocket: send queries and mutations over HTTP", {

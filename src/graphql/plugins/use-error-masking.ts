@@ -116,13 +116,18 @@ export function useBoundedErrorMessages(): Plugin {
     onResultProcess({ result }) {
       for (const single of Array.isArray(result) ? result : [result]) {
         const errors = (single as { errors?: unknown } | undefined)?.errors;
-        if (!Array.isArray(errors)) continue;
-        for (const error of errors as Error[]) {
-          if (typeof error?.message !== "string") continue;
-          const bounded = boundMessage(error.message);
-          if (bounded !== error.message) error.message = bounded;
-        }
+        if (Array.isArray(errors)) boundErrorMessages(errors);
       }
     },
   };
+}
+
+/** Each error's message bounded in place (boundMessage), for transports that answer errors themselves. */
+export function boundErrorMessages<T extends readonly unknown[]>(errors: T): T {
+  for (const error of errors as readonly { message?: unknown }[]) {
+    if (typeof error?.message !== "string") continue;
+    const bounded = boundMessage(error.message);
+    if (bounded !== error.message) error.message = bounded;
+  }
+  return errors;
 }
