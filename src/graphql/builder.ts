@@ -9,6 +9,16 @@ import { entityOfId } from "../core/ids.ts";
 
 export interface GraphQLContext {
   core: CoreContext;
+  /** What this request costs and what is left of its budget: set by the limit plugins, read by `rateLimit`. */
+  budget?: RequestBudget;
+}
+
+/** The request's share of the limits (src/graphql/rate-limit.ts). */
+export interface RequestBudget {
+  /** The document's estimated cost and the most one document may cost (use-graphql-limits.ts). */
+  cost?: { cost: number; maxCost: number };
+  /** The window's request budget as the X-RateLimit-* headers show it (use-rate-limit.ts). */
+  window?: () => Promise<{ limit: number; remaining: number; resetAt: Date }>;
 }
 
 export const builder = new SchemaBuilder<{

@@ -28,6 +28,7 @@ import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";
 import "./system.ts";
+import "./rate-limit.ts";
 import "./realtime.ts";
 import "./subscriptions/content.ts";
 import "./subscriptions/change-requests.ts";

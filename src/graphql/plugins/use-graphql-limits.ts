@@ -34,6 +34,7 @@ import {
   type ValueNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import type { GraphQLContext } from "../builder.ts";
 import { authenticate } from "../../core/auth/tokens.ts";
 import type { GraphQLLimits } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
@@ -196,7 +197,12 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
       );
       if (typeof cost === "string") {
         setResultAndStopExecution({ errors: [limitError(cost, "NODE_IDS_LIMIT")] });
-      } else if (cost > limits.maxCost) {
+        return;
+      }
+      // What `rateLimit { cost maxCost }` answers (src/graphql/rate-limit.ts).
+      const context = args.contextValue as Partial<GraphQLContext>;
+      context.budget = { ...context.budget, cost: { cost, maxCost: limits.maxCost } };
+      if (cost > limits.maxCost) {
         setResultAndStopExecution({
           errors: [
             limitError(

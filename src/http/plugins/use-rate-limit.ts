@@ -22,6 +22,7 @@ import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterA
 import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { BatchedRateLimiter } from "../batched-rate-limit.ts";
+import type { GraphQLContext } from "../../graphql/builder.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf, urlOf } from "../request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
@@ -168,6 +169,29 @@ export function useRateLimit(
           refuse(refusal);
         },
       );
+    },
+    // `rateLimit { limit remaining resetAt }` (src/graphql/rate-limit.ts): the headers this request
+    // gets, or, when it is counted only once answered (a token not verified yet), its key's state now.
+    onContextBuilding({ context, extendContext }) {
+      const request = (context as { request?: Request }).request;
+      if (!request) return;
+      const window = async () => {
+        let headers = counted.get(request);
+        if (!headers) {
+          // Counted once answered: shown as it will be, this request included.
+          const { rateLimiter, key, limit } = keyOf(request, context);
+          const state = await rateLimiter.get(key);
+          headers = state ? headersOf(state, limit) : untouched(limit);
+          headers["X-RateLimit-Remaining"] = String(Math.max(0, Number(headers["X-RateLimit-Remaining"]) - 1));
+        }
+        return {
+          limit: Number(headers["X-RateLimit-Limit"]),
+          remaining: Number(headers["X-RateLimit-Remaining"]),
+          resetAt: new Date(Number(headers["X-RateLimit-Reset"]) * 1000),
+        };
+      };
+      const budget = (context as Partial<GraphQLContext>).budget;
+      extendContext({ budget: { ...budget, window } } as never);
     },
     onResponse(payload) {
       const headers = counted.get(payload.request);
