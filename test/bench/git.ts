@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DEFAULT_GIT_LIMITS, GitRepositories } from "../../src/core/git/repository.ts";
 import { withCanary } from "../support/canary.ts";
 import { graphqlData } from "../support/expect.ts";
 import { startTestServer } from "../support/server.ts";
@@ -69,6 +70,16 @@ try {
       `${name.padEnd(44)} ${String(Math.round(result.elapsedMs)).padStart(7)} ms   canary n=${result.latencies.length} p50 ${quantile(result.latencies, 0.5).toFixed(1)} ms p99 ${quantile(result.latencies, 0.99).toFixed(1)} ms max ${result.max.toFixed(1)} ms`,
     );
 
+  // The first build as it was before contents were kept between revisions (buildCacheBytes 0),
+  // in a directory of its own, with a deadline long enough to finish: the number to compare with.
+  const uncached = new GitRepositories(server.database.prisma, {
+    ...DEFAULT_GIT_LIMITS,
+    dataDir: join(work, "uncached"),
+    buildCacheBytes: 0,
+    timeoutMs: 1_800_000,
+  });
+  row("first build without the content cache", await withCanary(canary.url, canary.headers, () => uncached.sync(space), 20));
+  rows[rows.length - 1] += ` (${uncached.reads.blobs} contents read)`;
   const dir = join(work, "clone");
   row("clone, first (repository built)", await withCanary(canary.url, canary.headers, () => git(work, ["clone", "-q", remote, dir]), 20));
   row(
@@ -90,6 +101,7 @@ try {
     `push of ${CHANGED} changed pages to main (merge)`,
     await withCanary(canary.url, canary.headers, () => git(dir, ["push", "-q", "origin", "HEAD:main"]), 20),
   );
+  rows.push(`contents read by the server's builds (first clone with the cache): ${server.app.services.git.reads.blobs}`);
   console.log(`Git rows (${server.database.kind}; ${commits} commits, ${summary} pages in SUMMARY.md; shared machine, noisy):`);
   for (const line of rows) console.log(`  ${line}`);
 } finally {

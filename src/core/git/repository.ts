@@ -26,6 +26,11 @@ export interface GitLimits {
   maxPushBytes: number;
   /** Largest tree (all files of one revision), in bytes. */
   maxRepositoryBytes: number;
+  /**
+   * Bytes of page and file contents one build keeps between revisions, so that a page unchanged
+   * from one revision to the next is read from the database once (default 64 MiB; 0: none).
+   */
+  buildCacheBytes?: number;
 }
 
 export const DEFAULT_GIT_LIMITS: Omit<GitLimits, "dataDir"> = {
@@ -34,6 +39,7 @@ export const DEFAULT_GIT_LIMITS: Omit<GitLimits, "dataDir"> = {
   maxFileBytes: 10 * 1024 * 1024,
   maxPushBytes: 200 * 1024 * 1024,
   maxRepositoryBytes: 1024 * 1024 * 1024,
+  buildCacheBytes: 64 * 1024 * 1024,
 };
 
 export const ZERO = "0000000000000000000000000000000000000000";
@@ -139,6 +145,8 @@ export interface RepositoryState {
 /** The repositories of the spaces; one build at a time per space. Lives in Services. */
 export class GitRepositories {
   private readonly building = new Map<string, Promise<RepositoryState>>();
+  /** What builds read from the database: contents (rows) and revisions, since this instance began. */
+  readonly reads = { blobs: 0, revisions: 0 };
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -243,8 +251,14 @@ export class GitRepositories {
     );
     const limits = this.limits;
     const prisma = this.prisma;
+    const reads = this.reads;
     const marks = new Map<string, number>();
     const blobMarks = new Map<string, number>();
+    // Contents read for earlier revisions of this build, by content hash (insertion order: the
+    // oldest go first when it is over its bound). A revision reads only the contents it adds.
+    const cache = new Map<string, Uint8Array>();
+    const cacheLimit = limits.buildCacheBytes ?? DEFAULT_GIT_LIMITS.buildCacheBytes ?? 0;
+    let cached = 0;
     let next = 1;
     const pending = new Set(missing.map((meta) => meta.id));
     async function* stream(): AsyncGenerator<Buffer> {
@@ -252,6 +266,7 @@ export class GitRepositories {
       for (let start = 0; start < missing.length; start += 20) {
         const batch = missing.slice(start, start + 20);
         const rows = await prisma.revision.findMany({ where: { id: { in: batch.map((meta) => meta.id) } } });
+        reads.revisions += rows.length;
         const byId = new Map(rows.map((row) => [row.id, row]));
         for (const meta of batch) {
           const content = contentOf(byId.get(meta.id)!);
@@ -259,12 +274,28 @@ export class GitRepositories {
           const collect = (pages: PageNode[]) => pages.forEach((page) => (page.body && hashes.add(page.body), collect(page.pages)));
           collect(content.pages);
           for (const file of content.files) hashes.add(file.blob);
-          const blobs = new Map(
-            (await prisma.blob.findMany({ where: { hash: { in: [...hashes] } }, select: { hash: true, data: true } })).map((row) => [
-              row.hash,
-              row.data,
-            ]),
-          );
+          const blobs = new Map<string, Uint8Array>();
+          const unread: string[] = [];
+          for (const hash of hashes) {
+            const data = cache.get(hash);
+            if (data) blobs.set(hash, data);
+            else unread.push(hash);
+          }
+          if (unread.length) {
+            const fetched = await prisma.blob.findMany({ where: { hash: { in: unread } }, select: { hash: true, data: true } });
+            reads.blobs += fetched.length;
+            for (const row of fetched) {
+              blobs.set(row.hash, row.data);
+              if (row.data.length > cacheLimit) continue;
+              cache.set(row.hash, row.data);
+              cached += row.data.length;
+            }
+            for (const [hash, data] of cache) {
+              if (cached <= cacheLimit) break;
+              cache.delete(hash);
+              cached -= data.length;
+            }
+          }
           const files = exportFiles(
             content,
             (hash) => (blobs.has(hash) ? Buffer.from(blobs.get(hash)!).toString("utf8") : ""),
