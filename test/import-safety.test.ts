@@ -93,7 +93,10 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
     const response = await importOf(server, admin.token, space, `${siteUrl}/internal-admin`);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({
-      error: { code: 400, message: `url: ${siteUrl} is unreachable: no HTTP answer from a public host within 500 ms` },
+      error: {
+        code: 400,
+        message: `url: ${siteUrl} is unreachable: no HTTP answer from a public host within 500 ms (loopback and private hosts are reached only with IMPORT_ALLOW_PRIVATE_HOSTS=true)`,
+      },
     });
     expect(JSON.stringify(response.body)).not.toContain("secret");
     expect(await server.database.prisma.revision.count({ where: { spaceId: space } })).toBe(revisions);
@@ -107,7 +110,7 @@ describe("with the production default (IMPORT_ALLOW_PRIVATE_HOSTS=false)", () =>
       const response = await importOf(server, admin.token, space, `http://${host}:${port}/internal-admin`);
       expect(response.status, host).toBe(400);
       expect(response.body.error.message, host).toMatch(
-        /^url: http:\/\/.+ is unreachable: no HTTP answer from a public host within 500 ms$/,
+        /^url: http:\/\/.+ is unreachable: no HTTP answer from a public host within 500 ms \(loopback and private hosts are reached only with IMPORT_ALLOW_PRIVATE_HOSTS=true\)$/,
       );
     }
     // The site server never saw a connection: the refused address was not connected to.

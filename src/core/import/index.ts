@@ -119,7 +119,12 @@ export interface Fetched {
  * them apart would let a caller map the network behind the server (open, closed, filtered ports).
  */
 export const unreachableMessage = (url: URL, limits: ImportLimits) =>
-  `${url.origin} is unreachable: no HTTP answer from a public host within ${limits.requestTimeoutMs} ms`;
+  `${url.origin} is unreachable: no HTTP answer from a public host within ${limits.requestTimeoutMs} ms${
+    limits.allowPrivateHosts ? "" : ` (${PRIVATE_HOSTS_SETTING})`
+  }`;
+
+/** What the operator of a local or private deployment sets to reach its own hosts (issue 27: refusals name their setting). */
+const PRIVATE_HOSTS_SETTING = "loopback and private hosts are reached only with IMPORT_ALLOW_PRIVATE_HOSTS=true";
 
 /**
  * GET `url`, following redirects by hand (each hop connecting through the host policy of
