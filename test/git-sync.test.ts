@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unseal } from "../src/core/git/sync.ts";
 import { withCanary } from "./support/canary.ts";
 import { graphqlData } from "./support/expect.ts";
+import { CHANNEL_QUERY, subscribeSse } from "./support/realtime.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -123,6 +124,35 @@ describe("Git Sync import", { timeout: 180_000 }, () => {
       `/v1/spaces/${space}/change-requests/${changeRequests.body.items[0].id}/content/path/setup?format=markdown`,
     );
     expect(setup.body.markdown).toBe(REMOTE_FILES["setup/README.md"]);
+  });
+
+  it("tells subscribers of space-gitsync-operation when an operation starts and when it ends", async () => {
+    const space = await newSpace("Followed");
+    const remote = await remoteWith(REMOTE_FILES);
+    const before = server.app.services.realtime.openSubscriptions;
+    const stream = await subscribeSse(server.url, A.token, CHANNEL_QUERY, { channel: { channel: "space-gitsync-operation", space } });
+    try {
+      expect(stream.status).toBe(200);
+      for (let i = 0; i < 100 && server.app.services.realtime.openSubscriptions === before; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(
+        (await server.rest(A.token, "POST", `/v1/spaces/${space}/git/import`, { url: remote.url, ref: "refs/heads/main" })).status,
+      ).toBe(204);
+      const events: { changes: { object: string; change: string; fields: string[] | null }[] }[] = [];
+      while (events.length < 2) {
+        const message = await stream.next(30_000);
+        expect(message, "an event").not.toBeNull();
+        events.push(JSON.parse(message!.data).data.channel);
+      }
+      // The request records the state (inserted), the job's end updates its operation.
+      expect(events[0]).toMatchObject({ ids: { space }, changes: [{ object: "GitSync", change: "created" }] });
+      expect(events[1].changes).toEqual([
+        expect.objectContaining({ object: "GitSync", change: "updated", fields: expect.arrayContaining(["operation"]) }),
+      ]);
+      expect((await settled(space)).operation.state).toBe("success");
+    } finally {
+      stream.close();
+    }
   });
 
   it("refuses a tree that does not fit the layout, naming the file, and makes no change request", async () => {

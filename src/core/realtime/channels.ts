@@ -10,6 +10,7 @@ import { readChangeRequest } from "../change-requests/access.ts";
 import { readCollection } from "../collections/index.ts";
 import { readCommentOrReply } from "../comments/index.ts";
 import { badInput, notFound, quote } from "../errors.ts";
+import { gitSyncInstallation } from "../git/installations.ts";
 import { ID_PREFIXES, type EntityName } from "../ids.ts";
 import { loadVisibleInstallations, readIntegration } from "../integrations/index.ts";
 import { loadVisibleSpecs } from "../openapi/index.ts";
@@ -234,7 +235,7 @@ const inTranslation: Open = async (ctx, ids) => {
   return { key: [translation.id], organizationId: translation.organizationId };
 };
 
-const GIT = "this service has no Git synchronization";
+const GIT = "Git Sync operations run per space here: follow space-gitsync-operation of each of the site's spaces";
 const SITE_PUBLISHING = "spaces are published through sites here: subscribe to the site's channels";
 const AGENTS = "this service has no AI agents";
 const MCP = "sites here have no MCP servers";
@@ -255,7 +256,8 @@ export const CHANNELS: readonly Channel[] = [
   served("space", S, inSpace("space.read"), { Space: by("id") }),
   // A new head revision: an edit, a merge, an import, a revert, a translation run.
   served("space-content", S, inSpace("space.read"), { Space: when(["revisionId"], "id") }),
-  refused("space-git-info", S, GIT),
+  // The space's Git Sync state (GET …/git/info): its remote and its latest operation.
+  served("space-git-info", S, inSpace("space.read"), { GitSync: by("spaceId") }),
   refused("space-publishing-auth", S, SITE_PUBLISHING),
   refused("space-publishing-customization", S, SITE_PUBLISHING),
   served("space-integrations", S, inSpace("space.read"), { IntegrationSpaceInstallation: by("spaceId") }),
@@ -445,8 +447,17 @@ export const CHANNELS: readonly Channel[] = [
     },
     { Site: when(["hostname", "hostnameVerifiedAt", "published", "visibility"], "hostname") },
   ),
-  refused("git-sync-installation", ["installation"], GIT),
-  refused("space-gitsync-operation", S, GIT),
+  served(
+    "git-sync-installation",
+    ["installation"],
+    async (ctx, ids) => {
+      const installation = await gitSyncInstallation(ctx, ids.installation!);
+      return { key: [installation.id], organizationId: installation.organizationId };
+    },
+    { GitSyncInstallation: by("id") },
+  ),
+  // An import or export asked for, running, and ended (success, failure naming the file, timeout).
+  served("space-gitsync-operation", S, inSpace("space.read"), { GitSync: when(["operation"], "spaceId") }),
   refused("site-gitsync-operation", SITE, GIT),
   served(
     "openapi-spec",
