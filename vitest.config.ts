@@ -15,21 +15,24 @@ const UNIT = [
   "config",
   "containers",
   "content-tree",
+  "contentkit-html",
   "conventions",
   "known-loader",
   "merge",
   "openapi-support",
   "permissions",
+  "quote",
   "rest-variables",
   "schema-descriptions",
 ].map((name) => `test/${name}.test.ts`);
 
-/** Tests that start other processes (the CLI, workerd, Chromium, a second server process). */
+/** Tests that start other processes (the CLI, workerd, Chromium, git, a second server process). */
 const PROCESS = [
   "cli",
-  "contentkit-html",
   "db",
   "durability",
+  "git",
+  "git-sync",
   "graphiql",
   "integration-blocks",
   "integration-endpoints",
@@ -37,10 +40,36 @@ const PROCESS = [
   "members",
   "openapi",
   "site-pages",
+  "sites-reader",
   "stall-vectors",
 ].map((name) => `test/${name}.test.ts`);
 
-const MATRIX = ["test/permission-matrix.test.ts"];
+/**
+ * API tests whose outcome depends on the database itself, beyond the model queries every route
+ * sends: raw SQL, locks and concurrency, LISTEN/NOTIFY, statement timeouts, constraints and
+ * indexes, full-text search, and what text the database can store (NUL, lone surrogates). With the
+ * process tests and the matrix sample they are the PostgreSQL pass (.ci/run, docs/development.md).
+ */
+const DATABASE = [
+  "change-requests",
+  "content-editing",
+  "execution-deadline",
+  "hostile-input",
+  "http-hygiene",
+  "import",
+  "input-boundary",
+  "integrity",
+  "jobs",
+  "raw-query",
+  "raw-rows",
+  "realtime-instances",
+  "search",
+  "site-freshness",
+  "spaces",
+].map((name) => `test/${name}.test.ts`);
+
+/** The permission matrix in shards (test/support/permission-matrix.ts), one per worker. */
+const MATRIX = ["test/permission-matrix-*.test.ts"];
 
 export default defineConfig({
   resolve: {
@@ -59,7 +88,8 @@ export default defineConfig({
       { extends: true, test: { name: "unit", include: UNIT } },
       { extends: true, test: { name: "matrix", include: MATRIX } },
       { extends: true, test: { name: "process", include: PROCESS } },
-      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...PROCESS, ...MATRIX] } },
+      { extends: true, test: { name: "database", include: DATABASE } },
+      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...PROCESS, ...DATABASE, ...MATRIX] } },
     ],
   },
 });

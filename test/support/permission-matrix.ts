@@ -11,13 +11,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import LZString from "lz-string";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allows, POLICY, type Rule } from "../src/core/auth/policy.ts";
-import type { Role } from "../src/core/auth/roles.ts";
-import { newId } from "../src/core/ids.ts";
-import { routes } from "../rest-adapter/routes/index.ts";
-import type { RestRoute } from "../rest-adapter/route.ts";
-import { validateResponse } from "./support/openapi.ts";
-import { startTestServer, type TestServer } from "./support/server.ts";
+import { allows, POLICY, type Rule } from "../../src/core/auth/policy.ts";
+import type { Role } from "../../src/core/auth/roles.ts";
+import { newId } from "../../src/core/ids.ts";
+import { routes } from "../../rest-adapter/routes/index.ts";
+import type { RestRoute } from "../../rest-adapter/route.ts";
+import { validateResponse } from "./openapi.ts";
+import { startTestServer, type TestServer } from "./server.ts";
 
 const MEMBER_ROLES: (Role | null)[] = ["admin", "create", "review", "edit", "comment", "read", null];
 const EMAIL_DOMAIN = "matrix.example.com";
@@ -1054,49 +1054,6 @@ async function call(route: RestRoute, token: string | undefined) {
   const violations = validateResponse(route.method, path, response.status, response.body);
   return { path, status: response.status, message: response.body?.error?.message as string | undefined, violations };
 }
-
-beforeAll(async () => {
-  importSite = createServer((_req, res) =>
-    res.writeHead(200, { "content-type": "text/html" }).end("<title>Matrix site</title><p>Hello</p>"),
-  );
-  await new Promise<void>((resolve) => importSite.listen(0, "127.0.0.1", resolve));
-  importSiteUrl = `http://127.0.0.1:${(importSite.address() as AddressInfo).port}/`;
-  server = await startTestServer({ gitSyncRepositories: gitSyncRepositories() });
-  const owner = await server.bootstrap("Matrix organization");
-  organizationId = owner.organizationId;
-  ownerToken = owner.token;
-  ownerUserId = owner.userId;
-  await prisma().organization.update({ where: { id: organizationId }, data: { emailDomains: [EMAIL_DOMAIN] } });
-  targetOrganizationId = (await server.bootstrap("Matrix transfer target")).organizationId;
-  const otherAdmin = await server.bootstrap("Matrix other organization");
-  otherAdminToken = otherAdmin.token;
-  userIdOfToken.set(otherAdmin.token, otherAdmin.userId);
-  for (const role of MEMBER_ROLES) {
-    const member = await server.addMember(organizationId, role);
-    // Admin of the transfer target, so that transfers depend on the source role only.
-    await prisma().member.create({ data: { organizationId: targetOrganizationId, userId: member.userId, role: "admin" } });
-    callers.set(role, member.token);
-    userIdOfToken.set(member.token, member.userId);
-  }
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => importSite?.close(resolve));
-  await server?.close();
-});
-
-describe("the route table", () => {
-  it("has a fixture for every route it serves, and serves every route the matrix has a fixture for", () => {
-    const served = routes.map((route) => `${route.method} ${route.path}`);
-    expect(served.filter((key) => !FIXTURES[key])).toEqual([]);
-    expect(Object.keys(FIXTURES).filter((key) => !served.includes(key))).toEqual([]);
-  });
-
-  it("names an operation of the matrix on every route", () => {
-    for (const route of routes) expect(route.action === "viewer" || route.action in POLICY, `${route.method} ${route.path}`).toBe(true);
-  });
-});
-
 /**
  * The matrix runs in full on PGlite; with DATABASE_URL (the PostgreSQL pass) a deterministic sample:
  * on route number i, the member roles i and i + 3 (mod 7), and the other organization's admin and
@@ -1107,22 +1064,75 @@ const SAMPLED = Boolean(process.env.DATABASE_URL);
 const sampledRoles = (index: number) =>
   SAMPLED ? MEMBER_ROLES.filter((_role, i) => i === index % MEMBER_ROLES.length || i === (index + 3) % MEMBER_ROLES.length) : MEMBER_ROLES;
 
-describe.each(routes.map((route, index) => [`${route.method} ${route.path}`, route, index] as const))("%s", (_key, route, index) => {
-  it.each(sampledRoles(index).map((role) => [role ?? "guest", role] as const))("as %s: as the matrix says", async (_label, role) => {
-    const result = await call(route, callers.get(role));
-    expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expectedFor(route, role));
-    expect(result.violations).toEqual([]);
+/**
+ * Registers the matrix's tests for the routes whose number is `shard` modulo `shards`, on a server of
+ * their own: the shards are test files (test/permission-matrix-*.test.ts) that run in parallel
+ * workers, where the matrix as one file was the last file running, alone, in every pass.
+ */
+export function permissionMatrix(shard: number, shards: number) {
+  beforeAll(async () => {
+    importSite = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end("<title>Matrix site</title><p>Hello</p>"),
+    );
+    await new Promise<void>((resolve) => importSite.listen(0, "127.0.0.1", resolve));
+    importSiteUrl = `http://127.0.0.1:${(importSite.address() as AddressInfo).port}/`;
+    server = await startTestServer({ gitSyncRepositories: gitSyncRepositories() });
+    const owner = await server.bootstrap("Matrix organization");
+    organizationId = owner.organizationId;
+    ownerToken = owner.token;
+    ownerUserId = owner.userId;
+    await prisma().organization.update({ where: { id: organizationId }, data: { emailDomains: [EMAIL_DOMAIN] } });
+    targetOrganizationId = (await server.bootstrap("Matrix transfer target")).organizationId;
+    const otherAdmin = await server.bootstrap("Matrix other organization");
+    otherAdminToken = otherAdmin.token;
+    userIdOfToken.set(otherAdmin.token, otherAdmin.userId);
+    for (const role of MEMBER_ROLES) {
+      const member = await server.addMember(organizationId, role);
+      // Admin of the transfer target, so that transfers depend on the source role only.
+      await prisma().member.create({ data: { organizationId: targetOrganizationId, userId: member.userId, role: "admin" } });
+      callers.set(role, member.token);
+      userIdOfToken.set(member.token, member.userId);
+    }
   });
 
-  it.skipIf(SAMPLED && index % 2 === 1)("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
-    const result = await call(route, otherAdminToken);
-    const expected: Outcome = route.action === "viewer" ? "allowed" : 404;
-    expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expected);
+  afterAll(async () => {
+    await new Promise((resolve) => importSite?.close(resolve));
+    await server?.close();
   });
 
-  it.skipIf(SAMPLED && index % 2 === 0)("without a token: 401", async () => {
-    const result = await call(route, undefined);
-    expect(result.status, result.path).toBe(401);
-    expect(result.violations).toEqual([]);
+  describe.runIf(shard === 0)("the route table", () => {
+    it("has a fixture for every route it serves, and serves every route the matrix has a fixture for", () => {
+      const served = routes.map((route) => `${route.method} ${route.path}`);
+      expect(served.filter((key) => !FIXTURES[key])).toEqual([]);
+      expect(Object.keys(FIXTURES).filter((key) => !served.includes(key))).toEqual([]);
+    });
+
+    it("names an operation of the matrix on every route", () => {
+      for (const route of routes) expect(route.action === "viewer" || route.action in POLICY, `${route.method} ${route.path}`).toBe(true);
+    });
   });
-});
+
+  describe.each(
+    routes
+      .map((route, index) => [`${route.method} ${route.path}`, route, index] as const)
+      .filter(([, , index]) => index % shards === shard),
+  )("%s", (_key, route, index) => {
+    it.each(sampledRoles(index).map((role) => [role ?? "guest", role] as const))("as %s: as the matrix says", async (_label, role) => {
+      const result = await call(route, callers.get(role));
+      expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expectedFor(route, role));
+      expect(result.violations).toEqual([]);
+    });
+
+    it.skipIf(SAMPLED && index % 2 === 1)("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
+      const result = await call(route, otherAdminToken);
+      const expected: Outcome = route.action === "viewer" ? "allowed" : 404;
+      expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expected);
+    });
+
+    it.skipIf(SAMPLED && index % 2 === 0)("without a token: 401", async () => {
+      const result = await call(route, undefined);
+      expect(result.status, result.path).toBe(401);
+      expect(result.violations).toEqual([]);
+    });
+  });
+}
