@@ -392,7 +392,7 @@ export class ConfigError extends Error {
 const schema = z.object(variables);
 
 /** Never echoed in an error: they hold passwords or keys. */
-const SECRETS = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES"]);
+const SECRETS: ReadonlySet<string> = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES"]);
 
 /**
  * This process's environment with `extra` added, for a child process that needs variables of its

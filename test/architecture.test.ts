@@ -259,28 +259,15 @@ describe("import circles", () => {
  */
 const MODULE_COLLECTIONS: Record<string, string> = {
   // Constant lookup tables, written only where declared: to be typed ReadonlySet/ReadonlyMap.
-  "src/config.ts SECRETS": "constant: the settings whose values are never printed",
-  "src/core/change-requests/pdf.ts WIN_ANSI_EXTRAS": "constant: characters of the PDF font encoding",
   "src/core/content/blocks/index.ts HINT_STYLES": "constant: hint styles of the block syntax",
   "src/core/content/blocks/index.ts KNOWN_PAIRED": "constant: paired block tags",
   "src/core/content/blocks/index.ts OPENAPI_TAGS": "constant: OpenAPI block tags",
   "src/core/content/blocks/index.ts OPTIONAL_END": "constant: block tags whose end tag is optional",
-  "src/core/integrations/csp.ts SCRIPT_DIRECTIVES": "constant: CSP directives that govern scripts",
-  "src/core/integrations/embed.ts KEYS": "constant: keys of an integration embed",
-  "src/core/integrations/endpoints.ts DROPPED_ANSWER_HEADERS": "constant: headers not passed back from a script",
-  "src/core/integrations/endpoints.ts HOP_HEADERS": "constant: hop-by-hop headers",
-  "src/core/integrations/endpoints.ts PUBLISHED_METHODS": "constant: methods of published endpoints",
   "src/core/realtime/bus.ts ACCESS_FIELDS": "constant: fields whose change rechecks access",
   "src/core/realtime/bus.ts ACCESS_OBJECTS": "constant: objects whose change rechecks access",
   "src/core/realtime/bus.ts ACCESS_TABLES": "constant: tables whose change rechecks access",
-  "src/core/sites/conditions.ts BINARY": "constant: binary operators of visibility conditions",
-  "src/core/sites/conditions.ts FORBIDDEN_KEYS": "constant: property names conditions may not read",
-  "src/core/sites/conditions.ts UNARY": "constant: unary operators of visibility conditions",
-  "src/db/change-feed.ts WATCHED": "constant: the site tables whose changes are watched",
-  "src/db/pglite-prepared.ts SKIPPED_MESSAGES": "constant: protocol messages skipped in answers",
   "src/http/plugins/use-file-downloads.ts INLINE_TYPES": "constant: content types served inline",
   "src/http/plugins/use-request-log.ts FIXED": "constant: paths logged as they are",
-  "src/infra/workerd-sandbox.ts HOP_HEADERS": "constant: hop-by-hop headers",
   // Memo tables of values derived from immutable inputs: to move into Services.
   "src/core/auth/permissions.ts spacePermissionsByRole": "memo: permission objects per role (bounded: one per role)",
   "src/core/content/index.ts pageIndexes": "memo: page index of an immutable revision (weak)",

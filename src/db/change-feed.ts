@@ -40,7 +40,7 @@ export const SITE_CHANNEL = "site_data";
  */
 export const REALTIME_CHANNEL = "realtime";
 
-const WATCHED = new Set<string>(SITE_TABLES);
+const WATCHED: ReadonlySet<string> = new Set(SITE_TABLES);
 /** The tables a statement writes: `INSERT INTO "public"."Site"`, `UPDATE "Space"`, `DELETE FROM …`, in CTEs too. */
 const WRITE =
   /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM|MERGE\s+INTO|TRUNCATE(?:\s+TABLE)?)\s+(?:ONLY\s+)?(?:"?public"?\s*\.\s*)?"?(\w+)"?/gi;

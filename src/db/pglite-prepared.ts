@@ -82,7 +82,7 @@ const utf8 = new TextDecoder();
  * Backend message codes that carry nothing a statement's result needs. Notices (N) among them:
  * PGlite's execProtocol only hands them to an `onNotice`, which no caller here passes.
  */
-const SKIPPED_MESSAGES = new Set([0x31, 0x32, 0x33, 0x6e, 0x73, 0x49, 0x5a, 0x4e]); // 1 2 3 n s I Z N
+const SKIPPED_MESSAGES: ReadonlySet<number> = new Set([0x31, 0x32, 0x33, 0x6e, 0x73, 0x49, 0x5a, 0x4e]); // 1 2 3 n s I Z N
 const DATA_ROW = 0x44; // D
 const COMMAND_COMPLETE = 0x43; // C
 

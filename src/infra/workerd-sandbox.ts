@@ -161,7 +161,7 @@ const worker :Workerd.Worker = (
 `;
 
 /** Headers of one hop, not passed on by the outbound proxy. */
-const HOP_HEADERS = new Set([
+const HOP_HEADERS: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "proxy-connection",

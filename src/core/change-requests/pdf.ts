@@ -143,7 +143,7 @@ const COLOR = { text: "#1f2328", muted: "#59636e", link: "#0969da", codeBackgrou
 const MIN_WIDTH = 160;
 
 /** Characters of WinAnsiEncoding (the standard fonts' encoding) outside Latin-1. */
-const WIN_ANSI_EXTRAS = new Set("ƒ–—‘’‚“”„†‡•…€‰‹›ˆ™ŒœŠšŸŽž˜");
+const WIN_ANSI_EXTRAS: ReadonlySet<string> = new Set("ƒ–—‘’‚“”„†‡•…€‰‹›ˆ™ŒœŠšŸŽž˜");
 const encodable = (c: string) => {
   const code = c.codePointAt(0)!;
   return c === "\n" || (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRAS.has(c);

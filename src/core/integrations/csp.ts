@@ -49,7 +49,14 @@ const FALLBACKS: Record<string, string[]> = {
   "worker-src": ["child-src", "script-src", "default-src"],
   "frame-src": ["child-src", "default-src"],
 };
-const SCRIPT_DIRECTIVES = new Set(["default-src", "script-src", "script-src-elem", "script-src-attr", "worker-src", "child-src"]);
+const SCRIPT_DIRECTIVES: ReadonlySet<string> = new Set([
+  "default-src",
+  "script-src",
+  "script-src-elem",
+  "script-src-attr",
+  "worker-src",
+  "child-src",
+]);
 /** A host source (scheme optional, `*.` subdomains, port, path), or 'self': what script directives may add. */
 const HOST_SOURCE = /^(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::(?:\d+|\*))?(?:\/[^\s;,]*)?$/i;
 

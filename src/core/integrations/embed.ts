@@ -23,7 +23,7 @@ export const INTEGRATION_EMBED_LANGUAGE = "integration";
 /** The embed's body is small: anything longer stays a code block (and is never parsed). */
 const EMBED_MAX_CHARS = 16 * 1024;
 const NAME = /^[a-zA-Z0-9-_.]+$/;
-const KEYS = new Set(["integration", "block", "props", "url", "fullWidth"]);
+const KEYS: ReadonlySet<string> = new Set(["integration", "block", "props", "url", "fullWidth"]);
 
 export interface IntegrationEmbed {
   integration: string;

@@ -78,7 +78,7 @@ export interface EndpointAnswer {
 }
 
 /** Request headers that belong to the hop, not to the request the script sees. */
-const HOP_HEADERS = new Set([
+const HOP_HEADERS: ReadonlySet<string> = new Set([
   "connection",
   "keep-alive",
   "transfer-encoding",
@@ -91,7 +91,7 @@ const HOP_HEADERS = new Set([
   "proxy-connection",
 ]);
 /** Response headers the script does not set: the hop's, and cookies (this origin's cookies are the published sites' visitors'). */
-const DROPPED_ANSWER_HEADERS = new Set([...HOP_HEADERS, "set-cookie", "content-length"]);
+const DROPPED_ANSWER_HEADERS: ReadonlySet<string> = new Set([...HOP_HEADERS, "set-cookie", "content-length"]);
 /** Not written into the event record (the script still gets them). */
 const SECRET_HEADER = /authorization|cookie|token|secret|signature|session|password|api-?key/i;
 /**
@@ -101,7 +101,7 @@ const SECRET_HEADER = /authorization|cookie|token|secret|signature|session|passw
 const SANDBOX_POLICY =
   "sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation";
 /** The methods the published FetchRequest names, in its spelling (the runtime's `new Request` normalizes them). */
-const PUBLISHED_METHODS = new Set(["GET", "POST", "PUT", "DELETE"]);
+const PUBLISHED_METHODS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "DELETE"]);
 
 const badGateway = (message: string) => new DomainError("BAD_GATEWAY", message);
 

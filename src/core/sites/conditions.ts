@@ -8,10 +8,10 @@ import { checkLength } from "../validate.ts";
 
 export const CONDITION_MAX = 1024;
 
-const BINARY = new Set(["==", "!=", "===", "!==", "<", "<=", ">", ">=", "&&", "||"]);
-const UNARY = new Set(["!", "-"]);
+const BINARY: ReadonlySet<string> = new Set(["==", "!=", "===", "!==", "<", "<=", ">", ">=", "&&", "||"]);
+const UNARY: ReadonlySet<string> = new Set(["!", "-"]);
 /** Keys that would reach JavaScript's object machinery rather than claim values. */
-const FORBIDDEN_KEYS = new Set(["__proto__", "prototype", "constructor"]);
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "prototype", "constructor"]);
 
 type Node = jsep.Expression;
 
