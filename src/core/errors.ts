@@ -106,3 +106,13 @@ export function boundMessage(message: string): string {
   if (bounded.length <= MESSAGE_MAX) return bounded;
   return `${[...bounded.slice(0, MESSAGE_MAX)].slice(0, MESSAGE_MAX - 1).join("")}… (message cut at ${MESSAGE_MAX} of ${characterCount(bounded)} characters)`;
 }
+
+/** Each error's message bounded in place (boundMessage), for every transport that answers errors. */
+export function boundErrorMessages<T extends readonly unknown[]>(errors: T): T {
+  for (const error of errors as readonly { message?: unknown }[]) {
+    if (typeof error?.message !== "string") continue;
+    const bounded = boundMessage(error.message);
+    if (bounded !== error.message) error.message = bounded;
+  }
+  return errors;
+}

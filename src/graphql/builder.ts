@@ -3,6 +3,7 @@ import SchemaBuilder from "@pothos/core";
 import DataloaderPlugin from "@pothos/plugin-dataloader";
 import RelayPlugin from "@pothos/plugin-relay";
 import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
+import type { RequestBudget } from "../core/budget.ts";
 import type { CoreContext } from "../core/context.ts";
 import { notFound } from "../core/errors.ts";
 import { entityOfId } from "../core/ids.ts";
@@ -11,14 +12,6 @@ export interface GraphQLContext {
   core: CoreContext;
   /** What this request costs and what is left of its budget: set by the limit plugins, read by `rateLimit`. */
   budget?: RequestBudget;
-}
-
-/** The request's share of the limits (src/graphql/rate-limit.ts). */
-export interface RequestBudget {
-  /** The document's estimated cost and the most one document may cost (use-graphql-limits.ts). */
-  cost?: { cost: number; maxCost: number };
-  /** The window's request budget as the X-RateLimit-* headers show it (use-rate-limit.ts). */
-  window?: () => Promise<{ limit: number; remaining: number; resetAt: Date }>;
 }
 
 export const builder = new SchemaBuilder<{

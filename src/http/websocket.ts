@@ -10,7 +10,7 @@ import { useServer } from "graphql-ws/use/ws";
 import type { YogaServerInstance } from "graphql-yoga";
 import { WebSocketServer } from "ws";
 import type { RealtimeBus } from "../core/realtime/bus.ts";
-import { boundErrorMessages } from "../graphql/plugins/use-error-masking.ts";
+import { boundErrorMessages } from "../core/errors.ts";
 
 /** Largest message a client may send (a subscribe message holds one operation and its variables). */
 const MAX_MESSAGE_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@
 // `extensions.code` and `extensions.http.status`; anything else is logged and masked.
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { boundMessage, DomainError } from "../../core/errors.ts";
+import { boundErrorMessages, boundMessage, DomainError } from "../../core/errors.ts";
 import { OperationStopped } from "../../db/statement-scope.ts";
 
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
@@ -120,14 +120,4 @@ export function useBoundedErrorMessages(): Plugin {
       }
     },
   };
-}
-
-/** Each error's message bounded in place (boundMessage), for transports that answer errors themselves. */
-export function boundErrorMessages<T extends readonly unknown[]>(errors: T): T {
-  for (const error of errors as readonly { message?: unknown }[]) {
-    if (typeof error?.message !== "string") continue;
-    const bounded = boundMessage(error.message);
-    if (bounded !== error.message) error.message = bounded;
-  }
-  return errors;
 }

@@ -22,7 +22,7 @@ import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterA
 import type { Config } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { BatchedRateLimiter } from "../batched-rate-limit.ts";
-import type { GraphQLContext } from "../../graphql/builder.ts";
+import type { RequestBudget } from "../../core/budget.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf, urlOf } from "../request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
@@ -190,7 +190,7 @@ export function useRateLimit(
           resetAt: new Date(Number(headers["X-RateLimit-Reset"]) * 1000),
         };
       };
-      const budget = (context as Partial<GraphQLContext>).budget;
+      const budget = (context as { budget?: RequestBudget }).budget;
       extendContext({ budget: { ...budget, window } } as never);
     },
     onResponse(payload) {
