@@ -246,12 +246,16 @@ describe("published operations that are not built", () => {
   it("answer 501 with the envelope naming the operation; served routes and unknown paths are untouched", async () => {
     const unbuilt = unbuiltOperations(routes);
     expect(unbuilt.length).toBeGreaterThan(0);
-    const gitImport = await fetch(`${url}/v1/spaces/spc_x/git/import`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
-    expect(gitImport.status).toBe(501);
-    expect(await gitImport.json()).toEqual({
+    const computed = await fetch(`${url}/v1/spaces/spc_x/content/computed/document`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(computed.status).toBe(501);
+    expect(await computed.json()).toEqual({
       error: {
         code: 501,
-        message: "POST /v1/spaces/spc_x/git/import (importGitRepository) is part of the published API but not built in this service",
+        message:
+          "POST /v1/spaces/spc_x/content/computed/document (getComputedDocument) is part of the published API but not built in this service",
       },
     });
     expect((await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

@@ -367,9 +367,9 @@ describe("routing", () => {
     }
   });
 
-  it("answers a published operation that is not built (GET /v1/spaces/{spaceId}/git/info) with the 501 envelope", async () => {
-    const response = await server.rest(admin.token, "GET", "/v1/spaces/spc_x/git/info");
-    expectError("GET", "/v1/spaces/spc_x/git/info", response, 501);
+  it("answers a published operation that is not built (GET /v1/spaces/{spaceId}/embed) with the 501 envelope", async () => {
+    const response = await server.rest(admin.token, "GET", "/v1/spaces/spc_x/embed");
+    expectError("GET", "/v1/spaces/spc_x/embed", response, 501);
     expect(response.body).toEqual({ error: { code: 501, message: expect.stringContaining("not built") } });
   });
 
