@@ -55,6 +55,19 @@ async function visit(path: string) {
 
 const surfaces = ["rest", "graphql"] as const;
 
+/** One write through `surface`: the REST request, or the GraphQL mutation with `input`; its status and error message. */
+async function write(surface: (typeof surfaces)[number], rest: [string, string, unknown], mutation: string, input: unknown) {
+  if (surface === "rest") {
+    const answer = await server.rest(token, ...rest);
+    return { status: answer.status, message: answer.body?.error?.message as string | undefined };
+  }
+  const answer = await server.graphql(token, mutation, { input });
+  return {
+    status: answer.errors ? (answer.errors[0].extensions?.http?.status ?? answer.status) : 200,
+    message: answer.errors?.[0].message,
+  };
+}
+
 /** The answer of a write: accepted (true), refused with a 400 naming `field`, or a failure of the property. */
 function accepted(surface: string, field: string, status: number, message: string | undefined): boolean {
   expect(status, `${surface} ${field}: ${message}`).toBeLessThan(500);
@@ -70,23 +83,12 @@ describe.each(["fallbackURL", "logoutURL"])("site publishing auth %s", (field) =
   it.each(surfaces)("over %s: refused with its name or stored without control characters; a visitor is answered", async (surface) => {
     await fc.assert(
       fc.asyncProperty(urlish, async (value) => {
-        let status: number;
-        let message: string | undefined;
-        if (surface === "rest") {
-          const answer = await server.rest(token, "PATCH", `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`, {
-            [field]: value,
-          });
-          ({ status } = answer);
-          message = answer.body?.error?.message;
-        } else {
-          const answer = await server.graphql(
-            token,
-            `mutation($input: UpdateSitePublishingAuthInput!) { updateSitePublishingAuth(input: $input) { publishingAuth { fallbackURL } } }`,
-            { input: { site: siteId, [field]: value } },
-          );
-          status = answer.errors ? (answer.errors[0].extensions?.http?.status ?? answer.status) : 200;
-          message = answer.errors?.[0].message;
-        }
+        const { status, message } = await write(
+          surface,
+          ["PATCH", `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`, { [field]: value }],
+          `mutation($input: UpdateSitePublishingAuthInput!) { updateSitePublishingAuth(input: $input) { publishingAuth { fallbackURL } } }`,
+          { site: siteId, [field]: value },
+        );
         const stored = await server.database.prisma.site.findUniqueOrThrow({ where: { id: siteId } });
         const kept = field === "fallbackURL" ? stored.authFallbackURL : stored.authLogoutURL;
         if (accepted(surface, field, status, message)) expect(kept).toBe(value);
@@ -104,21 +106,12 @@ describe("organization logo", () => {
   it.each(surfaces)("over %s: refused with its name or stored without control characters", async (surface) => {
     await fc.assert(
       fc.asyncProperty(urlish, async (value) => {
-        let status: number;
-        let message: string | undefined;
-        if (surface === "rest") {
-          const answer = await server.rest(token, "PATCH", `/v1/orgs/${organizationId}`, { logo: value });
-          ({ status } = answer);
-          message = answer.body?.error?.message;
-        } else {
-          const answer = await server.graphql(
-            token,
-            `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { id } } }`,
-            { input: { id: organizationId, logo: value } },
-          );
-          status = answer.errors ? (answer.errors[0].extensions?.http?.status ?? answer.status) : 200;
-          message = answer.errors?.[0].message;
-        }
+        const { status, message } = await write(
+          surface,
+          ["PATCH", `/v1/orgs/${organizationId}`, { logo: value }],
+          `mutation($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { organization { id } } }`,
+          { id: organizationId, logo: value },
+        );
         const stored = await server.database.prisma.organization.findUniqueOrThrow({ where: { id: organizationId } });
         if (accepted(surface, "logo", status, message)) expect(stored.logo).toBe(value);
         if (stored.logo !== null) expect(CONTROL.test(stored.logo)).toBe(false);
@@ -134,21 +127,12 @@ describe("site favicon (customization)", () => {
     await fc.assert(
       fc.asyncProperty(urlish, async (value) => {
         const customization = { ...base, favicon: { icon: { light: value, dark: value } } };
-        let status: number;
-        let message: string | undefined;
-        if (surface === "rest") {
-          const answer = await server.rest(token, "PUT", `/v1/orgs/${organizationId}/sites/${siteId}/customization`, customization);
-          ({ status } = answer);
-          message = answer.body?.error?.message;
-        } else {
-          const answer = await server.graphql(
-            token,
-            `mutation($input: UpdateSiteCustomizationInput!) { updateSiteCustomization(input: $input) { site { id } } }`,
-            { input: { site: siteId, customization } },
-          );
-          status = answer.errors ? (answer.errors[0].extensions?.http?.status ?? answer.status) : 200;
-          message = answer.errors?.[0].message;
-        }
+        const { status, message } = await write(
+          surface,
+          ["PUT", `/v1/orgs/${organizationId}/sites/${siteId}/customization`, customization],
+          `mutation($input: UpdateSiteCustomizationInput!) { updateSiteCustomization(input: $input) { site { id } } }`,
+          { site: siteId, customization },
+        );
         accepted(surface, "favicon", status, message);
         const icon = await visit(`/sites/${siteId}/favicon.ico`);
         expect(icon.status).toBeLessThan(500);
@@ -173,19 +157,12 @@ describe("site hostname", () => {
     );
     await fc.assert(
       fc.asyncProperty(hostnameish, async (value) => {
-        let status: number;
-        let message: string | undefined;
-        if (surface === "rest") {
-          const answer = await server.rest(token, "PATCH", `/v1/orgs/${organizationId}/sites/${siteId}`, { hostname: value });
-          ({ status } = answer);
-          message = answer.body?.error?.message;
-        } else {
-          const answer = await server.graphql(token, `mutation($input: UpdateSiteInput!) { updateSite(input: $input) { site { id } } }`, {
-            input: { site: siteId, hostname: value },
-          });
-          status = answer.errors ? (answer.errors[0].extensions?.http?.status ?? answer.status) : 200;
-          message = answer.errors?.[0].message;
-        }
+        const { status, message } = await write(
+          surface,
+          ["PATCH", `/v1/orgs/${organizationId}/sites/${siteId}`, { hostname: value }],
+          `mutation($input: UpdateSiteInput!) { updateSite(input: $input) { site { id } } }`,
+          { site: siteId, hostname: value },
+        );
         const stored = await server.database.prisma.site.findUniqueOrThrow({ where: { id: siteId } });
         if (accepted(surface, "hostname", status, message)) expect(stored.hostname).toBe(value);
         if (stored.hostname !== null) expect(stored.hostname).toMatch(/^[a-z0-9.-]+$/);

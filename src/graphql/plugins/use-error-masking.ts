@@ -2,7 +2,7 @@
 // `extensions.code` and `extensions.http.status`; anything else is logged and masked.
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { boundErrorMessages, boundMessage, DomainError } from "../../core/errors.ts";
+import { boundErrorMessages, DomainError } from "../../core/errors.ts";
 import { OperationStopped } from "../../db/statement-scope.ts";
 
 export function toGraphQLError(error: DomainError, source?: GraphQLError): GraphQLError {
@@ -34,12 +34,7 @@ function isStatementTimeout(error: unknown): boolean {
  * echoes a large input, GraphQL's own "got invalid value" ones included); the rest is masked.
  */
 export function maskError(error: unknown): Error {
-  const masked = maskOne(error);
-  const bounded = boundMessage(masked.message);
-  // Error messages are writable; a validation error may be cached with its document, and
-  // bounding it twice changes nothing.
-  if (bounded !== masked.message) masked.message = bounded;
-  return masked;
+  return boundErrorMessages([maskOne(error)])[0];
 }
 
 function maskOne(error: unknown): Error {
