@@ -29,7 +29,7 @@ import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
-import { useSites } from "./http/plugins/use-sites.ts";
+import { isSiteRequest, useSites } from "./http/plugins/use-sites.ts";
 import { SiteCache } from "./core/sites/serve.ts";
 import { SiteRendering } from "./core/sites/assets.ts";
 import { maskError, useBoundedErrorMessages } from "./graphql/plugins/use-error-masking.ts";
@@ -188,7 +188,13 @@ export function createApp({
   const siteCache = new SiteCache(database.changes);
   const compiledExecution = useCompiledExecution();
   const rateLimit = useRateLimit(services, { ...DEFAULT_RATE_LIMITS, ...config.rateLimits }, { shared: database.kind === "postgres" });
-  const requestLog = useRequestLog({ logger, registry, restRoutes: routes });
+  const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
+  const requestLog = useRequestLog({
+    logger,
+    registry,
+    restRoutes: routes,
+    isSiteRequest: (request, url) => isSiteRequest(request, url, publicHost),
+  });
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",

@@ -2,7 +2,7 @@
 // /health, /ready, /metrics, CORS, the landing page, the REST reference (OpenAPI 3.1 generated
 // from the route table, validated against the official 3.1 schema; its UI's assets served here)
 // and 501 for published operations that are not built.
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { createRequire } from "node:module";
@@ -142,12 +142,37 @@ describe("health, readiness, metrics", () => {
     await fetch(`${url}/v1/orgs/${organization.id}`, { headers: { authorization: `Bearer ${token}` } });
     await graphql("query MetricsProbe { viewer { id } }");
 
+    // The surfaces outside the REST table: whatever they answer, the label is their pattern.
+    const secret = "site_Zq9SecretId";
+    await fetch(`${url}/sites/${secret}/a-page`);
+    await new Promise((resolve, reject) =>
+      request(`${url}/guide/intro`, { headers: { host: "docs.acme-example.org" } }, (response) => response.resume().on("end", resolve))
+        .on("error", reject)
+        .end(),
+    );
+    await fetch(`${url}/git/${secret}.git/info/refs?service=git-upload-pack`);
+    await fetch(`${url}/files/${secret}/name.png`);
+    await fetch(`${url}/pdf/${secret}`);
+    await fetch(`${url}/v1/integrations/${secret}/integration/hook`, { method: "POST" });
+    await fetch(`${url}/nowhere/${secret}`, { method: "POST" });
+
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await metrics.text();
     // By pattern, not by id: the number of series does not grow with the data.
     expect(text).toMatch(/http_requests_total\{method="GET",route="GET \/v1\/orgs\/:organizationId",status="200"\} 1/);
     expect(text).not.toContain(organization.id);
+    expect(text).not.toContain(secret);
+    for (const route of [
+      "/sites/:siteId/*",
+      "(site hostname)/*",
+      "/git/:spaceId.git/info/refs",
+      "/files/*",
+      "/pdf/*",
+      "/v1/integrations/:integrationName/integration/*",
+      "other",
+    ])
+      expect(text).toContain(`route="${route}"`);
     expect(text).toMatch(/http_request_duration_seconds_count\{method="GET",route="GET \/v1\/orgs"\} \d+/);
     expect(text).toMatch(/graphql_envelop_request_duration_count\{[^}]*operationName="MetricsProbe"[^}]*\} 1/);
     expect(text).toMatch(/graphql_envelop_request\{[^}]*operationName="MetricsProbe"[^}]*\} 1/);

@@ -34,8 +34,23 @@ const CODES: Record<number, string> = {
   429: "RATE_LIMITED",
 };
 
-/** Fixed paths outside the REST route table, labelled as themselves; anything else is "other". */
+/** Fixed paths outside the REST route table, labelled as themselves. */
 const FIXED = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
+
+/** Surfaces outside the REST route table, each labelled by its pattern (ids never reach a label). */
+const PATTERNS: [RegExp, string][] = [
+  [/^\/v1\/integrations\/[^/]+\/integration(\/|$)/, "/v1/integrations/:integrationName/integration/*"],
+  [
+    /^\/v1\/integrations\/[^/]+\/installations\/[^/]+\/sites\/[^/]+\/script\.js$/,
+    "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
+  ],
+  [/^\/git\/[^/]+\.git\/info\/refs$/, "/git/:spaceId.git/info/refs"],
+  [/^\/git\/[^/]+\.git\/git-upload-pack$/, "/git/:spaceId.git/git-upload-pack"],
+  [/^\/git\/[^/]+\.git\/git-receive-pack$/, "/git/:spaceId.git/git-receive-pack"],
+  [/^\/files\//, "/files/*"],
+  [/^\/pdf\//, "/pdf/*"],
+  [/^\/reference\//, "/reference/*"],
+];
 
 export type RequestLogPlugin = Plugin & { requestIdOf(request: Request): string | undefined };
 
@@ -43,6 +58,8 @@ export function useRequestLog(options: {
   logger: Logger;
   registry: Registry;
   restRoutes: { method: string; path: string }[];
+  /** Whether the request is a reader's view of a published site (by path or by custom hostname). */
+  isSiteRequest: (request: Request, url: URL) => boolean;
 }): RequestLogPlugin {
   const { logger, registry } = options;
   const router = FindMyWay();
@@ -63,20 +80,22 @@ export function useRequestLog(options: {
   });
   const started = new WeakMap<Request, Started>();
 
-  function routeOf(method: string, pathname: string): string {
+  function routeOf(request: Request, url: URL): string {
+    const { pathname } = url;
+    // First: a custom hostname's site owns every path but the service's own.
+    if (options.isSiteRequest(request, url)) return pathname.startsWith("/sites/") ? "/sites/:siteId/*" : "(site hostname)/*";
+    if (FIXED.has(pathname)) return pathname;
+    for (const [pattern, label] of PATTERNS) if (pattern.test(pathname)) return label;
     if (pathname.startsWith("/v1")) {
-      const match = router.find(method as HTTPMethod, pathname);
+      const match = router.find(request.method as HTTPMethod, pathname);
       return match ? (match.store as { label: string }).label : "/v1 (unmatched)";
     }
-    if (FIXED.has(pathname)) return pathname;
-    if (pathname.startsWith("/files/")) return "/files/*";
-    if (pathname.startsWith("/reference/")) return "/reference/*";
     return "other";
   }
 
   const unstarted = (request: Request): Started => {
-    const path = urlOf(request).pathname;
-    return { id: randomUUID(), at: undefined, route: routeOf(request.method, path), path };
+    const url = urlOf(request);
+    return { id: randomUUID(), at: undefined, route: routeOf(request, url), path: url.pathname };
   };
 
   return {
@@ -84,7 +103,7 @@ export function useRequestLog(options: {
     onRequest({ request, url }) {
       const given = request.headers.get(REQUEST_ID_HEADER);
       const id = given && SANE_ID.test(given) ? given : randomUUID();
-      started.set(request, { id, at: process.hrtime.bigint(), route: routeOf(request.method, url.pathname), path: url.pathname });
+      started.set(request, { id, at: process.hrtime.bigint(), route: routeOf(request, url), path: url.pathname });
     },
     onResponse({ request, response }) {
       // Yoga's own GraphiQL page answers before any plugin's onRequest: such a request gets its
