@@ -42,6 +42,20 @@ const httpUrl = z
     message: "expected an absolute http:// or https:// URL",
   });
 
+/**
+ * A signing or sealing key: 32 characters or more, and not a placeholder left from an example
+ * (a word like "change me" or "example", or a run of few distinct characters), which would let
+ * anyone who read the same example forge file URLs or open sealed credentials.
+ */
+const PLACEHOLDER = /change.?(it|me|this)|placeholder|example|secret|password|your.?key|x{8}|0{8}/i;
+const secretKey = () =>
+  z
+    .string()
+    .min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")
+    .refine((value) => value.length < 32 || (!PLACEHOLDER.test(value) && new Set(value).size >= 10), {
+      message: "looks like a placeholder, not a random key: use e.g. the output of `openssl rand -hex 32`",
+    });
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /** Bounds of GraphQL requests (src/graphql/plugins/use-graphql-limits.ts, use-execution-deadline.ts). */
@@ -191,7 +205,7 @@ export const variables = {
     .transform((value) => value ?? "./data")
     .describe("Directory of the embedded database (default `./data`). One process per directory."),
   SEED_DEMO: flag(true).describe("`false` skips the demo organization on first start (default `true`)."),
-  FILES_SECRET: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
+  FILES_SECRET: optional(secretKey()).describe(
     "Key that signs file download URLs (at least 32 characters); unset, a random key per start.",
   ),
   IMPORT_ALLOW_PRIVATE_HOSTS: flag(false).describe(
@@ -200,7 +214,7 @@ export const variables = {
   OPENAPI_REFETCH_INTERVAL_HOURS: optional(integer(1, 8760))
     .transform((value) => value ?? 24)
     .describe("How often an OpenAPI specification published from a URL is fetched again, in hours (default 24)."),
-  GIT_SYNC_KEY: optional(z.string().min(32, "must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)")).describe(
+  GIT_SYNC_KEY: optional(secretKey()).describe(
     "Key that seals the credentials of Git Sync remotes in the database (at least 32 characters); unset, a random key per start (stored credentials then stop working after a restart).",
   ),
   GIT_SYNC_REPOSITORIES: optional(z.string()).describe(

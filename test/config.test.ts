@@ -70,7 +70,7 @@ describe("loadConfig", () => {
       DATABASE_CONNECT_TIMEOUT_MS: "2500",
       DATA_DIR: "/var/lib/dps",
       SEED_DEMO: "0",
-      FILES_SECRET: "x".repeat(32),
+      FILES_SECRET: "9f2c71e0a4b85d36c1e7f09a2b4d6e8f13579bdf2468ace0",
       IMPORT_ALLOW_PRIVATE_HOSTS: "true",
       OPENAPI_REFETCH_INTERVAL_HOURS: "6",
       CORS_ORIGINS: "https://a.example.com, http://localhost:3000",
@@ -126,7 +126,7 @@ describe("loadConfig", () => {
       git: { dataDir: "/srv/git", timeoutMs: 5000, maxFiles: 100, maxFileBytes: 2048, maxPushBytes: 4096, maxRepositoryBytes: 8192 },
       gitSyncRepositories: [{ id: 7, provider: "gitlab", url: "https://oauth2:t@gitlab.example.com/docs/handbook.git" }],
       seedDemo: false,
-      filesSecret: "x".repeat(32),
+      filesSecret: "9f2c71e0a4b85d36c1e7f09a2b4d6e8f13579bdf2468ace0",
       importAllowPrivateHosts: true,
       openapiRefetchIntervalHours: 6,
       integrations: {
@@ -192,6 +192,18 @@ describe("loadConfig", () => {
     expect(problemsOf({ FILES_SECRET: "short-secret" })).toEqual([
       "FILES_SECRET: must be at least 32 characters (e.g. the output of `openssl rand -hex 32`)",
     ]);
+  });
+
+  it("refuses a placeholder key at start, whatever its length", () => {
+    const placeholder = "looks like a placeholder, not a random key: use e.g. the output of `openssl rand -hex 32`";
+    // The example compose.yaml once shipped, a repeated character, a word left to replace.
+    for (const value of ["change-me-to-32-or-more-random-characters", "x".repeat(40), "0123456701234567012345670123456701"])
+      expect(problemsOf({ FILES_SECRET: value }), value).toEqual([`FILES_SECRET: ${placeholder}`]);
+    expect(problemsOf({ GIT_SYNC_KEY: "my-example-git-sync-key-0123456789abcdef" })).toEqual([`GIT_SYNC_KEY: ${placeholder}`]);
+    // What `openssl rand -hex 32` and `openssl rand -base64 32` print.
+    const hex = "b1946ac92492d2347c6235b4d2611184d0a6f2f27e9c6d5e8b0c4a1f3e7d2c90";
+    const base64 = "q8Xr2mN0vLk5Tz7Wb3Yc9Hd1Fg6Js4Pa0Ue2Io8Ku6=";
+    expect(loadConfig({ FILES_SECRET: hex, GIT_SYNC_KEY: base64 })).toMatchObject({ filesSecret: hex, gitSyncKey: base64 });
   });
 
   it("refuses a GIT_SYNC_REPOSITORIES that is not a list of { id, provider, url }, naming the entry", () => {

@@ -11,8 +11,16 @@ import { loadConfig } from "../src/config.ts";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const read = (file: string) => readFileSync(`${ROOT}${file}`, "utf8");
 
-/** `${NAME:-default}` and `${NAME}` as Compose substitutes them, from an empty environment. */
-const interpolate = (value: string) => value.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_all, _name, fallback) => fallback ?? "");
+/** A key as an operator gives it (`openssl rand -hex 32`). */
+const FILES_SECRET = "5e0b7c2a9d14f863b2a0c7e1d95f4a38c6b1e02f7d9a4c851b3e6f0a2d7c9e14";
+
+/** `${NAME:-default}`, `${NAME:?message}` and `${NAME}` as Compose substitutes them, from `env`. */
+const interpolate = (value: string, env: Record<string, string> = { FILES_SECRET }) =>
+  value.replace(/\$\{(\w+)(?:(:?-|:?\?)([^}]*))?\}/g, (_all, name: string, kind: string | undefined, rest: string) => {
+    if (env[name]) return env[name];
+    if (kind?.endsWith("?")) throw new Error(`${name}: ${rest}`);
+    return kind ? rest : "";
+  });
 
 interface Service {
   image?: string;
@@ -66,11 +74,22 @@ describe("compose.yaml", () => {
       expect(app.depends_on?.postgres).toEqual({ condition: "service_healthy" });
       expect(app.stop_grace_period).toBeDefined();
     }
-    // One signing key for both (a file URL from one instance works on the other).
-    expect(secrets.size).toBe(1);
+    // One signing key for both (a file URL from one instance works on the other), the operator's.
+    expect([...secrets]).toEqual([FILES_SECRET]);
     // Exactly one instance seeds the demo, and the other starts after it is healthy.
-    expect(apps.map(([, app]) => loadConfig(app.environment as Record<string, string>).seedDemo)).toEqual([true, false]);
+    expect(
+      apps.map(
+        ([, app]) =>
+          loadConfig(Object.fromEntries(Object.entries(app.environment!).map(([key, value]) => [key, interpolate(String(value))])))
+            .seedDemo,
+      ),
+    ).toEqual([true, false]);
     expect(services["app-2"].depends_on?.["app-1"]).toEqual({ condition: "service_healthy" });
+  });
+
+  it("will not start without a FILES_SECRET of the operator's (no example key to forget)", () => {
+    for (const [name, app] of apps)
+      expect(() => interpolate(String(app.environment!.FILES_SECRET), {}), name).toThrow(/FILES_SECRET: set FILES_SECRET to a random key/);
   });
 });
 
