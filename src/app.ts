@@ -29,6 +29,7 @@ import { Urls } from "./core/urls.ts";
 import type { Database } from "./db/client.ts";
 import type { GraphQLContext } from "./graphql/builder.ts";
 import { useAuth } from "./graphql/plugins/use-auth.ts";
+import { useOperatorToken } from "./http/plugins/use-operator-token.ts";
 import { isSiteRequest, useSites } from "./http/plugins/use-sites.ts";
 import { SiteCache } from "./core/sites/serve.ts";
 import { SiteRendering } from "./core/sites/assets.ts";
@@ -117,6 +118,8 @@ export interface AppOptions {
   starterToken?: () => string | undefined;
   /** True while the server shuts down: /ready answers 503 so load balancers stop sending. */
   isDraining?: () => boolean;
+  /** The secret of the loopback token endpoint the CLI uses while the server holds the embedded database. */
+  operatorSecret?: string;
 }
 
 /** The composition root: every setting reaches the rest of the code from here. */
@@ -129,6 +132,7 @@ export function createApp({
   logger = silentLogger,
   starterToken = () => undefined,
   isDraining = () => false,
+  operatorSecret,
 }: AppOptions) {
   const jobs = new JobQueue(database.prisma, { ...jobOptions, clock });
   const urls = new Urls(config.publicUrl);
@@ -220,6 +224,7 @@ export function createApp({
         useHealth({ database, registry, isDraining }),
         rateLimit,
         useSecurityHeaders(),
+        useOperatorToken(services, operatorSecret),
         // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
         useSites(services, siteCache, rateLimit.credentialFailures),
         usePages({

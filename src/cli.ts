@@ -8,6 +8,7 @@ import { systemClock } from "./core/clock.ts";
 import { inviteByOperator, isEmail } from "./core/members/index.ts";
 import { issueTokenForEmail } from "./core/tokens/index.ts";
 import { openDatabase } from "./db/client.ts";
+import { OPERATOR_TOKEN_PATH, readOperatorFile } from "./operator-file.ts";
 
 const USAGE = `Usage: (npm run -s keeps npm's banner off stdout, so it holds the JSON line only)
   npm run -s cli -- bootstrap --org "<title>" --email <email> [--name "<display name>"]
@@ -18,8 +19,8 @@ const USAGE = `Usage: (npm run -s keeps npm's banner off stdout, so it holds the
       their role) and issues a new API token for that user. Prints {"userId","token"}.
   npm run -s cli -- token --email <email> [--label "<what it is for>"] [--expires-in-days <n>]
       Issues a new API token for an existing user. Prints {"userId","token","expiresAt"}.
-      On PostgreSQL it works while the server runs; the embedded database allows one process:
-      stop the server first, or use the createApiToken mutation with a token you have.
+      Works while the server runs: on the embedded database (one process only) the running
+      server issues it, asked over loopback with the secret it keeps in DATA_DIR.
   npm run -s cli -- --help`;
 
 const COMMANDS = {
@@ -89,12 +90,11 @@ async function main(argv: string[]) {
     });
   } catch (error) {
     const message = (error as Error).message;
-    if (/is in use/.test(message)) {
-      throw new Error(
-        `${message} The server holds the embedded database: stop it, or create a token with the createApiToken mutation (GraphiQL) using a token you have.`,
-      );
-    }
-    throw error;
+    if (!/is in use/.test(message)) throw error;
+    const server = readOperatorFile(config.dataDir);
+    if (command !== "token") throw new Error(`${message} Stop the server for "${command}" ("token" works while it runs).`);
+    if (!server) throw new Error(`${message} It is not a running server of this version (no operator.json beside the database): stop it.`);
+    return tokenFromServer(server, { email: text("email")!, label: text("label"), expiresInDays: days });
   }
   try {
     const result =
@@ -116,6 +116,28 @@ async function main(argv: string[]) {
   } finally {
     await database.close();
   }
+}
+
+/** The running server issues the token (it holds the embedded database); its answer is printed as is. */
+async function tokenFromServer(
+  server: { url: string; secret: string },
+  input: { email: string; label?: string; expiresInDays?: string },
+): Promise<number> {
+  let response: Response;
+  try {
+    response = await fetch(`${server.url}${OPERATOR_TOKEN_PATH}`, {
+      method: "POST",
+      headers: { authorization: `Operator ${server.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...input, expiresInDays: input.expiresInDays === undefined ? undefined : Number(input.expiresInDays) }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    throw new Error(`The server holding the embedded database did not answer at ${server.url} (${(error as Error).message}).`);
+  }
+  const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+  if (!response.ok) throw new Error(body?.error?.message ?? `The server answered ${response.status}.`);
+  process.stdout.write(`${JSON.stringify(body)}\n`);
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -5,15 +5,18 @@
 //
 // Output: JSON log lines on stdout (pino); the human start-up banner (URLs, the demo token) on
 // stderr, so a log collector reading stdout gets JSON only and the token stays out of the logs.
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { seedDemo } from "./core/bootstrap/index.ts";
+import { DEMO_EMAIL, issueDevelopmentToken, seedDemo } from "./core/bootstrap/index.ts";
 import { collectUnreferencedBlobs } from "./core/blobs.ts";
 import { sweepDeletedSpaces } from "./core/spaces/index.ts";
 import { openDatabase } from "./db/client.ts";
 import { outsideAnswer } from "./http/client-error.ts";
 import { createLogger } from "./logger.ts";
+import { loopbackUrl, removeOperatorFile, writeOperatorFile } from "./operator-file.ts";
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** A blob is collected only once it is a day old and nothing names it. */
@@ -33,6 +36,8 @@ async function main() {
   });
 
   let starterToken: string | undefined;
+  // The embedded database admits one process: the CLI then asks this server for tokens (operator-file.ts).
+  const operatorSecret = database.kind === "pglite" ? randomBytes(32).toString("hex") : undefined;
   let draining = false;
   let inFlight = 0;
   const {
@@ -47,6 +52,7 @@ async function main() {
     logger,
     starterToken: () => starterToken,
     isDraining: () => draining,
+    operatorSecret,
   });
 
   const server = createServer(config, (request: IncomingMessage, response: ServerResponse) => {
@@ -76,6 +82,10 @@ async function main() {
     await database.close();
     throw error;
   }
+  if (operatorSecret) {
+    const { port } = server.address() as AddressInfo;
+    writeOperatorFile(config.dataDir, { url: loopbackUrl(config.host, port), secret: operatorSecret, pid: process.pid });
+  }
   // Signals are handled from the moment the port is bound (before seeding and the first sweep),
   // so a SIGTERM right after the banner still drains and releases the database.
   let sweeper: NodeJS.Timeout | undefined;
@@ -99,6 +109,7 @@ async function main() {
       clearTimeout(deadline);
       try {
         await stopJobs();
+        if (operatorSecret) removeOperatorFile(config.dataDir);
         await database.close();
         logger.info({ ms: Date.now() - startedAt }, "stopped");
         process.exit(0);
@@ -132,15 +143,21 @@ async function main() {
   if (demo) {
     starterToken = demo.token;
     logger.info({ organizationId: demo.organizationId, userId: demo.userId }, "demo organization created");
-    say(`Created a demo organization (${demo.organizationId}) with a sample space. API token:`);
+    say(`Created a demo organization (${demo.organizationId}) with a sample space, its user ${DEMO_EMAIL}. API token:`);
     say(`  ${demo.token}`);
     say(`Try: curl -H "Authorization: Bearer ${demo.token}" ${config.publicUrl}/v1/orgs`);
     say(`Or open ${config.publicUrl}/graphql (the token is already in its headers)`);
     say(`Its published site, with a page of every block: ${services.urls.site(`/${demo.siteId}`)}/blocks`);
   } else {
-    const cli = "npm run -s cli -- token --email <e-mail of a user>";
-    say(`API token: ${cli}${database.kind === "pglite" ? " (with the server stopped: the embedded database allows one process)" : ""},`);
-    say("  or the createApiToken mutation with a token you already have.");
+    // GraphiQL opens with a working token on every development start, not only the first.
+    const development = config.seedDemo && config.graphiqlEnabled ? await issueDevelopmentToken(services) : null;
+    if (development) {
+      starterToken = development.token;
+      say(`Demo user ${development.email}; an API token for this start (valid one day, also in GraphiQL's headers):`);
+      say(`  ${development.token}`);
+    }
+    say(`Another token, while the server runs: npm run -s cli -- token --email ${development?.email ?? "<e-mail of a user>"}`);
+    say("  (or the createApiToken mutation with a token you already have)");
   }
 
   // Spaces first: their revisions go with them, and then the blobs only they named.

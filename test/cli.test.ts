@@ -272,6 +272,8 @@ describe(`npm start (${kind})`, () => {
         try {
           [, token] = await first.waitFor(/API token:\s*\n\s*(dps_\S+)\s*\n/);
           await first.waitFor(/Or open .*\n/);
+          // The banner names the demo user, so `cli token --email` can be typed at once.
+          expect(first.stderr).toMatch(/its user demo@example\.com/);
           expect(first.stderr).toContain(`http://localhost:${port}/graphql`);
           expect(first.stderr).toMatch(/GraphiQL: http:\/\/localhost:\d+\/graphql/);
           // Logs are JSON lines, and the token is not in them.
@@ -310,22 +312,37 @@ describe(`npm start (${kind})`, () => {
         }
         if (!serverUrl) expect(existsSync(join(target.dataDir, ".lock"))).toBe(false);
 
-        // Second start on the same database: no new demo, the first token still works.
+        // Second start on the same database: no new demo, the first token still works, and a fresh
+        // token for this start is printed and prefilled in GraphiQL.
         const second = startMain(env);
         try {
-          await second.waitFor(/REST: .*\n/);
+          const [, fresh] = await second.waitFor(/Demo user demo@example\.com; an API token for this start.*\n\s*(dps_\S+)\s*\n/);
+          await second.waitFor(/Another token, while the server runs: npm run -s cli -- token --email demo@example\.com\n/);
+          expect(fresh).not.toBe(token);
           const organizations = await get(token, "/v1/orgs");
           expect(organizations.status).toBe(200);
           expect(organizations.body.count).toBe(1);
+          expect((await get(fresh!, "/v1/orgs")).body.count).toBe(1);
+          const graphiql = await fetch(`${base}/graphql`, { headers: { accept: "text/html" } });
+          expect(await graphiql.text()).toContain(fresh);
+
+          // The command the banner gives works while this server holds the database.
+          const issued = await runCli(["token", "--email", "demo@example.com", "--label", "second terminal"], target.env);
+          expect(issued.code, issued.stderr).toBe(0);
+          const printed = JSON.parse(issued.stdout);
+          expect(Object.keys(printed).sort()).toEqual(["expiresAt", "token", "userId"]);
+          expect((await get(printed.token, "/v1/orgs")).body.count).toBe(1);
+          const unknown = await runCli(["token", "--email", "nobody@example.com"], target.env);
+          expect(unknown.code).toBe(1);
+          expect(unknown.stderr).toMatch(/No user has the e-mail "nobody@example.com"/);
         } finally {
           const exit = await second.stop();
           expect(exit).toEqual({ code: 0, signal: null });
         }
         expect(second.stderr).toMatch(/Serving on http:\/\/localhost:\d+/);
-        expect(second.stderr).not.toMatch(/demo organization|dps_/i);
-        // Every start says how to get a token.
-        expect(second.stderr).toMatch(/API token: npm run -s cli -- token --email/);
+        expect(second.stderr).not.toMatch(/Created a demo organization/);
         expect(second.stderr).toMatch(/createApiToken/);
+        expect(existsSync(join(target.dataDir, "operator.json"))).toBe(false);
         const database = await target.open();
         try {
           expect(await database.prisma.organization.count()).toBe(1);
@@ -420,10 +437,10 @@ describe(`cli token and help (${kind})`, () => {
           expect(whileOpen.code, whileOpen.stderr).toBe(0);
           expect((await call(database, JSON.parse(whileOpen.stdout).token, "/v1/orgs")).status).toBe(200);
         } else {
-          // The embedded database allows one process: the message says what to do instead.
+          // Held by a process that is not a server (no operator.json): the message says so.
           expect(whileOpen.code).toBe(1);
           expect(whileOpen.stderr).toMatch(/in use/);
-          expect(whileOpen.stderr).toMatch(/stop it, or create a token with the createApiToken mutation/);
+          expect(whileOpen.stderr).toMatch(/not a running server of this version .*: stop it/);
         }
       } finally {
         await database?.close();

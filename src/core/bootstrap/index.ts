@@ -9,6 +9,7 @@ import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
 import { createSite, setSitePublished } from "../sites/index.ts";
 import { type SampleContent, seedSampleContent } from "./sample-content.ts";
+import { issueTokenForEmail } from "../tokens/index.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -53,12 +54,30 @@ export interface DemoResult extends BootstrapResult {
  * (`sample-content.ts`), written as the demo user, and a public site that publishes it.
  * Returns null otherwise.
  */
+/** The demo user's e-mail: the start banner names it, so `cli token --email` works at once. */
+export const DEMO_EMAIL = "demo@example.com";
+
+/**
+ * A one-day token of the demo user, for GraphiQL and the banner on a later development start (the
+ * first start's token is printed once and then lost); null once the demo user is gone.
+ */
+export async function issueDevelopmentToken(services: Services): Promise<{ email: string; token: string } | null> {
+  const user = await services.prisma.user.findUnique({ where: { email: DEMO_EMAIL }, select: { id: true } });
+  if (!user) return null;
+  const { token } = await issueTokenForEmail(services.prisma, services.clock, {
+    email: DEMO_EMAIL,
+    label: "GraphiQL (development start)",
+    expiresInDays: 1,
+  });
+  return { email: DEMO_EMAIL, token };
+}
+
 export async function seedDemo(services: Services): Promise<DemoResult | null> {
   const { prisma } = services;
   if ((await prisma.organization.count()) > 0) return null;
   const result = await bootstrapOrganization(prisma, {
     organizationTitle: "Demo organization",
-    email: "demo@example.com",
+    email: DEMO_EMAIL,
     displayName: "Demo user",
   });
   const collectionId = newId("Collection");
