@@ -280,16 +280,6 @@ const MODULE_COLLECTIONS: Record<string, string> = {
   "src/core/sites/render.ts blockRenderers": "registry: block renderers registered at import; to move into Services",
   "src/core/sites/render.ts pageScriptProviders": "registry: page script providers; to move into Services",
   "src/db/client.ts heldLocks": "process-wide: data directories this process holds locked (one process per directory)",
-  // Per-request side tables keyed by the request's context: to move onto the request scope.
-  "src/core/comments/loaders.ts perRequest": "per request: comment loaders keyed by context",
-  "src/core/integrations/blocks.ts pages": "per request: the page's block budget keyed by block context",
-  "src/core/links/index.ts memo": "per request: revision links keyed by context",
-  "src/core/members/index.ts subjectAccesses": "per request: other subjects' access keyed by context",
-  "src/core/sites/loaders.ts perRequest": "per request: site loaders keyed by context",
-  "src/core/sites/share-links.ts presentedShareKeys": "per request: share keys presented keyed by context",
-  "src/core/sites/share-links.ts presentedSpaceUrls": "per request: space URLs keyed by context",
-  "src/graphql/collections.ts visibleParents": "per request: visible parents keyed by access",
-  "src/graphql/spaces.ts preparedSpaces": "per request: prepared spaces keyed by context",
 };
 
 const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet"]);

@@ -17,6 +17,7 @@ import {
 import { builder, type GraphQLContext } from "./builder.ts";
 import { ContentPositionInput, MemberRole, ownProperty, toConnection, payloadDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
+import { ScopeSlot } from "../core/request-scope.ts";
 
 const CollectionPermissions = builder.simpleObject("CollectionPermissions", {
   description: "What the caller may do with a collection",
@@ -82,18 +83,14 @@ export const CollectionConnection = builder.connectionObject(
  * and the collection loader and the role memo behind `loadVisibleCollections` never change within
  * a request, so each parent is decided once rather than once per item.
  */
-const visibleParents = new WeakMap<GraphQLContext["core"]["access"], Map<string, Promise<Collection | null>>>();
-
-/** The request's operation is over: its parents go (use-loader-release.ts). */
-export const forgetVisibleParents = (core: GraphQLContext["core"]): void => void visibleParents.delete(core.access);
+const VISIBLE_PARENTS = new ScopeSlot("visible parent collections, by id", () => new Map<string, Promise<Collection | null>>(), true);
 
 export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Collection | null | Promise<Collection | null> {
   if (!parentId) return null;
   // Without a promise when the request holds the parent and the caller's role on it (issue 15).
   const now = visibleCollectionNow(core, parentId);
   if (now !== undefined) return now;
-  let parents = visibleParents.get(core.access);
-  if (!parents) visibleParents.set(core.access, (parents = new Map()));
+  const parents = core.scope.get(VISIBLE_PARENTS);
   let parent = parents.get(parentId);
   if (!parent) parents.set(parentId, (parent = loadVisibleCollections(core, [parentId]).then((found) => found[0])));
   return parent;

@@ -36,6 +36,7 @@ import {
   inputDescription,
 } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
+import { ScopeSlot } from "../core/request-scope.ts";
 
 const SpacePermissions = builder.simpleObject("SpacePermissions", {
   description: "What the caller may do with a space",
@@ -74,13 +75,10 @@ class PreparedSpace {
   openComments: number | undefined = undefined;
 }
 
-/** Per request (by its loaders): the listed spaces' prepared values, by row. */
-const preparedSpaces = new WeakMap<object, Map<Space, PreparedSpace>>();
+/** The listed spaces' prepared values, by row; they go when the operation ends (use-loader-release.ts). */
+const PREPARED_SPACES = new ScopeSlot("prepared values of listed spaces, by row", () => new Map<Space, PreparedSpace>(), true);
 
-/** The request's operation is over: its prepared values go (use-loader-release.ts). */
-export const forgetPreparedSpaces = (core: CoreContext): void => void preparedSpaces.delete(core.loaders);
-
-const preparedOf = (core: CoreContext, space: Space): PreparedSpace | undefined => preparedSpaces.get(core.loaders)?.get(space);
+const preparedOf = (core: CoreContext, space: Space): PreparedSpace | undefined => core.scope.peek(PREPARED_SPACES)?.get(space);
 
 const COUNTER_FIELDS = ["openCommentCount", "changeRequestCount", "openChangeRequestCount", "draftChangeRequestCount"];
 
@@ -98,8 +96,7 @@ function prepareSpaces(
 ): Promise<void> | undefined {
   if (spaces.length === 0) return undefined;
   const { core } = context;
-  let prepared = preparedSpaces.get(core.loaders);
-  if (!prepared) preparedSpaces.set(core.loaders, (prepared = new Map()));
+  const prepared = core.scope.get(PREPARED_SPACES);
   const entries = spaces.map((space) => {
     const entry = new PreparedSpace();
     prepared.set(space, entry);

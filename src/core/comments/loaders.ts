@@ -6,6 +6,7 @@ import DataLoader from "dataloader";
 import { Prisma, type Comment, type CommentReaction, type PrismaClient } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { byId, groupedBy } from "../loader-kit.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 /** A user who replied to a comment: how many replies, and when the last one was posted. */
 export interface Replier {
@@ -89,11 +90,7 @@ function createCommentLoaders(prisma: PrismaClient) {
 
 export type CommentLoaders = ReturnType<typeof createCommentLoaders>;
 
-const perRequest = new WeakMap<object, CommentLoaders>();
+const COMMENT_LOADERS = new ScopeSlot("comment loaders", createCommentLoaders);
 
 /** The comment loaders of this request. */
-export function commentLoaders(ctx: CoreContext): CommentLoaders {
-  let loaders = perRequest.get(ctx.loaders);
-  if (!loaders) perRequest.set(ctx.loaders, (loaders = createCommentLoaders(ctx.prisma)));
-  return loaders;
-}
+export const commentLoaders = (ctx: CoreContext): CommentLoaders => ctx.scope.get(COMMENT_LOADERS, ctx.prisma);

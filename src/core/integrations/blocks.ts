@@ -24,6 +24,7 @@ import { contentKitHtml } from "../sites/contentkit-html.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { INTEGRATION_EMBED_LANGUAGE, parseIntegrationEmbed, type IntegrationEmbed } from "./embed.ts";
 import { installedWhere, manifestOf } from "./index.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 /** Longest a page waits for its integration blocks (the sandbox's own timeout may be shorter). */
 export const BLOCK_RENDER_MAX_MS = 3000;
@@ -63,8 +64,11 @@ export async function spaceIntegrationBlocks(
 
 type Loaded = { html: string } | { notice: string };
 
-/** Per page: when its blocks must be done, and how many were started. */
-const pages = new WeakMap<BlockContext, { deadline: number; started: number }>();
+/** Per page: when its blocks must be done (from the first one's start), and how many were started. */
+const PAGE_BUDGET = new ScopeSlot("integration blocks' time budget of the page", (timeoutMs: number) => ({
+  deadline: Date.now() + Math.min(timeoutMs, BLOCK_RENDER_MAX_MS),
+  started: 0,
+}));
 
 const wrap = (embed: IntegrationEmbed, inner: string, extra = "") =>
   `<div class="integration-block${extra}" data-integration="${e(embed.integration)}" data-block="${e(embed.block)}">${inner}</div>`;
@@ -89,11 +93,7 @@ async function loadBlock(content: string, _info: string, context: BlockContext):
   const { services, organizationId, spaceId, siteId } = context;
   if (!spaceId) return { notice: "it is not in a space" };
   const runtime = services.integrations;
-  let page = pages.get(context);
-  if (!page) {
-    page = { deadline: Date.now() + Math.min(runtime.settings.timeoutMs, BLOCK_RENDER_MAX_MS), started: 0 };
-    pages.set(context, page);
-  }
+  const page = context.scope.get(PAGE_BUDGET, runtime.settings.timeoutMs);
   if (++page.started > BLOCKS_PER_PAGE_MAX) return { notice: `a page renders at most ${BLOCKS_PER_PAGE_MAX} integration blocks` };
   const log = services.logger.child({ integration: embed.integration, block: embed.block, siteId, spaceId });
   try {

@@ -24,6 +24,7 @@ import { badInput, quote } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
 import { contentOf, fileOf, markdownOf, pageOf } from "../content/index.ts";
 import { flatten, slugify } from "../content/tree.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 export const LINK_STATUSES = ["ok", "broken", "in-app"] as const;
 export type LinkStatus = (typeof LINK_STATUSES)[number];
@@ -219,12 +220,11 @@ async function computeLinks(ctx: CoreContext, revision: Revision): Promise<Revis
   return links.map(({ spaceCheck: _, ...link }) => link);
 }
 
-const memo = new WeakMap<object, Map<string, Promise<RevisionLink[]>>>();
+const REVISION_LINKS = new ScopeSlot("links of each revision, by revision id", () => new Map<string, Promise<RevisionLink[]>>());
 
 /** Every link of a revision, in order of first appearance (tree order, then body order). */
 export function linksOfRevision(ctx: CoreContext, revision: Revision): Promise<RevisionLink[]> {
-  let cache = memo.get(ctx.loaders);
-  if (!cache) memo.set(ctx.loaders, (cache = new Map()));
+  const cache = ctx.scope.get(REVISION_LINKS);
   let links = cache.get(revision.id);
   if (!links) cache.set(revision.id, (links = computeLinks(ctx, revision)));
   return links;

@@ -12,6 +12,7 @@ import { createLoaders } from "../loaders.ts";
 import { grantedSpaceRows, memberKey } from "./loaders.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 export const MEMBER_SORTS = ["joinedAt", "lastSeenAt"] as const;
 export type MemberSort = (typeof MEMBER_SORTS)[number];
@@ -178,15 +179,14 @@ export async function listMemberSpaces(
   });
 }
 
-const subjectAccesses = new WeakMap<CoreContext, Map<string, Access>>();
+const SUBJECT_ACCESSES = new ScopeSlot("access of other users, by user id", () => new Map<string, Access>());
 
 /**
  * The effective role of `userId` (not the caller) on a space, through an Access built for that
  * user; one per user and request, so a page of spaces is checked in batched statements.
  */
 export async function memberRoleOnSpace(ctx: CoreContext, userId: string, space: Space): Promise<Role | null> {
-  let accesses = subjectAccesses.get(ctx);
-  if (!accesses) subjectAccesses.set(ctx, (accesses = new Map()));
+  const accesses = ctx.scope.get(SUBJECT_ACCESSES);
   let access = accesses.get(userId);
   if (!access) accesses.set(userId, (access = new Access(createLoaders(ctx.prisma, userId))));
   return access.roleOnSpace(space);

@@ -4,6 +4,7 @@ import DataLoader from "dataloader";
 import type { PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { byId, groupedBy } from "../loader-kit.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 const bySortKey = <T extends { sortKey: string; id: string }>(a: T, b: T) =>
   a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -106,10 +107,6 @@ function createSiteLoaders(prisma: PrismaClient) {
 
 export type SiteLoaders = ReturnType<typeof createSiteLoaders>;
 
-const perRequest = new WeakMap<object, SiteLoaders>();
+const SITE_LOADERS = new ScopeSlot("site loaders", createSiteLoaders);
 
-export function siteLoaders(ctx: CoreContext): SiteLoaders {
-  let loaders = perRequest.get(ctx.loaders);
-  if (!loaders) perRequest.set(ctx.loaders, (loaders = createSiteLoaders(ctx.prisma)));
-  return loaders;
-}
+export const siteLoaders = (ctx: CoreContext): SiteLoaders => ctx.scope.get(SITE_LOADERS, ctx.prisma);

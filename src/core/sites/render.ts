@@ -13,6 +13,7 @@ import type { Services } from "../context.ts";
 import { type Block, parseBlocks, walkBlocks } from "../content/blocks/index.ts";
 import { slugify } from "../content/tree.ts";
 import { CodeHighlighter, type CodeTokens } from "./highlight.ts";
+import type { RequestScope } from "../request-scope.ts";
 
 export interface LinkResolver {
   /** The href a link should have (absolute URLs usually unchanged). */
@@ -37,6 +38,8 @@ export interface BlockContext {
   spaceId?: string;
   /** Set by a loader whose failure may pass (a script that timed out): the page is then cached briefly. */
   volatile?: boolean;
+  /** What the page's block loaders keep while it renders (e.g. the integration blocks' time budget). */
+  scope: RequestScope;
 }
 
 /** Loads, before the (synchronous) render, what a block needs from the database. */

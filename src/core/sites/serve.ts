@@ -24,6 +24,7 @@ import { ASSET_CACHE_CONTROL, ASSETS_PREFIX } from "./assets.ts";
 import { defaultFavicon, emojiFavicon, readableOn, THEME_JS } from "./style.ts";
 import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
+import { RequestScope } from "../request-scope.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -491,6 +492,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
     organizationId: fingerprint.organizationId,
     siteId: fingerprint.id,
     spaceId: place.siteSpace.spaceId,
+    scope: new RequestScope(),
   };
   const rendered = await renderPageIn(
     blocks,

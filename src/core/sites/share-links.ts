@@ -11,6 +11,7 @@ import { paginate, type PageArgs } from "../pagination.ts";
 import { checkLength } from "../validate.ts";
 import { joinUrl, requireSite, siteBaseUrl, siteSpacePathOf, structureOf } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
+import { ScopeSlot } from "../request-scope.ts";
 
 export const SHARE_LINK_NAME_MAX = 50;
 const SEARCH_MAX = 256;
@@ -112,8 +113,8 @@ export async function activeShareLink(
   return link && link.siteId === site.id && link.active ? link : null;
 }
 
-/** Share keys a request presented (`shareKey` of the read routes), per site: its published URLs carry them. */
-const presentedShareKeys = new WeakMap<object, Map<string, string>>();
+/** Share keys a request presented (`shareKey` of the read routes), by site id: its published URLs carry them. */
+const PRESENTED_SHARE_KEYS = new ScopeSlot("share keys presented, by site id", () => new Map<string, string>());
 
 /**
  * Remembers, for this request, the share key presented for a site: it must be one of the site's
@@ -121,13 +122,11 @@ const presentedShareKeys = new WeakMap<object, Map<string, string>>();
  */
 export async function presentShareKey(ctx: CoreContext, site: Site, key: string): Promise<void> {
   if (!(await activeShareLink(ctx, site, key))) throw badInput("shareKey is not an active share link of this site");
-  let keys = presentedShareKeys.get(ctx.loaders);
-  if (!keys) presentedShareKeys.set(ctx.loaders, (keys = new Map()));
-  keys.set(site.id, key);
+  ctx.scope.get(PRESENTED_SHARE_KEYS).set(site.id, key);
 }
 
-/** Published URLs of spaces read with a share key (`GET /v1/spaces/{spaceId}?shareKey=`), per request. */
-const presentedSpaceUrls = new WeakMap<object, Map<string, string>>();
+/** Published URLs of spaces read with a share key (`GET /v1/spaces/{spaceId}?shareKey=`), by space id. */
+const PRESENTED_SPACE_URLS = new ScopeSlot("published URLs of spaces read with a share key, by space id", () => new Map<string, string>());
 
 /**
  * `shareKey` on a space's read: the key of an active share link of a site of the space's
@@ -141,21 +140,17 @@ export async function presentSpaceShareKey(ctx: CoreContext, space: Space, key: 
   const structure = site ? await structureOf(ctx, site) : null;
   const siteSpace = structure?.siteSpaces.find((row) => row.spaceId === space.id);
   if (!site || !structure || !siteSpace) throw badInput("shareKey is not an active share link of a site showing this space");
-  let keys = presentedShareKeys.get(ctx.loaders);
-  if (!keys) presentedShareKeys.set(ctx.loaders, (keys = new Map()));
-  keys.set(site.id, key);
-  let urls = presentedSpaceUrls.get(ctx.loaders);
-  if (!urls) presentedSpaceUrls.set(ctx.loaders, (urls = new Map()));
-  urls.set(space.id, publishedUrlOf(ctx, site, siteSpacePathOf(structure, siteSpace)));
+  ctx.scope.get(PRESENTED_SHARE_KEYS).set(site.id, key);
+  ctx.scope.get(PRESENTED_SPACE_URLS).set(space.id, publishedUrlOf(ctx, site, siteSpacePathOf(structure, siteSpace)));
 }
 
 /** The space's published URL through the share key this request presented for it, if any. */
 export const presentedSpaceUrl = (ctx: CoreContext, spaceId: string): string | undefined =>
-  presentedSpaceUrls.get(ctx.loaders)?.get(spaceId);
+  ctx.scope.peek(PRESENTED_SPACE_URLS)?.get(spaceId);
 
 /** The published URL of `path` in the site (with the share key the request presented, if any). */
 export function publishedUrlOf(ctx: CoreContext, site: Pick<Site, "id">, path: string): string {
   const url = joinUrl(siteBaseUrl(ctx, site), path);
-  const key = presentedShareKeys.get(ctx.loaders)?.get(site.id);
+  const key = ctx.scope.peek(PRESENTED_SHARE_KEYS)?.get(site.id);
   return key ? `${url}?shareKey=${encodeURIComponent(key)}` : url;
 }

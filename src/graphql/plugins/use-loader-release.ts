@@ -16,7 +16,7 @@
 //   `createContextCache` uses as the key when present) that is taken off the context now: their key
 //   is then dead, and the next scavenge drops them;
 // - the request's own loaders (src/core/loaders.ts) forget the domains they built, and the list
-//   memos keyed by them (prepared spaces, visible parents) are deleted.
+//   memos of its scope (prepared spaces, visible parents) are dropped.
 // Nothing is released while anything can still use it: an operation whose result is a stream is
 // released when the stream ends, and one that was stopped (deadline, client gone) not at all (its
 // resolvers may still be unwinding; its memory goes at the next major GC, as before). A later use
@@ -26,8 +26,6 @@ import type { GraphQLSchema } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { releaseLoaders } from "../../core/loaders.ts";
 import type { CoreContext } from "../../core/context.ts";
-import { forgetVisibleParents } from "../collections.ts";
-import { forgetPreparedSpaces } from "../spaces.ts";
 
 /** `createContextCache`'s key, when a context has it (@pothos/core, `initContextCache`). */
 const CONTEXT_CACHE = Symbol.for("Pothos.contextCache");
@@ -55,8 +53,7 @@ export function useLoaderRelease(schema: GraphQLSchema): Plugin {
     context[CONTEXT_CACHE] = undefined;
     const core = context.core;
     if (core) {
-      forgetPreparedSpaces(core);
-      forgetVisibleParents(core);
+      core.scope.release();
       releaseLoaders(core.loaders);
     }
   };
