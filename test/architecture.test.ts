@@ -171,18 +171,6 @@ const KNOWN_CIRCLES: { files: string[]; why: string }[] = [
       "src/core/spaces/index.ts",
     ],
   },
-  {
-    why: "holders.ts uses requireGrantItem of index.ts, which re-exports holders.ts",
-    files: ["src/core/grants/holders.ts", "src/core/grants/index.ts"],
-  },
-  {
-    why: "PageKind (content-editing.ts) and PageRef (content.ts) are used by each other's field thunks only",
-    files: ["src/graphql/content-editing.ts", "src/graphql/content.ts"],
-  },
-  {
-    why: "MemberRef and TeamMembershipRef are used by each other's field thunks only",
-    files: ["src/graphql/members.ts", "src/graphql/teams.ts"],
-  },
 ];
 
 /** The strongly connected components (Tarjan) with more than one file, or a file importing itself. */

@@ -41,7 +41,8 @@ import { builder } from "./builder.ts";
 import { ChangeRequestRef } from "./change-requests.ts";
 import { enumName, toConnection, payloadDescription } from "./common.ts";
 import { ContentTargetRef, RevisionRef } from "./content.ts";
-import { ListOrder, MemberRef } from "./members.ts";
+import { MemberRef } from "./member-refs.ts";
+import { ListOrder } from "./members.ts";
 import { UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 

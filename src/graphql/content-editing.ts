@@ -5,27 +5,17 @@ import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { contentOf, editContent, pageOf } from "../core/content/index.ts";
 import { REVISION_MESSAGE_MAX, revisionAppPath, type ContentTarget } from "../core/content/target.ts";
-import { PAGE_KINDS, type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
+import { type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
 import { DomainError, badInput } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
 import { builder } from "./builder.ts";
-import { enumName, payloadDescription } from "./common.ts";
-// content.ts imports PageKind from here: the two modules only use each other's types inside
-// field thunks, which run when the schema is built.
-import { PageRef, ReusableContentRef, RevisionRef, type PageItem } from "./content.ts";
+import { payloadDescription } from "./common.ts";
+import { PageKind, PageRef, ReusableContentRef, RevisionRef, type PageItem } from "./content.ts";
 import { nullMeansUnchanged } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 type Fields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
-
-export const PageKind = builder.enumType("PageKind", {
-  description: "document: a page with markdown; group: a section of the navigation (no path segment); link: a link to a URL",
-  values: Object.fromEntries(PAGE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<
-    Uppercase<(typeof PAGE_KINDS)[number]>,
-    { value: (typeof PAGE_KINDS)[number] }
-  >,
-});
 
 const PageCoverSize = builder.enumType("PageCoverSize", {
   description: "How wide a page's cover is shown",

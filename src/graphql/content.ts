@@ -17,12 +17,11 @@ import {
   revisionAt,
   type ContentHead,
 } from "../core/content/target.ts";
-import type { FileEntry, PageLayout, PageNode, ReusableContentEntry } from "../core/content/tree.ts";
+import { PAGE_KINDS, type FileEntry, type PageLayout, type PageNode, type ReusableContentEntry } from "../core/content/tree.ts";
 import { badInput, notFound } from "../core/errors.ts";
 import { pageInMemory } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
-import { toConnection } from "./common.ts";
-import { PageKind } from "./content-editing.ts";
+import { enumName, toConnection } from "./common.ts";
 import { SpaceRef } from "./spaces.ts";
 
 /** A page where it stands: its revision, path, parent and the app URL prefix of its revision. */
@@ -147,6 +146,14 @@ const FileDimensions = builder.simpleObject("FileDimensions", {
 const MarkdownRefsEnum = builder.enumType("MarkdownRefs", {
   description: "How a page's markdown writes its references to content (the published format.markdown.refs)",
   values: { RELATIVE: { value: "relative" }, STABLE: { value: "stable" } } satisfies Record<string, { value: MarkdownRefs }>,
+});
+
+export const PageKind = builder.enumType("PageKind", {
+  description: "document: a page with markdown; group: a section of the navigation (no path segment); link: a link to a URL",
+  values: Object.fromEntries(PAGE_KINDS.map((kind) => [enumName(kind), { value: kind }])) as Record<
+    Uppercase<(typeof PAGE_KINDS)[number]>,
+    { value: (typeof PAGE_KINDS)[number] }
+  >,
 });
 
 export const PageRef = builder.objectRef<PageItem>("Page");

@@ -1,7 +1,7 @@
 // Members of an organization, their spaces and teams, invitations and activity: types, queries
 // and mutations. A Member is not a node: it is addressed by organization and user id.
 import { roleOf } from "../core/storage-types.ts";
-import type { LinkInvite, Member, Space } from "../generated/prisma/client.ts";
+import type { LinkInvite, Space } from "../generated/prisma/client.ts";
 import { ROLES } from "../core/auth/roles.ts";
 import { memberKey } from "../core/members/loaders.ts";
 import {
@@ -25,9 +25,7 @@ import { builder } from "./builder.ts";
 import { enumName, MemberRole, toConnection, payloadDescription, inputDescription } from "./common.ts";
 import { OrganizationRef, UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
-// teams.ts imports this file too: TeamMembershipRef is only used inside field thunks (built
-// later, by toSchema), so the import cycle is safe whichever file loads first.
-import { TeamMembershipRef } from "./teams.ts";
+import { MemberRef, TeamMembershipRef } from "./member-refs.ts";
 
 export const MemberRoleFilter = builder.enumType("MemberRoleFilter", {
   description: "A member role, or GUEST for members without one",
@@ -49,8 +47,6 @@ export const ListOrder = builder.enumType("ListOrder", {
   description: "Sort direction of a list",
   values: { ASC: { value: "asc" as const }, DESC: { value: "desc" as const } },
 });
-
-export const MemberRef = builder.objectRef<Member>("Member");
 
 MemberRef.implement({
   description: "A user's membership in an organization",

@@ -1,6 +1,6 @@
 // Teams of an organization and their members: types, queries and mutations.
 import { teamRoleOf } from "../core/storage-types.ts";
-import type { Team, TeamMember } from "../generated/prisma/client.ts";
+import type { Team } from "../generated/prisma/client.ts";
 import { notFound } from "../core/errors.ts";
 import { memberKey } from "../core/members/loaders.ts";
 import {
@@ -19,7 +19,7 @@ import {
 } from "../core/teams/index.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection, payloadDescription } from "./common.ts";
-import { MemberRef } from "./members.ts";
+import { MemberRef, TeamMembershipRef } from "./member-refs.ts";
 import { OrganizationRef, UserRef, nullMeansUnchanged } from "./organizations.ts";
 
 export const TeamMemberRole = builder.enumType("TeamMemberRole", {
@@ -74,7 +74,7 @@ export const TeamRef = builder.loadableNode("Team", {
 
 export const TeamConnection = builder.connectionObject({ type: TeamRef, name: "TeamConnection" }, { name: "TeamEdge" });
 
-export const TeamMembershipRef = builder.objectRef<TeamMember>("TeamMembership").implement({
+TeamMembershipRef.implement({
   description: "A member of a team: their membership in the organization and their role in the team",
   fields: (t) => ({
     role: t.field({

@@ -11,8 +11,7 @@ import { isRole, maxRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, DomainError, quote } from "../errors.ts";
 import { pageInMemory, type Page, type PageArgs } from "../pagination.ts";
-import type { ContentKind, GrantItem } from "./index.ts";
-import { requireGrantItem } from "./index.ts";
+import { type ContentKind, type GrantItem, requireGrantItem } from "./items.ts";
 
 /**
  * organization: the member's organization role (admin: admin everywhere); default-level: a
