@@ -13,6 +13,13 @@ const DARK = "github-dark-default";
 export const HIGHLIGHT_MAX_CHARS = 64 * 1024;
 /** Lines longer than this are left uncolored by the tokenizer. */
 const MAX_LINE = 2000;
+/**
+ * A line that takes longer than this is left uncolored from there on: the guard against a runaway
+ * grammar. Not lower: a language's first line compiles its patterns, and on a loaded machine that
+ * took over 500 ms, which left lines half-colored (light and dark tokens cut at different places),
+ * and such a page stays cached for a day.
+ */
+const LINE_TIME_LIMIT_MS = 5000;
 
 export type CodeTokens = ThemedTokenWithVariants[][];
 
@@ -74,7 +81,7 @@ export class CodeHighlighter {
       lang: name,
       themes: { light: LIGHT, dark: DARK },
       tokenizeMaxLineLength: MAX_LINE,
-      tokenizeTimeLimit: 500,
+      tokenizeTimeLimit: LINE_TIME_LIMIT_MS,
     });
   }
 }
