@@ -39,6 +39,7 @@ const PROCESS = [
   "integrations",
   "members",
   "openapi",
+  "site-feedback",
   "site-pages",
   "sites-reader",
   "stall-vectors",

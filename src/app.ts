@@ -51,7 +51,7 @@ import { useSecurityHeaders } from "./http/plugins/use-security-headers.ts";
 import { usePages } from "./http/plugins/use-pages.ts";
 import { usePdfDownloads } from "./http/plugins/use-pdf-downloads.ts";
 import { useRequestLog } from "./http/plugins/use-request-log.ts";
-import { DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS, type TxtResolver } from "./core/sites/policy.ts";
+import { DEFAULT_LLMS_FULL_MAX_BYTES, DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS, type TxtResolver } from "./core/sites/policy.ts";
 import { systemTxtResolver } from "./infra/dns.ts";
 import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
@@ -99,6 +99,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     integrations?: Partial<Config["integrations"]>;
     /** Custom hostnames' DNS lookups (tests give a table; node:dns otherwise). */
     resolveTxt?: TxtResolver;
+    /** Bound of a site's llms-full.txt (tests lower it). */
+    llmsFullMaxBytes?: number;
     /** Buffering of insight events (tests lower the flush interval). */
     insights?: Partial<InsightsLimits>;
     /** Git over HTTP: where repositories are kept, deadline and size limits (src/core/git). */
@@ -172,6 +174,7 @@ export function createApp({
     sites: {
       visitorTokenMaxLifetimeSeconds: config.visitorTokenMaxLifetimeSeconds ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
       resolveTxt: config.resolveTxt ?? systemTxtResolver(),
+      llmsFullMaxBytes: config.llmsFullMaxBytes ?? DEFAULT_LLMS_FULL_MAX_BYTES,
     },
     insights: new InsightsRecorder(database.prisma, { ...DEFAULT_INSIGHTS_LIMITS, ...config.insights }, logger),
     git: new GitRepositories(database.prisma, {

@@ -62,7 +62,7 @@ describe("a published page over HTTP", () => {
     expect(html).toContain("<h1>Install</h1><p>Run the installer.</p>");
     expect(html).toContain('<h1 id="other-heading">Other heading</h1>');
     const markdown = await (await get(`/sites/${site.id}/install.md`)).text();
-    expect(markdown).toBe("# Install\n\nRun the installer.\n\n# Other heading\n");
+    expect(markdown).toBe(`# Install\n\nSource: ${server.url}/sites/${site.id}/install\n\nRun the installer.\n\n# Other heading\n`);
 
     const css = server.url + html.match(/<link rel="stylesheet" href="(\/sites\/[^"]+\/~assets\/site\.[A-Za-z0-9]+\.css)">/)![1];
     const script = server.url + html.match(/<script src="(\/sites\/[^"]+\/~assets\/site\.[A-Za-z0-9]+\.js)" defer>/)![1];
@@ -125,13 +125,14 @@ describe("a published page over HTTP", () => {
     expect((await get(`/sites/${site.id}/setup`)).status).toBe(404);
   });
 
-  it("serves raw markdown, robots.txt, sitemap.xml (noIndex pages left out) and llms.txt", async () => {
+  it("serves raw markdown (saying where its HTML page is), robots.txt, sitemap.xml (noIndex pages left out) and llms.txt", async () => {
     const space = await spaceWithPages("Machines");
     const site = await publishedSite([space.id]);
     const base = `${server.url}/sites/${site.id}`;
     const markdown = await get(`/sites/${site.id}/setup.md`);
     expect(markdown.headers.get("content-type")).toContain("text/markdown");
-    expect(await markdown.text()).toBe("# Setup\n\n## Steps\n\nInstall it.\n\n```js\nconsole.log(1)\n```");
+    expect(await markdown.text()).toBe(`# Setup\n\nSource: ${base}/setup\n\n## Steps\n\nInstall it.\n\n\`\`\`js\nconsole.log(1)\n\`\`\``);
+    expect(markdown.headers.get("link")).toBe(`<${base}/setup>; rel="canonical"; type="text/html"`);
     expect(await (await get(`/sites/${site.id}/robots.txt`)).text()).toContain(`Sitemap: ${base}/sitemap.xml`);
     const sitemap = await (await get(`/sites/${site.id}/sitemap.xml`)).text();
     expect(sitemap).toContain(`<loc>${base}/introduction</loc>`);

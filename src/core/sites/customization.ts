@@ -1,8 +1,7 @@
 // Site customization: the settings a site was given, over the defaults below. Both surfaces
 // answer the whole settings object (the published schema requires every group); a PUT replaces
 // what was set, a site space's PATCH overrides single groups for that variant. Settings are
-// checked against the published API's schemas; the published HTML uses the title, the primary
-// color and the theme.
+// checked against the published API's schemas; the published HTML uses what `pageLook` reads.
 import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
@@ -209,6 +208,8 @@ export interface PageLook {
   logo: { light: string; dark: string } | null;
   /** Header links to URLs (the other kinds of targets are not shown). */
   links: { title: string; url: string }[];
+  /** Whether pages ask "Was this page helpful?" (`feedback.enabled`). */
+  feedback: boolean;
 }
 
 const HEX = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
@@ -257,5 +258,6 @@ export function pageLook(settings: Customization): PageLook {
     favicon: iconUrl ? { url: iconUrl } : emoji ? { emoji } : null,
     logo: logoLight ? { light: logoLight, dark: webUrl(header.logo?.dark) ?? logoLight } : null,
     links,
+    feedback: (settings.feedback as Record<string, unknown> | undefined)?.enabled === true,
   };
 }

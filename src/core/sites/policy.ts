@@ -9,6 +9,11 @@ export interface SitePolicy {
   /** A visitor token must carry `exp`, at most this many seconds ahead of now. */
   visitorTokenMaxLifetimeSeconds: number;
   resolveTxt: TxtResolver;
+  /** Bound of a site's `llms-full.txt` in bytes: pages beyond it are left out, and the file says so. */
+  llmsFullMaxBytes: number;
 }
 
 export const DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS = 7 * 24 * 3600;
+
+/** Every page of a site of some hundred pages fits; a larger one stops at a page's end and says so. */
+export const DEFAULT_LLMS_FULL_MAX_BYTES = 5 * 1024 * 1024;

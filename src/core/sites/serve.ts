@@ -25,6 +25,7 @@ import { defaultFavicon, emojiFavicon, readableOn, THEME_JS } from "./style.ts";
 import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
 import { RequestScope } from "../request-scope.ts";
+import { recordInsightEvent } from "../insights/index.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -262,6 +263,93 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
 }
 
 // ---------------------------------------------------------------------------------------------
+// Page feedback: "Was this page helpful?", a form post to the page's own URL (no JavaScript)
+
+/** The published PageFeedbackRating values. */
+export const FEEDBACK_RATINGS: readonly string[] = ["bad", "ok", "good"];
+/** The published bound of a feedback comment (characters). */
+export const FEEDBACK_COMMENT_MAX = 512;
+
+/** What the reader who posts feedback is, as the HTTP layer knows them (the address is hashed, never stored). */
+export interface FeedbackVisitor {
+  address: string;
+  userAgent: string | null;
+  language: string | null;
+  referrer: string | null;
+}
+
+/**
+ * Records a reader's feedback on the page at `request.path` as one insight event
+ * (`page_post_feedback`, or `page_post_feedback_comment` with a comment) and answers a thank-you
+ * page. Refused without recording anything: a site or page the reader cannot see (404, as a view
+ * would), a site whose customization has feedback off (404), a bad `rating` or `comment` (400
+ * naming it). Null when the Host is no site's, as for a view.
+ */
+export async function postFeedback(
+  services: Services,
+  cache: SiteCache,
+  request: SiteRequest,
+  form: URLSearchParams,
+  visitor: FeedbackVisitor,
+): Promise<SiteResponse | null> {
+  const now = services.clock.now().getTime();
+  const by = request.site;
+  const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
+    fingerprintOf(services, by),
+  );
+  if (!fingerprint && "hostname" in by) return null;
+  if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
+  const access = await visitorAccess(services, cache, fingerprint, request, now);
+  if ("refused" in access) return access.refused;
+  const loaded = await load(services, fingerprint, access.claims);
+  const place = locate(loaded, request.base, request.path.split("/").filter(Boolean));
+  const content = place && loaded.contents.get(place.siteSpace.spaceId)!;
+  const located =
+    place && content && (place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages));
+  if (!place || !located || located.page.kind !== "document") return notFoundPage();
+  if (!pageLook(siteSpaceCustomization(loaded.site, place.siteSpace)).feedback)
+    return notFoundPage("This site does not take page feedback.");
+  const pageUrl = `${place.spaceBase}/${located.path}`;
+  const answer = (status: number, title: string, message: string) => {
+    const response = withChrome(loaded, place, false, {
+      status,
+      title,
+      current: located.page.id,
+      main: `<h1>${escapeHtml(title)}</h1><p>${message}</p><p><a href="${escapeHtml(pageUrl)}">Back to “${escapeHtml(located.page.title)}”</a></p>`,
+    });
+    return { ...response, headers: { ...response.headers, "Cache-Control": "no-store" } };
+  };
+  const rating = form.get("rating") ?? "";
+  if (!FEEDBACK_RATINGS.includes(rating))
+    return answer(400, "Feedback not recorded", `<code>rating</code> must be one of ${FEEDBACK_RATINGS.join(", ")}.`);
+  const comment = (form.get("comment") ?? "").trim();
+  // Counted in characters (code points), as the published schema's maxLength is.
+  if ([...comment].length > FEEDBACK_COMMENT_MAX)
+    return answer(400, "Feedback not recorded", `<code>comment</code> may be at most ${FEEDBACK_COMMENT_MAX} characters.`);
+  const space = loaded.spaces.get(place.siteSpace.spaceId)!;
+  recordInsightEvent(services, {
+    siteId: fingerprint.id,
+    type: comment ? "page_post_feedback_comment" : "page_post_feedback",
+    url: pageUrl,
+    location: {
+      siteSectionId: place.section?.id ?? null,
+      siteSpaceId: place.siteSpace.id,
+      spaceId: space.id,
+      pageId: located.page.id,
+      revisionId: space.revisionId,
+    },
+    visitor: { ...visitor, claims: access.claims },
+    data: comment ? { rating, comment } : { rating },
+  });
+  return answer(200, "Thank you", "Your feedback on this page was recorded.");
+}
+
+/** The "Was this page helpful?" form of a page: buttons that post the rating, with an optional comment. */
+function feedbackForm(pageUrl: string): string {
+  return `<form class="feedback" id="feedback" method="post" action="${escapeHtml(pageUrl)}"><fieldset><legend>Was this page helpful?</legend><label for="feedback-comment">Comment (optional)</label><textarea id="feedback-comment" name="comment" rows="2" maxlength="${FEEDBACK_COMMENT_MAX}"></textarea><p><button name="rating" value="good">Yes</button><button name="rating" value="ok">Partly</button><button name="rating" value="bad">No</button></p></fieldset></form>`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Visitors: who may read the site, and their claims
 
 type Access = { claims: VisitorClaims; cookies: string[] } | { refused: SiteResponse };
@@ -467,6 +555,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   }
   if (request.path === "sitemap.xml") return sitemap(loaded, base, indexed);
   if (request.path === "llms.txt") return llms(loaded, base);
+  if (request.path === "llms-full.txt") return llmsFull(services, loaded, base);
   if (request.path === "favicon.ico") return favicon(pageLook(siteCustomization(loaded.site)));
 
   const markdownWanted = request.path.endsWith(".md");
@@ -485,7 +574,16 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   // The page's title is shown once: a Markdown body that starts with the same level-1 heading loses it.
   const body = withoutTitleHeading(markdown, located.page.title);
-  if (markdownWanted) return { status: 200, contentType: "text/markdown; charset=utf-8", body: `# ${located.page.title}\n\n${body}` };
+  if (markdownWanted) {
+    // Where the page is for people: a line an agent reads, and the header a crawler reads.
+    const html = `${place.spaceBase}/${located.path}`;
+    return {
+      status: 200,
+      contentType: "text/markdown; charset=utf-8",
+      body: `# ${located.page.title}\n\nSource: ${html}\n\n${body}`,
+      headers: { Link: `<${encodeURI(html)}>; rel="canonical"; type="text/html"` },
+    };
+  }
 
   const blocks: BlockContext = {
     services,
@@ -501,11 +599,14 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
     services.siteRendering.highlighter,
   );
   const description = located.page.description ? `<p class="description">${escapeHtml(located.page.description)}</p>` : "";
+  const feedback = pageLook(siteSpaceCustomization(loaded.site, place.siteSpace)).feedback
+    ? feedbackForm(`${place.spaceBase}/${located.path}`)
+    : "";
   const response = withChrome(loaded, place, indexed && !located.page.noIndex, {
     status: 200,
     title: located.page.title,
     current: located.page.id,
-    main: `${breadcrumbs(content.pages, located, place.spaceBase)}<article><h1>${escapeHtml(located.page.title)}</h1>${description}${rendered.html}</article>${pageFooter(content.pages, located, place.spaceBase)}`,
+    main: `${breadcrumbs(content.pages, located, place.spaceBase)}<article><h1>${escapeHtml(located.page.title)}</h1>${description}${rendered.html}</article>${feedback}${pageFooter(content.pages, located, place.spaceBase)}`,
     outline: rendered.headings,
     style: rendered.style,
     math: rendered.math,
@@ -770,6 +871,43 @@ function llms(loaded: Loaded, base: string): SiteResponse {
     lines.push(`- [${located.page.title}](${url}.md)${located.page.description ? `: ${located.page.description}` : ""}`);
   }
   return { status: 200, contentType: "text/plain; charset=utf-8", body: `${lines.join("\n").replace(/\n{3,}/g, "\n\n")}\n` };
+}
+
+/** Pages of `llms-full.txt` whose bodies are read in one statement. */
+const LLMS_FULL_BATCH = 100;
+
+/**
+ * Every page readers can reach, its Markdown (title once) under its title and URL, in the order of
+ * `llms.txt`, within `services.sites.llmsFullMaxBytes`: pages that would go beyond it are left
+ * out (never cut in the middle), and the file ends saying how many and where they are listed.
+ * Bodies are read a batch at a time, and no more once the bound is reached.
+ */
+async function llmsFull(services: Services, loaded: Loaded, base: string): Promise<SiteResponse> {
+  const max = services.sites.llmsFullMaxBytes;
+  const pages = readablePages(loaded, base);
+  const notice = (left: number) =>
+    `\n---\n\n${left} more page${left === 1 ? " is" : "s are"} not included: this file stops at ${max} bytes. Every page is listed in ${base}/llms.txt, each with its Markdown URL.\n`;
+  const parts = [`# ${loaded.site.title}\n`];
+  // What the notice may take, kept free so that the whole file stays within the bound.
+  let size = Buffer.byteLength(parts[0]) + Buffer.byteLength(notice(pages.length));
+  for (let start = 0; start < pages.length; start += LLMS_FULL_BATCH) {
+    const batch = pages.slice(start, start + LLMS_FULL_BATCH);
+    const hashes = [...new Set(batch.flatMap(({ located }) => (located.page.body ? [located.page.body] : [])))];
+    const blobs = await services.prisma.blob.findMany({ where: { hash: { in: hashes } }, select: { hash: true, data: true } });
+    const bodies = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
+    for (const [index, { located, url }] of batch.entries()) {
+      const markdown = withoutTitleHeading(located.page.body ? (bodies.get(located.page.body) ?? "") : "", located.page.title).trim();
+      const part = `\n---\n\n# ${located.page.title}\n\nSource: ${url}\n${markdown ? `\n${markdown}\n` : ""}`;
+      const bytes = Buffer.byteLength(part);
+      if (size + bytes > max) {
+        parts.push(notice(pages.length - start - index));
+        return { status: 200, contentType: "text/plain; charset=utf-8", body: parts.join("") };
+      }
+      parts.push(part);
+      size += bytes;
+    }
+  }
+  return { status: 200, contentType: "text/plain; charset=utf-8", body: parts.join("") };
 }
 
 /** Server-rendered results of the site search (the same as `POST …/search`) over what this visitor sees. */

@@ -88,12 +88,15 @@ aside.outline p{margin:0 0 .5rem;font-weight:650}aside.outline ul{list-style:non
 aside.outline a{display:block;padding:.2rem .75rem;margin-left:-1px;color:var(--muted);text-decoration:none;border-left:2px solid transparent}aside.outline .h3 a{padding-left:1.5rem}
 aside.outline a[aria-current]{color:var(--link);border-left-color:var(--link)}
 ul.results{padding-left:1.2rem}
+form.feedback fieldset{margin:2.5rem 0 0;padding:1rem;border:1px solid var(--border);border-radius:8px}form.feedback legend{padding:0 .35rem;font-weight:600}
+form.feedback label{display:block;font-size:.85rem;color:var(--muted)}form.feedback textarea{display:block;width:100%;margin:.25rem 0 .75rem;font:inherit;font-size:.9rem;padding:.4rem .6rem;border:1px solid var(--border);border-radius:6px;background:var(--bg);color:var(--fg);resize:vertical}
+form.feedback p{display:flex;gap:.5rem;margin:0}form.feedback button{font:inherit;font-size:.9rem;padding:.3rem .9rem;border:1px solid var(--border);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
 @media (max-width:1279px){.layout{grid-template-columns:15rem minmax(0,1fr)}aside.outline{display:none}}
 @media (max-width:1023px){.layout{display:block;padding:0 1rem}.menu-button{display:inline-flex}.menu-toggle{display:block;position:absolute;opacity:0;width:1px;height:1px;margin:0;pointer-events:none}
 nav.pages{display:none;position:static;max-height:none;padding:.75rem 0;border-bottom:1px solid var(--border)}.menu-toggle:checked~.layout nav.pages{display:block}
 header.top{padding:.5rem 1rem;gap:.5rem .75rem}form.search input{width:9rem}article h1{font-size:1.75rem}main{padding-top:1rem}}
 @media (max-width:479px){form.search{order:5;flex:1 1 100%}form.search input{width:100%}}
-@media print{header.top,nav.pages,aside.outline,.pager,button.copy{display:none}.layout{display:block}}
+@media print{header.top,nav.pages,aside.outline,.pager,button.copy,form.feedback{display:none}.layout{display:block}}
 `;
 
 /** Runs first in <head>: the reader's stored theme, when the site lets readers choose. */

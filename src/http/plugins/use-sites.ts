@@ -1,15 +1,26 @@
 // Published sites over HTTP, for readers without an API token: `/sites/{siteId}/…` under
 // PUBLIC_URL, and every path of a request whose Host is a site's custom hostname. Answers
-// server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control.
+// server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control. A POST to a page
+// is its "Was this page helpful?" form (a reader's feedback), bounded in size and per reader.
 import type { FetchAPI, Plugin } from "graphql-yoga";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Services } from "../../core/context.ts";
 import { unclaimableReason } from "../../core/sites/hostname-rules.ts";
-import { serveSite, type SiteCache, type SiteRequest } from "../../core/sites/serve.ts";
+import { postFeedback, serveSite, type SiteCache, type SiteRequest, type SiteResponse } from "../../core/sites/serve.ts";
+import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
 import type { CredentialFailures } from "./use-rate-limit.ts";
 
 const SITES_PREFIX = "/sites/";
+/** A feedback form's body: a rating and a comment of at most 512 characters, percent-encoded, fit well within this. */
+const FEEDBACK_MAX_BYTES = 8 * 1024;
+/**
+ * Feedback posts one reader (address) may send to one site per window: enough for every page a
+ * reader reads, too few to flood a site's insights. Counted in this process.
+ */
+export const FEEDBACK_POSTS_PER_READER = 10;
+const FEEDBACK_WINDOW_SECONDS = 10 * 60;
 /**
  * Paths of the service itself, whatever the Host: never a custom hostname's site page (issue 28),
  * so signed PDF and file links, the reference and the health checks work by every name the
@@ -40,7 +51,7 @@ function parseCookies(header: string | null): Record<string, string> {
 
 /** Whether a request is a reader's view of a published site (what `useSites` answers), from its method, path and Host alone. */
 export function isSiteRequest(request: Request, url: URL, publicHost: string): boolean {
-  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") return false;
   if (url.pathname.startsWith(SITES_PREFIX)) return true;
   const host = (request.headers.get("host") ?? url.host).toLowerCase();
   return host !== publicHost && hostnameOf(host, publicHost) !== null && !SERVICE_PATHS.test(url.pathname);
@@ -54,6 +65,7 @@ const presentsCredential = (request: Request, url: URL) =>
 
 export function useSites(services: Services, cache: SiteCache, credentialFailures?: CredentialFailures): Plugin {
   const publicHost = new URL(services.urls.publicUrl).host.toLowerCase();
+  const feedbackPosts = new RateLimiterMemory({ points: FEEDBACK_POSTS_PER_READER, duration: FEEDBACK_WINDOW_SECONDS });
   return {
     // Not async: a request that is not a site's (every API call) passes without a promise.
     onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
@@ -61,6 +73,29 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
       return serve(request, url, endResponse, fetchAPI, addressOf(serverContext));
     },
   };
+
+  /**
+   * A feedback post's form, or why it is refused before anything is read of the site: over the
+   * reader's budget (429), not a form (415), too large (413).
+   */
+  async function readFeedback(request: Request, reader: string): Promise<{ form: URLSearchParams } | { refused: Response }> {
+    try {
+      await feedbackPosts.consume(reader);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      return {
+        refused: errorResponse(429, "Too much feedback from this reader; retry later", {
+          "Retry-After": String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))),
+        }),
+      };
+    }
+    const type = request.headers.get("content-type") ?? "";
+    if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+      return { refused: errorResponse(415, "Content-Type must be application/x-www-form-urlencoded (the page's feedback form)") };
+    const text = await readTextUpTo(request, FEEDBACK_MAX_BYTES);
+    if (text === null) return { refused: errorResponse(413, `The feedback form's body is over ${FEEDBACK_MAX_BYTES} bytes`) };
+    return { form: new URLSearchParams(text) };
+  }
 
   async function serve(request: Request, url: URL, endResponse: (response: Response) => void, fetchAPI: FetchAPI, address: string) {
     // Share keys and visitor tokens are guessed one request at a time: once an address has had its
@@ -104,14 +139,28 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
     } catch {
       decoded = path;
     }
-    const result = await serveSite(services, cache, {
+    const siteRequest: SiteRequest = {
       site,
       path: decoded.replace(/\/+$/, ""),
       base,
       query: url.searchParams,
       cookies: parseCookies(request.headers.get("cookie")),
       ifNoneMatch: request.headers.get("if-none-match"),
-    });
+    };
+    let result: SiteResponse | null;
+    if (request.method === "POST") {
+      const read = await readFeedback(request, `${"siteId" in site ? site.siteId : site.hostname}|${address}`);
+      if ("refused" in read) {
+        endResponse(read.refused);
+        return;
+      }
+      result = await postFeedback(services, cache, siteRequest, read.form, {
+        address,
+        userAgent: request.headers.get("user-agent"),
+        language: request.headers.get("accept-language")?.split(",")[0]?.trim() || null,
+        referrer: request.headers.get("referer"),
+      });
+    } else result = await serveSite(services, cache, siteRequest);
     // A Host that is no site's (the service by another of its names): the service answers.
     if (!result) return;
     if (result.credentialRefused) credentialFailures?.count(address);
