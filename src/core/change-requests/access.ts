@@ -6,7 +6,7 @@ import { authorize, type Action } from "../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
 import { conflict, notFound } from "../errors.ts";
 import { INT4_MAX } from "../input.ts";
-import { readSpace, requireSpace } from "../spaces/index.ts";
+import { readSpace, requireSpace } from "../spaces/read.ts";
 
 export const CHANGE_REQUEST_STATUSES = ["draft", "open", "archived", "merged"] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];

@@ -16,7 +16,7 @@ import {
   withTreeLock,
   type Position,
 } from "../content-tree/index.ts";
-import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { getOrganization, requireOrganization } from "../organizations/read.ts";
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;

@@ -9,7 +9,7 @@ import { storeBlobs } from "../blobs.ts";
 import { notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
-import { readSpace } from "../spaces/index.ts";
+import { readSpace } from "../spaces/read.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
 import { cachedDocument } from "./cache.ts";
 import type { JsonDocument } from "./document.ts";

@@ -8,7 +8,7 @@ import type { ChangeRequest, Revision, Space } from "../../generated/prisma/clie
 import { checkChangeRequestActive, readChangeRequest, requireChangeRequest } from "../change-requests/access.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, notFound, quote, characterCount } from "../errors.ts";
-import { readSpace, requireSpace } from "../spaces/index.ts";
+import { readSpace, requireSpace } from "../spaces/read.ts";
 import type { Urls } from "../urls.ts";
 import type { FileEntry, PageNode } from "./tree.ts";
 

@@ -1,48 +1,18 @@
 // Organizations: who may see and change one, and the rules of its fields.
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
-import { allows, authorize, POLICY, type Action } from "../auth/policy.ts";
+import { allows, POLICY, type Action } from "../auth/policy.ts";
 import { isRole, ROLES } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
-import { badInput, conflict, notFound, quote } from "../errors.ts";
+import { badInput, conflict, quote } from "../errors.ts";
 import { paginate, type PageArgs, type PageSource } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
 import { checkDefaultContentSite } from "../sites/index.ts";
 
+export * from "./read.ts";
+import { requireOrganization } from "./read.ts";
+
 export const ORGANIZATION_TYPES = ["business", "community"] as const;
-
-/** The organization if the caller is a member of it; 404 otherwise (existence is not leaked). */
-export async function getOrganization(ctx: CoreContext, id: string): Promise<Organization> {
-  // One after the other: the organization's statement reads the viewer's membership too (loaders.ts).
-  const organization = await ctx.loaders.organization.load(id);
-  const membership = organization && (await ctx.access.membership(id));
-  if (!organization || !membership) throw notFound("organization", id);
-  return organization;
-}
-
-/**
- * `getOrganization` from what the request already holds, without a promise: the organization, null
- * when getOrganization would answer 404, undefined when something is still to load.
- */
-export function visibleOrganizationNow(ctx: CoreContext, id: string): Organization | null | undefined {
-  const organization = ctx.loaders.organization.peek(id);
-  if (!organization) return organization;
-  const membership = ctx.access.membershipNow(id);
-  if (membership === undefined) return undefined;
-  return membership ? organization : null;
-}
-
-/** Loads for `node(id:)` and references: the organization, or null when the caller is not a member. */
-export async function loadVisibleOrganizations(ctx: CoreContext, ids: readonly string[]) {
-  return Promise.all(ids.map((id) => getOrganization(ctx, id).catch(() => null)));
-}
-
-/** The organization (404 unless the caller is a member), if the caller may do `action` in it (else 403). */
-export async function requireOrganization(ctx: CoreContext, organizationId: string, action: Action) {
-  const organization = await getOrganization(ctx, organizationId);
-  await authorize(ctx, action, { organizationId });
-  return organization;
-}
 
 /** Which of `actions` the caller may do in the organization, by name: `{ view: "openapi.read" }` → `{ view: true }`. */
 export async function organizationAllows<Name extends string>(

@@ -8,8 +8,8 @@ import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, quote, characterCount } from "../errors.ts";
 import { checkPageSize, type PageArgs } from "../pagination.ts";
 import { readableContentFilter } from "../content-tree/index.ts";
-import { getOrganization } from "../organizations/index.ts";
-import { readSpace } from "../spaces/index.ts";
+import { getOrganization } from "../organizations/read.ts";
+import { readSpace } from "../spaces/read.ts";
 import { flatten, slugify, type PageNode } from "../content/tree.ts";
 
 export const QUERY_MAX = 512;

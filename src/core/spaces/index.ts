@@ -2,22 +2,23 @@
 // restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
 import type { Prisma, Space } from "../../generated/prisma/client.ts";
-import { atLeast, type Role } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DAY_MS } from "../clock.ts";
-import { authorize, POLICY, type Action } from "../auth/policy.ts";
-import { badInput, conflict, gone, notFound, quote } from "../errors.ts";
+import { badInput, conflict, gone, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { rawSpacePages } from "../loaders.ts";
 import { checkDefaultLevel, checkLength, checkOneOf } from "../validate.ts";
 import { readableContentFilter, resolveMoveParent, sortKeyAt, withTreeLock, type Position } from "../content-tree/index.ts";
-import { getOrganization, requireOrganization } from "../organizations/index.ts";
+import { getOrganization, requireOrganization } from "../organizations/read.ts";
 import { requireCreateIn } from "../collections/index.ts";
 import { contentColumns, contentOf } from "../content/index.ts";
 import type { Content } from "../content/tree.ts";
 import { reindexSpace } from "../search/index.ts";
+
+export * from "./read.ts";
+import { requireSpace } from "./read.ts";
 
 export const SPACE_TITLE_MAX = 50;
 export const SPACE_EMOJI_MAX = 50;
@@ -46,50 +47,6 @@ function checkEmoji(value: string): string {
   checkLength("emoji", value, { max: SPACE_EMOJI_MAX });
   if (value !== "" && !isEmoji(value)) throw badInput(`emoji must be an emoji or its Unicode code point (got ${quote(value)})`);
   return value;
-}
-
-/** The space and the caller's role on it, if the caller can read it; 404 otherwise. */
-export async function readSpace(ctx: CoreContext, id: string): Promise<{ space: Space; role: Role }> {
-  const now = readSpaceNow(ctx, id);
-  if (now) return now;
-  const space = await ctx.loaders.space.load(id);
-  const role = space ? await ctx.access.roleOnSpace(space) : null;
-  if (!space || !atLeast(role, "read")) throw notFound("space", id);
-  return { space, role: role! };
-}
-
-/**
- * `readSpace` without a promise, when the request already holds the space and what decides the
- * caller's role on it (a space's view primes all of it); undefined otherwise. Throws its 404.
- */
-export function readSpaceNow(ctx: CoreContext, id: string): { space: Space; role: Role } | undefined {
-  const space = ctx.loaders.space.peek(id);
-  if (space === undefined) return undefined;
-  const role = space ? ctx.access.roleOnSpaceNow(space) : null;
-  if (role === undefined) return undefined;
-  if (!space || !atLeast(role, "read")) throw notFound("space", id);
-  return { space, role: role! };
-}
-
-export async function loadVisibleSpaces(ctx: CoreContext, ids: readonly string[]) {
-  return Promise.all(
-    ids.map((id) =>
-      readSpace(ctx, id).then(
-        (r) => r.space,
-        () => null,
-      ),
-    ),
-  );
-}
-
-/** The space (404 unless readable), if the caller may do `action` on it (else 403). */
-export async function requireSpace(ctx: CoreContext, id: string, action: Action, { allowDeleted = false } = {}) {
-  const { space } = await readSpace(ctx, id);
-  if (space.deletedAt && !allowDeleted) {
-    throw conflict(`Space ${quote(id)} is deleted: restore it before you ${POLICY[action].does}`);
-  }
-  await authorize(ctx, action, { space });
-  return space;
 }
 
 const listed = { deletedAt: null } satisfies Prisma.SpaceWhereInput;
