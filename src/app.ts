@@ -1,5 +1,6 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
 // adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
+import { TokenVerifier } from "./core/auth/tokens.ts";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { RequestListener } from "node:http";
@@ -158,6 +159,7 @@ export function createApp({
     prisma: database.prisma,
     realtime,
     clock,
+    tokens: new TokenVerifier(database.prisma, clock),
     urls,
     signer: new Signer(config.filesSecret, clock),
     importLimits: {

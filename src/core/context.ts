@@ -1,5 +1,6 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
+import type { TokenVerifier } from "./auth/tokens.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "./auth/access.ts";
 import type { Clock } from "./clock.ts";
@@ -33,6 +34,8 @@ export interface Services {
   prisma: PrismaClient;
   clock: Clock;
   urls: Urls;
+  /** Bearer tokens to viewers, with the cache of tokens found recently (src/core/auth/tokens.ts). */
+  tokens: TokenVerifier;
   /** Signs and checks capability URLs (downloads, PDFs). */
   signer: Signer;
   importLimits: ImportLimits;

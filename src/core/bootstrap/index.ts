@@ -1,7 +1,7 @@
 // Operator actions that run without a caller: a first user, organization and token (the
 // `bootstrap` command and the demo data of a first start).
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { authenticate, issueToken } from "../auth/tokens.ts";
+import { issueToken } from "../auth/tokens.ts";
 import { createCoreContext, type Services } from "../context.ts";
 import { generateKeyBetween } from "fractional-indexing";
 import { badInput, quote } from "../errors.ts";
@@ -101,7 +101,7 @@ export async function seedDemo(services: Services): Promise<DemoResult | null> {
     }),
     prisma.revision.create({ data: { id: revisionId, spaceId } }),
   ]);
-  const viewer = await authenticate(prisma, `Bearer ${result.token}`, services.clock);
+  const viewer = await services.tokens.authenticate(`Bearer ${result.token}`);
   const ctx = createCoreContext(services, viewer);
   const content = await seedSampleContent(ctx, spaceId);
   const site = await createSite(ctx, { organizationId: result.organizationId, title: "Getting started", spaces: [spaceId] });

@@ -20,7 +20,6 @@ import type {
   Prisma,
 } from "../../generated/prisma/client.ts";
 import { allows, authorize, POLICY } from "../auth/policy.ts";
-import { forgetToken } from "../auth/tokens.ts";
 import type { CoreContext, Transaction } from "../context.ts";
 import { badInput, conflict, DomainError, forbidden, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
@@ -465,7 +464,7 @@ export async function deleteIntegration(ctx: CoreContext, name: string): Promise
     );
     await tx.integration.delete({ where: { id: integration.id } });
   });
-  for (const id of revoked) forgetToken(ctx.prisma, id);
+  for (const id of revoked) ctx.tokens.forget(id);
   ctx.loaders.integrationByName.clear(name);
   await ctx.integrations.sandboxes.evict(`${integration.id}@`);
 }
@@ -733,7 +732,7 @@ export async function uninstallIntegration(ctx: CoreContext, name: string, insta
       previous: { configuration: installation.configuration },
     });
   });
-  for (const id of revoked) forgetToken(ctx.prisma, id);
+  for (const id of revoked) ctx.tokens.forget(id);
   ctx.integrations.forgetInstallation(installation.id);
   ctx.jobs.wake();
 }

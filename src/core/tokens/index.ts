@@ -2,7 +2,7 @@
 // optionally expiring. A token acts as its user, so these are the caller's own operations: no
 // organization role is involved, and another user's token is not found.
 import type { ApiToken, PrismaClient } from "../../generated/prisma/client.ts";
-import { forgetToken, issueTokenRow } from "../auth/tokens.ts";
+import { issueTokenRow } from "../auth/tokens.ts";
 import type { Clock } from "../clock.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, DomainError, notFound, quote } from "../errors.ts";
@@ -50,7 +50,7 @@ export function listApiTokens(core: CoreContext): Promise<ApiToken[]> {
 export async function revokeApiToken(core: CoreContext, id: string): Promise<string> {
   const { count } = await core.prisma.apiToken.deleteMany({ where: { id, userId: core.viewer.userId } });
   if (count === 0) throw notFound("API token", id);
-  forgetToken(core.prisma, id);
+  core.tokens.forget(id);
   return id;
 }
 

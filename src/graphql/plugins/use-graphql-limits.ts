@@ -35,7 +35,6 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { GraphQLContext } from "../builder.ts";
-import { authenticate } from "../../core/auth/tokens.ts";
 import type { GraphQLLimits } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
@@ -90,7 +89,7 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     }
     if (declared === null || Number(declared) > limits.anonymousBodyBytes) {
       try {
-        await authenticate(services.prisma, request.headers.get("authorization"), services.clock);
+        await services.tokens.authenticate(request.headers.get("authorization"));
       } catch (error) {
         if (error instanceof DomainError) {
           const refusal = toGraphQLError(error);

@@ -6,7 +6,6 @@
 import { Readable } from "node:stream";
 import { gunzipSync } from "node:zlib";
 import type { Plugin } from "graphql-yoga";
-import { authenticate } from "../../core/auth/tokens.ts";
 import { createCoreContext, type Services } from "../../core/context.ts";
 import { DomainError, quote } from "../../core/errors.ts";
 import { applyRefUpdate, FLUSH, parseReceivePack, pkt, type RefResult } from "../../core/git/push.ts";
@@ -49,7 +48,7 @@ export function useGit(services: Services, repos: GitRepositories): Plugin {
     const bearer = basic ? `Bearer ${Buffer.from(basic[1], "base64").toString("utf8").split(":").slice(1).join(":")}` : authorization;
     if (!authorization)
       return text(401, "Authentication required: use an API token as the password", { "WWW-Authenticate": 'Basic realm="git"' });
-    const viewer = await authenticate(services.prisma, bearer, services.clock).catch(() => undefined);
+    const viewer = await services.tokens.authenticate(bearer).catch(() => undefined);
     if (!viewer) return text(401, "Invalid API token", { "WWW-Authenticate": 'Basic realm="git"' });
     const ctx = createCoreContext(services, viewer);
     const found = await readSpace(ctx, spaceId).catch(() => undefined);

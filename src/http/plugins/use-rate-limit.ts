@@ -1,5 +1,5 @@
 // Rate limits on every request, before any other work. A bearer token this process has verified
-// (src/core/auth/tokens.ts isVerifiedToken) is counted against its own budget (its hash); any
+// (src/core/auth/tokens.ts, `isVerified`) is counted against its own budget (its hash); any
 // other request, with a random, unknown or expired token as much as without one, is counted
 // against the client address: a fresh random token is no fresh budget (issue 28). Readers of
 // published sites (`/sites/…`, a custom hostname's pages) are counted per address whatever
@@ -26,7 +26,6 @@ import type { RequestBudget } from "../../core/budget.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf, urlOf } from "../request-url.ts";
 import { isSiteRequest } from "./use-sites.ts";
-import { isVerifiedToken } from "../../core/auth/tokens.ts";
 
 export type RateLimits = Config["rateLimits"];
 
@@ -99,7 +98,7 @@ export function useRateLimit(
     if (isSiteRequest(request, urlOf(request), publicHost))
       return { rateLimiter: byReader, key: address, limit: limits.perAddress, verified: false };
     const authorization = request.headers.get("authorization");
-    if (authorization && isVerifiedToken(services.prisma, authorization, services.clock)) {
+    if (authorization && services.tokens.isVerified(authorization)) {
       const token = authorization.match(/^Bearer\s+(\S+)\s*$/i)![1];
       return { rateLimiter: byToken, key: hash("sha256", token, "base64url"), limit: limits.perToken, verified: true };
     }

@@ -4,7 +4,6 @@
 // field, 401, 403, 404, 429), the same bounds, and a comment line every 12 seconds for proxies.
 // The stream is pulled: a client that reads slower than events come is cut off by the bus.
 import type { Plugin } from "graphql-yoga";
-import { authenticate } from "../../core/auth/tokens.ts";
 import { createCoreContext, type Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import type { ChannelEvent, Subscription } from "../../core/realtime/bus.ts";
@@ -82,7 +81,7 @@ export function useRealtimeChannels(services: Services, { heartbeatMs }: { heart
       input[name] = value;
     }
     try {
-      const viewer = await authenticate(services.prisma, request.headers.get("authorization"), services.clock);
+      const viewer = await services.tokens.authenticate(request.headers.get("authorization"));
       const subscription = await services.realtime.subscribe(createCoreContext(services, viewer), input);
       request.signal?.addEventListener("abort", () => subscription.end(), { once: true });
       return stream(subscription, heartbeatMs);
