@@ -1,6 +1,7 @@
 // What a published site answers besides its pages' chrome (issue 31): `llms-full.txt` (every
-// page's Markdown in navigation order, within a bound, saying what it left out), and the size of
-// a page's HTML against what the service answered for the same content before the redesign.
+// page's Markdown in navigation order, within a bound, saying what it left out), the fonts its
+// customization chose (served by the service, hashed, cached for a year), and the size of a
+// page's HTML against what the service answered for the same content before the redesign.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphqlData } from "./support/expect.ts";
@@ -67,6 +68,92 @@ describe("llms-full.txt", () => {
         `\n---\n\n3 more pages are not included: this file stops at 4096 bytes. Every page is listed in ${base}/llms.txt, each with its Markdown URL.\n`,
       ),
     ).toBe(true);
+  });
+});
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/** The stylesheets a page links to, fetched. */
+async function stylesheetsOf(pageUrl: string) {
+  const html = await (await fetch(pageUrl)).text();
+  const hrefs = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)">/g)].map((match) => match[1]);
+  return Promise.all(
+    hrefs.map(async (href) => {
+      const response = await fetch(new URL(href, server.url));
+      expect(response.headers.get("cache-control")).toBe(IMMUTABLE);
+      return { href, text: await response.text() };
+    }),
+  );
+}
+
+/** Fetches every woff2 a stylesheet names (beside it), checking it is a font cached for a year. */
+async function fontFilesOf(sheet: { href: string; text: string }) {
+  const names = [...sheet.text.matchAll(/url\(([^)]+\.woff2)\)/g)].map((match) => match[1]);
+  for (const name of names) {
+    const response = await fetch(new URL(name, new URL(sheet.href, server.url)));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("font/woff2");
+    expect(response.headers.get("cache-control")).toBe(IMMUTABLE);
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(0, 4)
+        .toString("latin1"),
+    ).toBe("wOF2");
+  }
+  return names;
+}
+
+describe("fonts", () => {
+  async function siteWithFonts(title: string, styling: Record<string, unknown>) {
+    const { data: space } = await api().orgs.createSpace(A.organizationId, { title });
+    await page(space.id, "Intro", "Some `code`.");
+    const { data: site } = await api().orgs.createSite(A.organizationId, { title, spaces: [space.id] });
+    const settings = (await api().orgs.getSiteCustomizationById(A.organizationId, site.id)).data;
+    await api().orgs.updateSiteCustomizationById(A.organizationId, site.id, {
+      ...settings,
+      styling: { ...settings.styling, ...styling },
+    } as never);
+    await api().orgs.publishSite(A.organizationId, site.id);
+    return { site, url: `${server.url}/sites/${site.id}/intro` };
+  }
+
+  it("serves the default fonts (Inter, IBM Plex Mono) from the site stylesheet, and a chosen pair from stylesheets of their own", async () => {
+    const plain = await siteWithFonts("Default fonts", {});
+    const [site] = await stylesheetsOf(plain.url);
+    expect(site.text).toContain(':root{--font:"Inter Variable"}');
+    expect(site.text).toContain(':root{--mono:"IBM Plex Mono"}');
+    expect(await fontFilesOf(site)).toEqual([
+      expect.stringMatching(/^inter-latin-wght-normal\.\w+\.woff2$/),
+      expect.stringMatching(/^ibm-plex-mono-latin-400-normal\.\w+\.woff2$/),
+      expect.stringMatching(/^ibm-plex-mono-latin-700-normal\.\w+\.woff2$/),
+    ]);
+
+    const chosen = await siteWithFonts("Chosen fonts", { font: "Roboto", monospaceFont: "JetBrainsMono" });
+    const sheets = await stylesheetsOf(chosen.url);
+    expect(sheets.map(({ href }) => href.split("/").pop())).toEqual([
+      expect.stringMatching(/^site\./),
+      expect.stringMatching(/^text-roboto\.\w+\.css$/),
+      expect.stringMatching(/^mono-jetbrains-mono\.\w+\.css$/),
+    ]);
+    expect(sheets[1].text).toContain(':root{--font:"Roboto Variable"}');
+    expect(sheets[2].text).toContain(':root{--mono:"JetBrains Mono Variable"}');
+    expect(await fontFilesOf(sheets[1])).toHaveLength(1);
+    expect(await fontFilesOf(sheets[2])).toHaveLength(1);
+
+    // ABCFavorit ships in no package: the system font.
+    const favorit = await siteWithFonts("Favorit", { font: "ABCFavorit" });
+    const [, system] = await stylesheetsOf(favorit.url);
+    expect(system.text).toBe(":root{--font:system-ui}");
+  });
+
+  it("refuses a font that is not one of the published names (400 naming it), and the page keeps its fonts", async () => {
+    const { site, url } = await siteWithFonts("Odd fonts", {});
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}/customization`;
+    const settings = (await server.rest(A.token, "GET", path)).body as { styling: Record<string, unknown> };
+    const refused = await server.rest(A.token, "PUT", path, { ...settings, styling: { ...settings.styling, font: "ComicSans" } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("styling.font");
+    expect(await stylesheetsOf(url)).toHaveLength(1);
   });
 });
 

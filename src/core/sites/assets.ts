@@ -1,6 +1,7 @@
 // What published pages load besides their HTML, served by the service itself (nothing from a
 // CDN): the site stylesheet, the small script that enhances a page (theme toggle, copy buttons,
-// the outline's current heading), KaTeX's stylesheet and fonts. Every name carries a hash of its
+// the outline's current heading), KaTeX's stylesheet and fonts, and the fonts a site may choose
+// (fonts.ts: the defaults' faces are in the site stylesheet, another choice adds its own). Every name carries a hash of its
 // bytes, so a response may be cached for a year (`immutable`); pages name them relative to their
 // site's base (`<base>/~assets/<name>`), which works under /sites/{id} and at custom hostnames.
 import { createHash } from "node:crypto";
@@ -8,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { CodeHighlighter } from "./highlight.ts";
+import { DEFAULT_MONOSPACE_FONT, DEFAULT_TEXT_FONT, type FontFiles, fontFaceFiles, MONOSPACE_FONTS, TEXT_FONTS } from "./fonts.ts";
 import { SITE_CSS, SITE_JS, THEME_JS } from "./style.ts";
 
 export const ASSETS_PREFIX = "~assets/";
@@ -27,8 +29,14 @@ const hashed = (stem: string, ext: string, body: Buffer<ArrayBuffer>, contentTyp
 });
 
 /** The assets of published pages, built once per app on first use (files are read then, not at start-up). */
+/**
+ * Names of the stylesheets of fonts a site may choose instead of the defaults, by `text:<font>`
+ * and `mono:<font>` (the customization's values).
+ */
+export type FontSheets = Readonly<Record<string, string>>;
+
 export class SiteAssets {
-  private built: { css: Asset; js: Asset; katex: Asset; byName: Map<string, Asset> } | undefined;
+  private built: { css: Asset; js: Asset; katex: Asset; fonts: FontSheets; byName: Map<string, Asset> } | undefined;
   /** The CSP source of the inline script that applies the stored theme before the page paints. */
   readonly themeScriptHash = `'sha256-${createHash("sha256").update(THEME_JS).digest("base64")}'`;
 
@@ -39,29 +47,53 @@ export class SiteAssets {
       byName.set(asset.name, asset);
       return asset;
     };
-    const css = add(hashed("site", "css", Buffer.from(SITE_CSS), "text/css; charset=utf-8"));
+    const require = createRequire(import.meta.url);
+    // A font's @font-face rules (its files renamed with their hashes) and the variable that picks it.
+    const fontCss = (font: FontFiles | null, variable: "--font" | "--mono") => {
+      if (!font) return `:root{${variable}:system-ui}`;
+      const files = join(dirname(require.resolve(`${font.packageName}/package.json`)), "files");
+      const faces = fontFaceFiles(font).map(({ weight, file }) => {
+        const asset = add(hashed(file.replace(/\.woff2$/, ""), "woff2", readFileSync(join(files, file)), "font/woff2"));
+        return `@font-face{font-family:"${font.family}";font-style:normal;font-display:swap;font-weight:${weight};src:url(${asset.name}) format("woff2")}`;
+      });
+      return `${faces.join("")}:root{${variable}:"${font.family}"}`;
+    };
+    const fonts: Record<string, string> = {};
+    const choices = [
+      ...Object.entries(TEXT_FONTS).map(([name, font]) => ["text", name, font, "--font"] as const),
+      ...Object.entries(MONOSPACE_FONTS).map(([name, font]) => ["mono", name, font, "--mono"] as const),
+    ];
+    let defaults = "";
+    for (const [kind, name, font, variable] of choices) {
+      const text = fontCss(font, variable);
+      if (name === (kind === "text" ? DEFAULT_TEXT_FONT : DEFAULT_MONOSPACE_FONT)) defaults += text;
+      else
+        fonts[`${kind}:${name}`] = add(
+          hashed(`${kind}-${font?.stem ?? "system"}`, "css", Buffer.from(text), "text/css; charset=utf-8"),
+        ).name;
+    }
+    const css = add(hashed("site", "css", Buffer.from(`${defaults}\n${SITE_CSS}`), "text/css; charset=utf-8"));
     const js = add(hashed("site", "js", Buffer.from(SITE_JS), "text/javascript; charset=utf-8"));
     // KaTeX's stylesheet with only its woff2 fonts (every browser that runs this page reads them),
     // each renamed with its hash.
-    const require = createRequire(import.meta.url);
     const katexCss = require.resolve("katex/dist/katex.min.css");
-    const fonts = join(dirname(katexCss), "fonts");
+    const katexFonts = join(dirname(katexCss), "fonts");
     const text = readFileSync(katexCss, "utf8").replace(
       /url\(fonts\/([A-Za-z0-9_-]+)\.woff2\) format\("woff2"\)(?:,url\(fonts\/[^)]+\) format\("[a-z]+"\))*/g,
       (_match, font: string) => {
-        const asset = add(hashed(`katex-${font}`, "woff2", readFileSync(join(fonts, `${font}.woff2`)), "font/woff2"));
+        const asset = add(hashed(`katex-${font}`, "woff2", readFileSync(join(katexFonts, `${font}.woff2`)), "font/woff2"));
         return `url(${asset.name}) format("woff2")`;
       },
     );
     const katex = add(hashed("katex", "css", Buffer.from(text), "text/css; charset=utf-8"));
-    this.built = { css, js, katex, byName };
+    this.built = { css, js, katex, fonts, byName };
     return this.built;
   }
 
-  /** Names of the site stylesheet, the page script and KaTeX's stylesheet (with their hashes). */
-  names(): { css: string; js: string; katex: string } {
-    const { css, js, katex } = this.build();
-    return { css: css.name, js: js.name, katex: katex.name };
+  /** Names of the site stylesheet, the page script, KaTeX's stylesheet and the chosen fonts' stylesheets (with their hashes). */
+  names(): { css: string; js: string; katex: string; fonts: FontSheets } {
+    const { css, js, katex, fonts } = this.build();
+    return { css: css.name, js: js.name, katex: katex.name, fonts };
   }
 
   /** The asset of that exact name (an old hash is unknown: 404). */

@@ -10,6 +10,7 @@ import type { CoreContext } from "../context.ts";
 import { badInput, notFound } from "../errors.ts";
 import { requireSite, writeSite } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
+import { DEFAULT_MONOSPACE_FONT, DEFAULT_TEXT_FONT, MONOSPACE_FONTS, TEXT_FONTS } from "./fonts.ts";
 
 const color = (light: string, dark = light) => ({ light, dark });
 
@@ -210,6 +211,9 @@ export interface PageLook {
   links: { title: string; url: string }[];
   /** Whether pages ask "Was this page helpful?" (`feedback.enabled`). */
   feedback: boolean;
+  /** `styling.font` and `styling.monospaceFont` when one of the published names (fonts.ts), else the defaults. */
+  font: string;
+  monospaceFont: string;
 }
 
 const HEX = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
@@ -259,5 +263,11 @@ export function pageLook(settings: Customization): PageLook {
     logo: logoLight ? { light: logoLight, dark: webUrl(header.logo?.dark) ?? logoLight } : null,
     links,
     feedback: (settings.feedback as Record<string, unknown> | undefined)?.enabled === true,
+    // A font given as its own definition (files at URLs of its own) is not served: the default shows.
+    font: typeof styling.font === "string" && Object.hasOwn(TEXT_FONTS, styling.font) ? styling.font : DEFAULT_TEXT_FONT,
+    monospaceFont:
+      typeof styling.monospaceFont === "string" && Object.hasOwn(MONOSPACE_FONTS, styling.monospaceFont)
+        ? styling.monospaceFont
+        : DEFAULT_MONOSPACE_FONT,
   };
 }

@@ -20,7 +20,7 @@ import { QUERY_MAX, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { withoutTitleHeading } from "../content/blocks/index.ts";
 import { type BlockContext, escapeHtml, type Heading, type PageScript, pageScriptsOf, renderPageIn } from "./render.ts";
-import { ASSET_CACHE_CONTROL, ASSETS_PREFIX } from "./assets.ts";
+import { ASSET_CACHE_CONTROL, ASSETS_PREFIX, type SiteAssets } from "./assets.ts";
 import { defaultFavicon, emojiFavicon, readableOn, THEME_JS } from "./style.ts";
 import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
@@ -460,6 +460,8 @@ async function visitorAccess(services: Services, cache: SiteCache, site: Fingerp
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
+type PageAssets = ReturnType<SiteAssets["names"]> & { themeHash: string };
+
 interface Loaded {
   site: Site;
   /** The scripts of integrations its pages load (`<script src async>`, allowed by the page's CSP, which merges theirs). */
@@ -467,8 +469,8 @@ interface Loaded {
   structure: Structure;
   spaces: Map<string, Space>;
   contents: Map<string, ReturnType<typeof contentOf>>;
-  /** Names (with hashes) of the stylesheet and script pages load, and the CSP hash of the inline theme line. */
-  assets: { css: string; js: string; katex: string; themeHash: string };
+  /** Names (with hashes) of the stylesheets and script pages load, and the CSP hash of the inline theme line. */
+  assets: PageAssets;
 }
 
 async function load(services: Services, fingerprint: Fingerprint, claims: VisitorClaims): Promise<Loaded> {
@@ -782,7 +784,7 @@ function page(view: {
   indexed?: boolean;
   look?: PageLook;
   /** The site's base URL and the names of the stylesheet and script (none: an error page without a site). */
-  assets?: { base: string; names: { css: string; js: string; katex: string; themeHash: string } };
+  assets?: { base: string; names: PageAssets };
   /** The code colors of this page's blocks. */
   style?: string;
   /** Whether the page shows math (KaTeX's stylesheet). */
@@ -806,9 +808,16 @@ function page(view: {
     : assets
       ? `${root}/favicon.ico`
       : defaultFavicon(primary);
-  const links = assets
-    ? `<link rel="stylesheet" href="${escapeHtml(prefix + assets.names.css)}">${view.math ? `<link rel="stylesheet" href="${escapeHtml(prefix + assets.names.katex)}">` : ""}`
-    : "";
+  // The site stylesheet holds the default fonts; a site that chose others adds their stylesheets.
+  const sheets = assets
+    ? [
+        assets.names.css,
+        view.look && assets.names.fonts[`text:${view.look.font}`],
+        view.look && assets.names.fonts[`mono:${view.look.monospaceFont}`],
+        view.math && assets.names.katex,
+      ].filter((name): name is string => !!name)
+    : [];
+  const links = sheets.map((name) => `<link rel="stylesheet" href="${escapeHtml(prefix + name)}">`).join("");
   const own = assets ? `<script>${THEME_JS}</script><script src="${escapeHtml(prefix + assets.names.js)}" defer></script>` : "";
   const scripts = view.scripts ?? [];
   const tags = scripts.map(({ src }) => `<script src="${escapeHtml(src)}" async></script>`).join("");

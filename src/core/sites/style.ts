@@ -19,7 +19,7 @@ export const SITE_CSS = `:root{color-scheme:light;--bg:#fff;--fg:#1f2328;--muted
 @media (prefers-color-scheme:dark){:root[data-theme=system]{${DARK_VARS}}}
 *,*::before,*::after{box-sizing:border-box}
 html{scroll-padding-top:calc(var(--header) + 1rem)}
-body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.65 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.65 var(--font),system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;-webkit-text-size-adjust:100%}
 a{color:var(--link)}a:hover{text-decoration-thickness:2px}
 :focus-visible{outline:2px solid var(--link);outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;z-index:20;background:var(--bg);padding:.5rem 1rem}.skip:focus{left:.5rem}
@@ -46,13 +46,13 @@ article h1{font-size:2.1rem;line-height:1.25;margin:0 0 .5rem}article h2{font-si
 .description{color:var(--muted);font-size:1.1rem;margin-top:0}
 img{max-width:100%;height:auto}hr{border:0;border-top:1px solid var(--border)}
 blockquote{margin:1rem 0;padding:0 1rem;border-left:3px solid var(--border);color:var(--muted)}
-:not(pre)>code{font:.875em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);border:1px solid var(--border);border-radius:5px;padding:.1em .35em}
+:not(pre)>code{font:.875em/1.4 var(--mono),ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);border:1px solid var(--border);border-radius:5px;padding:.1em .35em}
 .table-scroll{overflow-x:auto;margin:1rem 0;border:1px solid var(--border);border-radius:8px}
 table{border-collapse:collapse;min-width:100%;font-size:.93rem}th,td{padding:.5rem .75rem;border-bottom:1px solid var(--border);text-align:left;vertical-align:top}th{background:var(--soft)}tr:last-child td{border-bottom:0}
 ul.task,li.task{list-style:none}li.task input{margin:0 .4rem 0 -1.3rem}
 figure.code{position:relative;margin:1rem 0;border:1px solid var(--border);border-radius:8px;background:var(--code-bg);overflow:hidden}
 figure.code figcaption{padding:.4rem .9rem;font-size:.85rem;color:var(--muted);border-bottom:1px solid var(--border);background:var(--soft)}
-figure.code pre{margin:0;padding:.85rem 1rem;overflow-x:auto;font:.875rem/1.6 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;tab-size:2}
+figure.code pre{margin:0;padding:.85rem 1rem;overflow-x:auto;font:.875rem/1.6 var(--mono),ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;tab-size:2}
 figure.code.wrap pre{white-space:pre-wrap;overflow-wrap:anywhere}
 figure.code.numbered code{counter-reset:line}figure.code.numbered .line::before{counter-increment:line;content:counter(line);display:inline-block;width:2.2em;margin-right:1em;text-align:right;color:var(--muted);user-select:none}
 .code [class^=k]{color:var(--l)}:root[data-theme=dark] .code [class^=k]{color:var(--d)}
