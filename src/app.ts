@@ -1,5 +1,6 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
 // adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
+import { createRevisionCache } from "./core/content/cache.ts";
 import { TokenVerifier } from "./core/auth/tokens.ts";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
@@ -160,6 +161,7 @@ export function createApp({
     realtime,
     clock,
     tokens: new TokenVerifier(database.prisma, clock),
+    revisions: createRevisionCache(),
     urls,
     signer: new Signer(config.filesSecret, clock),
     importLimits: {

@@ -240,7 +240,6 @@ const MODULE_COLLECTIONS: Record<string, string> = {
   "src/core/sites/customization.ts validators": "memo: compiled JSON Schema validators (two keys)",
   "rest-adapter/route.ts restEnums": "memo: REST names of GraphQL enum values",
   // Caches keyed by the Prisma client: to move into Services.
-  "src/core/content/cache.ts revisionCaches": "cache per Prisma client: parsed revisions; to move into Services",
   "src/db/raw-query.ts adapters": "cache per Prisma client: its driver adapter's prepared reads",
   // Process-wide registries: to become Services fields built by createApp.
   "src/core/sites/render.ts blockRenderers": "registry: block renderers registered at import; to move into Services",

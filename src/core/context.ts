@@ -1,5 +1,6 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
+import type { RevisionCache } from "./content/cache.ts";
 import type { TokenVerifier } from "./auth/tokens.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "./auth/access.ts";
@@ -36,6 +37,8 @@ export interface Services {
   urls: Urls;
   /** Bearer tokens to viewers, with the cache of tokens found recently (src/core/auth/tokens.ts). */
   tokens: TokenVerifier;
+  /** Decoded revisions by id (immutable), bounded in memory (src/core/content/cache.ts). */
+  revisions: RevisionCache;
   /** Signs and checks capability URLs (downloads, PDFs). */
   signer: Signer;
   importLimits: ImportLimits;
@@ -75,7 +78,7 @@ export interface CoreContext extends Services {
 }
 
 export function createCoreContext(services: Services, viewer: Viewer): CoreContext {
-  const loaders = createLoaders(services.prisma, viewer.userId);
+  const loaders = createLoaders(services, viewer.userId);
   // The request's own fields first, the services spread after them (Services has none of their
   // names): on Node 20 (V8 11.3) an object literal that adds properties after a spread takes a slow
   // path, ~8 µs here, where this order costs ~0.3 µs (issue 15).

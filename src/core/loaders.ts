@@ -13,6 +13,8 @@ import { openAPILoaders } from "./openapi/loaders.ts";
 import { translationLoaders } from "./translations/loaders.ts";
 import { integrationLoaders } from "./integrations/loaders.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { RevisionCache } from "./content/cache.ts";
+import type { Services } from "./context.ts";
 
 export * from "./loader-kit.ts";
 
@@ -31,7 +33,9 @@ const DOMAINS = [
   integrationLoaders,
 ] as const;
 
-type LoadersOf<T> = T extends (prisma: PrismaClient, viewerUserId: string | null, loaders: never) => infer L ? L : never;
+type LoadersOf<T> = T extends (prisma: PrismaClient, viewerUserId: string | null, loaders: never, revisions: RevisionCache) => infer L
+  ? L
+  : never;
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 export type Loaders = UnionToIntersection<LoadersOf<(typeof DOMAINS)[number]>>;
 
@@ -47,16 +51,20 @@ class LazyLoaders {
   constructor(
     readonly prisma: PrismaClient,
     readonly viewerUserId: string | null,
+    readonly revisions: RevisionCache,
   ) {}
 }
 for (const [index, factory] of DOMAINS.entries()) {
   // The names of a domain's loaders: building them sends nothing (loaders load on demand).
-  for (const name of Object.keys(factory(null as never, null, null as never))) {
+  for (const name of Object.keys(factory(null as never, null, null as never, null as never))) {
     if (name in LazyLoaders.prototype) throw new Error(`Two domains define the loader ${name}`);
     Object.defineProperty(LazyLoaders.prototype, name, {
       get(this: LazyLoaders) {
         // A domain gets the request's loaders too, to prime other domains' with rows it read.
-        const domain = (this.domains[index] ??= factory(this.prisma, this.viewerUserId, this as never)) as Record<string, unknown>;
+        const domain = (this.domains[index] ??= factory(this.prisma, this.viewerUserId, this as never, this.revisions)) as Record<
+          string,
+          unknown
+        >;
         return domain[name];
       },
     });
@@ -73,6 +81,6 @@ export function releaseLoaders(loaders: Loaders): void {
 }
 
 /** The loaders of one request, for the viewer: every domain's, built when first used. */
-export function createLoaders(prisma: PrismaClient, viewerUserId: string | null): Loaders {
-  return new LazyLoaders(prisma, viewerUserId) as unknown as Loaders;
+export function createLoaders(services: Pick<Services, "prisma" | "revisions">, viewerUserId: string | null): Loaders {
+  return new LazyLoaders(services.prisma, viewerUserId, services.revisions) as unknown as Loaders;
 }

@@ -1,7 +1,7 @@
 // Process-wide caches of immutable content, bounded in memory. A revision never changes once
 // written and a body is named by its SHA-256, so neither can go stale: only memory bounds them.
 import { LRUCache } from "lru-cache";
-import type { PrismaClient, Revision } from "../../generated/prisma/client.ts";
+import type { Revision } from "../../generated/prisma/client.ts";
 import { markdownToDocument, type JsonDocument } from "./document.ts";
 
 /** Bytes of decoded revisions (page tree, files …) kept per database; estimated from their JSON. */
@@ -9,20 +9,15 @@ export const REVISION_CACHE_BYTES = 64 * 1024 * 1024;
 /** Parsed page documents kept, counted as four times their markdown. */
 export const DOCUMENT_CACHE_BYTES = 64 * 1024 * 1024;
 
-const revisionCaches = new WeakMap<PrismaClient, LRUCache<string, Revision>>();
+export type RevisionCache = LRUCache<string, Revision>;
 
-/** Revisions by id, per database (ids are only unique within one). */
-export function revisionCache(prisma: PrismaClient): LRUCache<string, Revision> {
-  let cache = revisionCaches.get(prisma);
-  if (!cache) {
-    cache = new LRUCache<string, Revision>({
-      maxSize: REVISION_CACHE_BYTES,
-      sizeCalculation: (revision) =>
-        1024 + JSON.stringify([revision.pages, revision.files, revision.reusableContents, revision.variables, revision.parentIds]).length,
-    });
-    revisionCaches.set(prisma, cache);
-  }
-  return cache;
+/** Revisions by id, for one database (ids are only unique within one): one per app, in `Services`. */
+export function createRevisionCache(): RevisionCache {
+  return new LRUCache<string, Revision>({
+    maxSize: REVISION_CACHE_BYTES,
+    sizeCalculation: (revision) =>
+      1024 + JSON.stringify([revision.pages, revision.files, revision.reusableContents, revision.variables, revision.parentIds]).length,
+  });
 }
 
 // Keyed by content hash alone: the same markdown parses to the same document in any database.

@@ -2,14 +2,13 @@
 import DataLoader from "dataloader";
 import type { PrismaClient, Revision } from "../../generated/prisma/client.ts";
 import { byId } from "../loader-kit.ts";
-import { revisionCache } from "./cache.ts";
+import type { RevisionCache } from "./cache.ts";
 
 /** Revisions and the bytes their pages and files point at. */
-export function contentLoaders(prisma: PrismaClient) {
+export function contentLoaders(prisma: PrismaClient, _viewerUserId: string | null, _loaders: never, cache: RevisionCache) {
   return {
-    /** Revisions, immutable: decoded once per process (cache.ts), read again only after eviction. */
+    /** Revisions, immutable: decoded once per app (`Services.revisions`), read again only after eviction. */
     revision: byId<Revision>(async (ids) => {
-      const cache = revisionCache(prisma);
       const missing = ids.filter((id) => !cache.has(id));
       if (missing.length) for (const row of await prisma.revision.findMany({ where: { id: { in: missing } } })) cache.set(row.id, row);
       return ids.map((id) => cache.get(id)).filter((row): row is Revision => row !== undefined);

@@ -188,7 +188,7 @@ const SUBJECT_ACCESSES = new ScopeSlot("access of other users, by user id", () =
 export async function memberRoleOnSpace(ctx: CoreContext, userId: string, space: Space): Promise<Role | null> {
   const accesses = ctx.scope.get(SUBJECT_ACCESSES);
   let access = accesses.get(userId);
-  if (!access) accesses.set(userId, (access = new Access(createLoaders(ctx.prisma, userId))));
+  if (!access) accesses.set(userId, (access = new Access(createLoaders(ctx, userId))));
   return access.roleOnSpace(space);
 }
 
