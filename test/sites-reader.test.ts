@@ -85,6 +85,8 @@ describe("the sample site's page of every block, in Chromium", () => {
           ".math .katex-display",
           "li.task input[type=checkbox]",
           ".table-scroll table",
+          // The demo site asks for feedback (the form's own test: site-feedback.test.ts).
+          "form.feedback textarea",
         ])
           expect(await page.locator(selector).count(), selector).toBeGreaterThan(0);
         expect(await page.locator("figure.code pre code span[class^=k]").count()).toBeGreaterThan(0);

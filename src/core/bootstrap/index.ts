@@ -8,6 +8,7 @@ import { badInput, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
 import { createSite, setSitePublished } from "../sites/index.ts";
+import { siteCustomization, updateSiteCustomization } from "../sites/customization.ts";
 import { type SampleContent, seedSampleContent } from "./sample-content.ts";
 import { issueTokenForEmail } from "../tokens/index.ts";
 
@@ -51,7 +52,8 @@ export interface DemoResult extends BootstrapResult {
 
 /**
  * On an empty database: a demo organization with one sample space and its sample content
- * (`sample-content.ts`), written as the demo user, and a public site that publishes it.
+ * (`sample-content.ts`), written as the demo user, and a public site that publishes it (with
+ * "Was this page helpful?" on, so a newcomer sees every part of a page).
  * Returns null otherwise.
  */
 /** The demo user's e-mail: the start banner names it, so `cli token --email` works at once. */
@@ -105,6 +107,7 @@ export async function seedDemo(services: Services): Promise<DemoResult | null> {
   const ctx = createCoreContext(services, viewer);
   const content = await seedSampleContent(ctx, spaceId);
   const site = await createSite(ctx, { organizationId: result.organizationId, title: "Getting started", spaces: [spaceId] });
+  await updateSiteCustomization(ctx, result.organizationId, site.id, { ...siteCustomization(site), feedback: { enabled: true } });
   await setSitePublished(ctx, result.organizationId, site.id, true);
   return { ...result, spaceId, content, siteId: site.id };
 }
