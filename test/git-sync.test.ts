@@ -174,7 +174,12 @@ describe("Git Sync import", { timeout: 180_000 }, () => {
       [{ url: "not a url", ref: "refs/heads/main" }, "url must be a Git URL"],
       [{ url: "https://example.com/docs.git", ref: "refs/heads/a..b" }, "ref must be a branch"],
       [{ url: "https://example.com/docs.git", ref: "refs/tags/v1" }, "ref must be a branch"],
-      [{ url: "https://example.com/docs.git", ref: "refs/heads/main", repoProjectDirectory: "docs" }, "repoProjectDirectory"],
+      ...["../docs", "docs/../../etc", "/srv/docs", "docs//v2", "docs/.git", "C:/docs", "a\\b", "x".repeat(513)].map(
+        (repoProjectDirectory): [Record<string, unknown>, string] => [
+          { url: "https://example.com/docs.git", ref: "refs/heads/main", repoProjectDirectory },
+          "repoProjectDirectory",
+        ],
+      ),
       [{ url: "https://example.com/docs.git", ref: "refs/heads/main", timestamp: "yesterday" }, "timestamp"],
     ];
     for (const [body, message] of cases) {
@@ -222,6 +227,40 @@ describe("Git Sync import", { timeout: 180_000 }, () => {
     expect(unseal(server.app.services.gitSync.key, row.credentials!)).toBe("bot:s3cret-token");
     const info = await server.rest(A.token, "GET", `/v1/spaces/${space}/git/info`);
     expect(JSON.stringify(info.body)).not.toContain("s3cret");
+  });
+
+  it("reads the space from repoProjectDirectory, the rest of the repository ignored", async () => {
+    const space = await newSpace("From a directory");
+    const files: Record<string, string> = { "README.md": "The code's readme.\n", "src/app.ts": "export {};\n" };
+    for (const [path, text] of Object.entries(REMOTE_FILES)) files[`docs/${path}`] = text;
+    const remote = await remoteWith(files);
+    const asked = await server.rest(A.token, "POST", `/v1/spaces/${space}/git/import`, {
+      url: remote.url,
+      ref: "refs/heads/main",
+      repoProjectDirectory: "./docs/",
+    });
+    expect(asked.status).toBe(204);
+    expect((await settled(space)).operation).toMatchObject({ state: "success", direction: "import" });
+    const [changeRequest] = (await server.rest(A.token, "GET", `/v1/spaces/${space}/change-requests`)).body.items;
+    const content = await server.rest(A.token, "GET", `/v1/spaces/${space}/change-requests/${changeRequest.id}/content`);
+    expect(content.body.pages.map((page: { title: string }) => page.title)).toEqual(["Welcome", "Setup"]);
+    const setup = await server.rest(
+      A.token,
+      "GET",
+      `/v1/spaces/${space}/change-requests/${changeRequest.id}/content/path/setup?format=markdown`,
+    );
+    expect(setup.body.markdown).toBe(REMOTE_FILES["setup/README.md"]);
+    // A directory the branch does not have fails the operation naming it, and makes nothing.
+    const other = await newSpace("Missing directory");
+    await server.rest(A.token, "POST", `/v1/spaces/${other}/git/import`, {
+      url: remote.url,
+      ref: "refs/heads/main",
+      repoProjectDirectory: "guide",
+    });
+    const info = await settled(other);
+    expect(info.operation.state).toBe("failure");
+    expect(info.operation.error).toBe('repoProjectDirectory "guide" is not a directory of the remote branch');
+    expect(await server.database.prisma.changeRequest.count({ where: { spaceId: other } })).toBe(0);
   });
 
   it("runs operations in the order of their events: an older timestamp is refused", async () => {
@@ -289,6 +328,49 @@ describe("Git Sync export", { timeout: 180_000 }, () => {
       `/v1/spaces/${back}/change-requests/${changeRequest.id}/content/path/overview?format=markdown`,
     );
     expect(page.body.markdown).toBe('{% hint style="success" %}\nExported.\n{% endhint %}\n');
+  });
+});
+
+describe("Git Sync export into repoProjectDirectory", { timeout: 180_000 }, () => {
+  it("writes the space under the directory and leaves the rest of the remote's tree as it was", async () => {
+    const space = await newSpace("Into a directory");
+    await graphqlData(server, A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space, title: "Overview", markdown: "Version two.\n" },
+    });
+    const remote = await remoteWith({
+      "README.md": "The code's readme.\n",
+      "src/app.ts": "export {};\n",
+      "docs/v1/intro.md": "Version one.\n",
+      "docs/v2/stale.md": "Replaced by the export.\n",
+    });
+    const tip = (await git(remote.bare, ["rev-parse", "main"])).trim();
+    const asked = await server.rest(A.token, "POST", `/v1/spaces/${space}/git/export`, {
+      url: remote.url,
+      ref: "refs/heads/main",
+      commitMessage: "Docs v2",
+      repoProjectDirectory: "docs/v2",
+    });
+    expect(asked.status).toBe(204);
+    expect((await settled(space)).operation).toMatchObject({ state: "success", direction: "export" });
+    expect((await git(remote.bare, ["log", "-1", "--format=%P|%s", "main"])).trim()).toBe(`${tip}|Docs v2`);
+    expect((await git(remote.bare, ["ls-tree", "-r", "--name-only", "main"])).trim().split("\n")).toEqual([
+      "README.md",
+      "docs/v1/intro.md",
+      "docs/v2/.gitbook.yaml",
+      "docs/v2/SUMMARY.md",
+      "docs/v2/overview.md",
+      "src/app.ts",
+    ]);
+    expect(await git(remote.bare, ["show", "main:docs/v2/overview.md"])).toBe("Version two.\n");
+    // Unchanged since: no new commit; and importing the directory back gives the page.
+    await server.rest(A.token, "POST", `/v1/spaces/${space}/git/export`, {
+      url: remote.url,
+      ref: "refs/heads/main",
+      commitMessage: "Again",
+      repoProjectDirectory: "docs/v2",
+    });
+    expect((await settled(space)).operation.state).toBe("success");
+    expect((await git(remote.bare, ["rev-list", "--count", "main"])).trim()).toBe("2");
   });
 });
 

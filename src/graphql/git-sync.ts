@@ -97,7 +97,9 @@ const ImportGitRepositoryInput = builder.inputType("ImportGitRepositoryInput", {
     ref: f.string({ required: true, description: 'The branch, as "refs/heads/main"' }),
     repoTreeURL: f.string({ description: "Prefix of the repository tree's URL (shown as the state's url)" }),
     repoCommitURL: f.string({ description: "Prefix of commit URLs (accepted, not used)" }),
-    repoProjectDirectory: f.string({ description: "Only the root is synchronized: anything else is refused" }),
+    repoProjectDirectory: f.string({
+      description: "The directory of the repository the space is kept in (relative, no '..'; default the root)",
+    }),
     timestamp: f.field({
       type: "DateTime",
       description: "When the event that asked for it happened: an older one than the last is refused",
@@ -116,7 +118,9 @@ const ExportToGitRepositoryInput = builder.inputType("ExportToGitRepositoryInput
     commitMessage: f.string({ required: true, description: "Message of the exported commit" }),
     repoTreeURL: f.string({ description: "Prefix of the repository tree's URL (shown as the state's url)" }),
     repoCommitURL: f.string({ description: "Prefix of commit URLs (accepted, not used)" }),
-    repoProjectDirectory: f.string({ description: "Only the root is synchronized: anything else is refused" }),
+    repoProjectDirectory: f.string({
+      description: "The directory of the repository the space is kept in (relative, no '..'; default the root)",
+    }),
     timestamp: f.field({
       type: "DateTime",
       description: "When the event that asked for it happened: an older one than the last is refused",
@@ -343,7 +347,9 @@ const UpdateGitSyncInstallationInput = builder.inputType("UpdateGitSyncInstallat
     branch: f.string({ description: '"refs/heads/<name>"' }),
     accessToken: f.string({ description: "GitLab: an access token (stored sealed, never shown)" }),
     customInstanceURL: f.string({ description: "GitLab: the self-hosted instance (null clears it)" }),
-    projectDirectory: f.string({ description: "Only the root is synchronized: anything else is refused" }),
+    projectDirectory: f.string({
+      description: "The directory of the repository the space is kept in (relative, no '..'; default the root)",
+    }),
     commitMessageTemplate: f.string({ description: "Template of exported commits' messages" }),
     previewExternalBranches: f.boolean({ description: "Whether branches other than the configured one get previews" }),
     agentInstructions: f.stringList({ description: "agents and/or claude" }),

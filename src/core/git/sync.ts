@@ -175,7 +175,31 @@ type JobPayload = {
   startedAt: string;
   commitMessage?: string;
   force?: boolean;
+  /** The repository's directory the space is kept in ("" or absent: the root). */
+  directory?: string;
 };
+
+const PROJECT_DIRECTORY_MAX = 512;
+
+/**
+ * The directory of the repository the space is kept in, as path segments joined by "/" ("" for the
+ * root). Relative to the root and inside it: no "..", no absolute path, no ".git", bounded.
+ */
+export function parseProjectDirectory(input: string | undefined): string {
+  if (input === undefined) return "";
+  const refuse = (why: string) => badInput(`repoProjectDirectory ${why} (got ${quote(input.slice(0, 100))})`);
+  if (input.length > PROJECT_DIRECTORY_MAX) throw refuse(`must be at most ${PROJECT_DIRECTORY_MAX} characters`);
+  if (input.startsWith("/") || /^[A-Za-z]:/.test(input)) throw refuse("must be relative to the repository's root");
+  const path = input.replace(/^\.\/+/, "").replace(/\/+$/, "");
+  if (path === "" || path === ".") return "";
+  const segments = path.split("/");
+  for (const segment of segments) {
+    if (segment === "" || segment === "." || segment === "..") throw refuse('must be a path inside the repository (no "..", "." or "//")');
+    if (/[\\\x00-\x1f\x7f]/.test(segment)) throw refuse("must not hold backslashes or control characters");
+    if (segment.toLowerCase() === ".git") throw refuse('must not name a ".git" directory');
+  }
+  return path;
+}
 
 /** Records the remote and the operation, and enqueues the job (the request answers at once). */
 export async function requestGitSync(
@@ -186,9 +210,7 @@ export async function requestGitSync(
 ): Promise<void> {
   await requireSpace(ctx, spaceId, "space.configure");
   const settings = ctx.gitSync;
-  if (input.repoProjectDirectory && input.repoProjectDirectory.replace(/^\.?\/+|\/+$/g, "") !== "") {
-    throw badInput("repoProjectDirectory: only the repository's root is synchronized here (leave it empty)");
-  }
+  const directory = parseProjectDirectory(input.repoProjectDirectory);
   if (direction === "export" && !input.commitMessage?.trim()) throw badInput("commitMessage is required");
   const remote = parseRemote(input.url, settings.allowPrivateHosts);
   const ref = parseRef(input.ref);
@@ -231,6 +253,7 @@ export async function requestGitSync(
       startedAt: operation.startedAt,
       ...(input.commitMessage ? { commitMessage: input.commitMessage.slice(0, 10_000) } : {}),
       ...(input.force ? { force: true } : {}),
+      ...(directory ? { directory } : {}),
     };
     // One operation at a time per space: a later request replaces a waiting one. The handler reports
     // every failure in the state itself; attempts beyond the first are for an instance that died mid-run.
@@ -304,7 +327,8 @@ async function runImport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
     env,
     signal,
   });
-  const commit = (await runGit(gitDir, ["rev-parse", "--verify", "refs/sync/import^{commit}"], { timeoutMs })).toString("utf8").trim();
+  let commit = (await runGit(gitDir, ["rev-parse", "--verify", "refs/sync/import^{commit}"], { timeoutMs })).toString("utf8").trim();
+  if (payload.directory) commit = await subdirectoryCommit(gitDir, commit, payload.directory, timeoutMs);
   const space = await ctx.prisma.space.findUniqueOrThrow({ where: { id: payload.spaceId } });
   const subject = `Git Sync import of ${row.ref.replace(/^refs\/heads\//, "")}`;
   const revision = await importCommit(ctx, repos, payload.spaceId, commit, { base: space.revisionId, subject });
@@ -331,7 +355,12 @@ async function runExport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
   } catch (error) {
     if (!(error instanceof GitError && /couldn't find remote ref/i.test(error.message))) throw error;
   }
-  const tree = (await runGit(gitDir, ["rev-parse", `${head}^{tree}`], { timeoutMs })).toString("utf8").trim();
+  let tree = (await runGit(gitDir, ["rev-parse", `${head}^{tree}`], { timeoutMs })).toString("utf8").trim();
+  // In a directory: the space's tree replaces that directory only, the rest of the remote's tree is kept.
+  if (payload.directory) {
+    const base = parent && (await runGit(gitDir, ["rev-parse", `${parent}^{tree}`], { timeoutMs })).toString("utf8").trim();
+    tree = await graftTree(gitDir, base || undefined, payload.directory.split("/"), tree, timeoutMs);
+  }
   if (parent && (await runGit(gitDir, ["rev-parse", `${parent}^{tree}`], { timeoutMs })).toString("utf8").trim() === tree) return;
   const user = await ctx.prisma.user.findUnique({ where: { id: payload.userId } });
   const name = user?.displayName || "Docs service";
@@ -365,4 +394,51 @@ async function runExport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
     }
     throw error;
   }
+}
+
+/**
+ * A commit whose tree is `directory` of `commit`, with its message and author, so that an import
+ * reads the directory as a push reads a repository's root (its own `.gitbook.yaml` included).
+ */
+async function subdirectoryCommit(gitDir: string, commit: string, directory: string, timeoutMs: number): Promise<string> {
+  // `<commit>:<path>` takes the rest of the argument as the path, so the type is asked apart.
+  const [tree, type] = (
+    await runGit(gitDir, ["--literal-pathspecs", "ls-tree", "--format=%(objectname) %(objecttype)", commit, "--", directory], { timeoutMs })
+  )
+    .toString("utf8")
+    .trim()
+    .split(" ");
+  if (!tree || type !== "tree") throw new GitError(`repoProjectDirectory ${quote(directory)} is not a directory of the remote branch`, 400);
+  const [name, email, date, ...message] = (
+    await runGit(gitDir, ["log", "-1", "--format=%an%x00%ae%x00%ad%x00%B", "--date=raw", commit], { timeoutMs })
+  )
+    .toString("utf8")
+    .split("\0");
+  const env = {
+    GIT_AUTHOR_NAME: name!,
+    GIT_AUTHOR_EMAIL: email!,
+    GIT_AUTHOR_DATE: date!,
+    GIT_COMMITTER_NAME: name!,
+    GIT_COMMITTER_EMAIL: email!,
+    GIT_COMMITTER_DATE: date!,
+  };
+  return (await runGit(gitDir, ["commit-tree", tree, "-F", "-"], { timeoutMs, env, input: Buffer.from(message.join("\0"), "utf8") }))
+    .toString("utf8")
+    .trim();
+}
+
+/** `base` (a tree, or none) with the directory at `path` replaced by `tree`: one new tree per level. */
+async function graftTree(gitDir: string, base: string | undefined, path: string[], tree: string, timeoutMs: number): Promise<string> {
+  const [name, ...rest] = path;
+  if (name === undefined) return tree;
+  // `<mode> <type> <oid>\t<name>`, NUL-separated: the format mktree -z reads back.
+  const entries = base ? (await runGit(gitDir, ["ls-tree", "-z", base], { timeoutMs })).toString("utf8").split("\0").filter(Boolean) : [];
+  const index = entries.findIndex((entry) => entry.slice(entry.indexOf("\t") + 1) === name);
+  const existing = index >= 0 && entries[index]!.split(" ")[1] === "tree" ? entries[index]!.split(/[ \t]/)[2] : undefined;
+  const child = await graftTree(gitDir, existing, rest, tree, timeoutMs);
+  if (index >= 0) entries.splice(index, 1);
+  entries.push(`040000 tree ${child}\t${name}`);
+  return (await runGit(gitDir, ["mktree", "-z"], { timeoutMs, input: Buffer.from(entries.map((entry) => `${entry}\0`).join(""), "utf8") }))
+    .toString("utf8")
+    .trim();
 }
