@@ -117,7 +117,7 @@ describe("fonts", () => {
     return { site, url: `${server.url}/sites/${site.id}/intro` };
   }
 
-  it("serves the default fonts (Inter, IBM Plex Mono) from the site stylesheet, and a chosen pair from stylesheets of their own", async () => {
+  it("serves the default fonts (Inter, IBM Plex Mono) from the site stylesheet, and chosen text, code and heading fonts from stylesheets of their own", async () => {
     const plain = await siteWithFonts("Default fonts", {});
     const [site] = await stylesheetsOf(plain.url);
     expect(site.text).toContain(':root{--font:"Inter Variable"}');
@@ -139,6 +139,13 @@ describe("fonts", () => {
     expect(sheets[2].text).toContain(':root{--mono:"JetBrains Mono Variable"}');
     expect(await fontFilesOf(sheets[1])).toHaveLength(1);
     expect(await fontFilesOf(sheets[2])).toHaveLength(1);
+
+    // A heading font: its own faces, before the text font.
+    const headed = await siteWithFonts("Headed fonts", { headingFont: "Merriweather" });
+    const [, heading] = await stylesheetsOf(headed.url);
+    expect(heading.href).toMatch(/\/heading-merriweather\.\w+\.css$/);
+    expect(heading.text).toContain('h1,h2,h3,h4,h5,h6{font-family:"Merriweather Variable",var(--font),system-ui,sans-serif}');
+    expect(await fontFilesOf(heading)).toHaveLength(1);
 
     // ABCFavorit ships in no package: the system font.
     const favorit = await siteWithFonts("Favorit", { font: "ABCFavorit" });

@@ -48,16 +48,22 @@ export class SiteAssets {
       return asset;
     };
     const require = createRequire(import.meta.url);
-    // A font's @font-face rules (its files renamed with their hashes) and the variable that picks it.
-    const fontCss = (font: FontFiles | null, variable: "--font" | "--mono") => {
-      if (!font) return `:root{${variable}:system-ui}`;
+    // A font's @font-face rules (its files renamed with their hashes).
+    const faces = (font: FontFiles) => {
       const files = join(dirname(require.resolve(`${font.packageName}/package.json`)), "files");
-      const faces = fontFaceFiles(font).map(({ weight, file }) => {
-        const asset = add(hashed(file.replace(/\.woff2$/, ""), "woff2", readFileSync(join(files, file)), "font/woff2"));
-        return `@font-face{font-family:"${font.family}";font-style:normal;font-display:swap;font-weight:${weight};src:url(${asset.name}) format("woff2")}`;
-      });
-      return `${faces.join("")}:root{${variable}:"${font.family}"}`;
+      return fontFaceFiles(font)
+        .map(({ weight, file }) => {
+          const asset = add(hashed(file.replace(/\.woff2$/, ""), "woff2", readFileSync(join(files, file)), "font/woff2"));
+          return `@font-face{font-family:"${font.family}";font-style:normal;font-display:swap;font-weight:${weight};src:url(${asset.name}) format("woff2")}`;
+        })
+        .join("");
     };
+    // The text or code font: its faces, and the variable the site stylesheet reads.
+    const fontCss = (font: FontFiles | null, variable: "--font" | "--mono") =>
+      font ? `${faces(font)}:root{${variable}:"${font.family}"}` : `:root{${variable}:system-ui}`;
+    // A heading font: before the text's, which shows while it loads (or if it fails).
+    const headingCss = (font: FontFiles | null) =>
+      `${font ? faces(font) : ""}h1,h2,h3,h4,h5,h6{font-family:${font ? `"${font.family}",var(--font),` : ""}system-ui,sans-serif}`;
     const fonts: Record<string, string> = {};
     const choices = [
       ...Object.entries(TEXT_FONTS).map(([name, font]) => ["text", name, font, "--font"] as const),
@@ -72,6 +78,10 @@ export class SiteAssets {
           hashed(`${kind}-${font?.stem ?? "system"}`, "css", Buffer.from(text), "text/css; charset=utf-8"),
         ).name;
     }
+    for (const [name, font] of Object.entries(TEXT_FONTS))
+      fonts[`heading:${name}`] = add(
+        hashed(`heading-${font?.stem ?? "system"}`, "css", Buffer.from(headingCss(font)), "text/css; charset=utf-8"),
+      ).name;
     const css = add(hashed("site", "css", Buffer.from(`${defaults}\n${SITE_CSS}`), "text/css; charset=utf-8"));
     const js = add(hashed("site", "js", Buffer.from(SITE_JS), "text/javascript; charset=utf-8"));
     // KaTeX's stylesheet with only its woff2 fonts (every browser that runs this page reads them),

@@ -214,6 +214,8 @@ export interface PageLook {
   /** `styling.font` and `styling.monospaceFont` when one of the published names (fonts.ts), else the defaults. */
   font: string;
   monospaceFont: string;
+  /** `styling.headingFont` when one of the published names; null: headings use `font`. */
+  headingFont: string | null;
 }
 
 const HEX = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
@@ -269,5 +271,6 @@ export function pageLook(settings: Customization): PageLook {
       typeof styling.monospaceFont === "string" && Object.hasOwn(MONOSPACE_FONTS, styling.monospaceFont)
         ? styling.monospaceFont
         : DEFAULT_MONOSPACE_FONT,
+    headingFont: typeof styling.headingFont === "string" && Object.hasOwn(TEXT_FONTS, styling.headingFont) ? styling.headingFont : null,
   };
 }

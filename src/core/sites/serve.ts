@@ -814,6 +814,7 @@ function page(view: {
         assets.names.css,
         view.look && assets.names.fonts[`text:${view.look.font}`],
         view.look && assets.names.fonts[`mono:${view.look.monospaceFont}`],
+        view.look?.headingFont && assets.names.fonts[`heading:${view.look.headingFont}`],
         view.math && assets.names.katex,
       ].filter((name): name is string => !!name)
     : [];
