@@ -155,6 +155,54 @@ describe("Git Sync import", { timeout: 180_000 }, () => {
     }
   });
 
+  it("tells subscribers of site-gitsync-operation about the operations of the spaces the site's installation manages", async () => {
+    const managed = await newSpace("Managed by the site");
+    const alone = await newSpace("Not in the site's installation");
+    const remote = await remoteWith(REMOTE_FILES);
+    const site = await server.rest(A.token, "POST", `/v1/orgs/${A.organizationId}/sites`, {
+      title: "Synced site",
+      spaces: [managed, alone],
+    });
+    expect(site.status).toBe(201);
+    const siteId = site.body.id as string;
+    const install = (target: Record<string, string>) =>
+      server.rest(A.token, "POST", "/v1/git/installations", { provider: "github", target });
+    expect((await install({ type: "site", siteId })).status).toBe(201);
+    expect((await install({ type: "space", spaceId: managed, siteId })).status).toBe(201);
+    const before = server.app.services.realtime.openSubscriptions;
+    const stream = await subscribeSse(server.url, A.token, CHANNEL_QUERY, { channel: { channel: "site-gitsync-operation", site: siteId } });
+    try {
+      expect(stream.status).toBe(200);
+      for (let i = 0; i < 100 && server.app.services.realtime.openSubscriptions === before; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      // A space of the site that its installation does not manage raises nothing here.
+      await server.rest(A.token, "POST", `/v1/spaces/${alone}/git/import`, { url: remote.url, ref: "refs/heads/main" });
+      expect((await settled(alone)).operation.state).toBe("success");
+      await server.rest(A.token, "POST", `/v1/spaces/${managed}/git/import`, { url: remote.url, ref: "refs/heads/main" });
+      const events: { ids: Record<string, string>; changes: { object: string; change: string; fields: string[] | null }[] }[] = [];
+      while (events.length < 2) {
+        const message = await stream.next(30_000);
+        expect(message, "an event").not.toBeNull();
+        events.push(JSON.parse(message!.data).data.channel);
+      }
+      expect(events[0]).toMatchObject({ ids: { site: siteId }, changes: [{ object: "GitSync", change: "created" }] });
+      expect(events[1].changes).toEqual([
+        expect.objectContaining({ object: "GitSync", change: "updated", fields: expect.arrayContaining(["operation"]) }),
+      ]);
+      expect((await settled(managed)).operation.state).toBe("success");
+    } finally {
+      stream.close();
+    }
+    // Who cannot read the site cannot open it.
+    const outsider = await server.bootstrap("Elsewhere");
+    const refused = await subscribeSse(server.url, outsider.token, CHANNEL_QUERY, {
+      channel: { channel: "site-gitsync-operation", site: siteId },
+    });
+    const first = await refused.next(10_000);
+    refused.close();
+    expect(first?.data ?? "").toContain("errors");
+  });
+
   it("refuses a tree that does not fit the layout, naming the file, and makes no change request", async () => {
     const space = await newSpace("Bad remote");
     const remote = await remoteWith({ ...REMOTE_FILES, "notes.txt": "stray\n" });

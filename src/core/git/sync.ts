@@ -225,8 +225,14 @@ export async function requestGitSync(
         `timestamp ${timestamp.toISOString()} is older than the last synchronized event (${existing.eventTimestamp.toISOString()}): not run, so operations stay in order`,
       );
     }
+    // A space managed by a site's installation: its operations are also the site's (site-gitsync-operation).
+    const managed = await tx.gitSyncInstallation.findUnique({
+      where: { targetKey: `space:${spaceId}` },
+      select: { parent: { select: { siteId: true } } },
+    });
     const fields = {
       url: remote.url,
+      siteId: managed?.parent?.siteId ?? null,
       ref,
       provider: remote.provider,
       credentials: remote.credentials ? seal(settings.key, remote.credentials) : null,

@@ -235,7 +235,6 @@ const inTranslation: Open = async (ctx, ids) => {
   return { key: [translation.id], organizationId: translation.organizationId };
 };
 
-const GIT = "Git Sync operations run per space here: follow space-gitsync-operation of each of the site's spaces";
 const SITE_PUBLISHING = "spaces are published through sites here: subscribe to the site's channels";
 const AGENTS = "this service has no AI agents";
 const MCP = "sites here have no MCP servers";
@@ -458,7 +457,8 @@ export const CHANNELS: readonly Channel[] = [
   ),
   // An import or export asked for, running, and ended (success, failure naming the file, timeout).
   served("space-gitsync-operation", S, inSpace("space.read"), { GitSync: when(["operation"], "spaceId") }),
-  refused("site-gitsync-operation", SITE, GIT),
+  // The same events for every space the site's installation manages (GitSync.siteId, set when asked for).
+  served("site-gitsync-operation", SITE, inSite("site.read"), { GitSync: when(["operation"], "siteId") }),
   served(
     "openapi-spec",
     ["openAPISpec"],
