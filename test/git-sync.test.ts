@@ -379,6 +379,44 @@ describe("Git Sync export", { timeout: 180_000 }, () => {
   });
 });
 
+describe("Git Sync export after the remote moved", { timeout: 180_000 }, () => {
+  it("refuses to replace commits made on the remote since the last sync, naming their files; force replaces them", async () => {
+    const space = await newSpace("Remote moved");
+    await graphqlData(server, A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space, title: "Overview", markdown: "From the space.\n" },
+    });
+    const remote = await remoteWith({ "old.md": "Before.\n" });
+    const exportNow = (force = false) =>
+      server.rest(A.token, "POST", `/v1/spaces/${space}/git/export`, {
+        url: remote.url,
+        ref: "refs/heads/main",
+        commitMessage: "Sync",
+        force,
+      });
+    await exportNow();
+    expect((await settled(space)).operation.state).toBe("success");
+    // Someone edits the exported page on the remote.
+    await git(remote.checkout, ["pull", "-q", remote.bare, "main"]);
+    await writeFile(join(remote.checkout, "overview.md"), "Edited in Git.\n");
+    await git(remote.checkout, ["commit", "-q", "-am", "Edit in Git"]);
+    await git(remote.checkout, ["push", "-q", remote.bare, "HEAD:refs/heads/main"]);
+    const edited = (await git(remote.bare, ["rev-parse", "main"])).trim();
+    await graphqlData(server, A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space, title: "Second", markdown: "Another page.\n" },
+    });
+    await exportNow();
+    const info = await settled(space);
+    expect(info.operation.state).toBe("failure");
+    expect(info.operation.error).toBe(
+      "The remote branch refs/heads/main changed since the last sync (overview.md): import first, or export with force",
+    );
+    expect((await git(remote.bare, ["rev-parse", "main"])).trim()).toBe(edited);
+    await exportNow(true);
+    expect((await settled(space)).operation.state).toBe("success");
+    expect(await git(remote.bare, ["show", "main:overview.md"])).toBe("From the space.\n");
+  });
+});
+
 describe("Git Sync export into repoProjectDirectory", { timeout: 180_000 }, () => {
   it("writes the space under the directory and leaves the rest of the remote's tree as it was", async () => {
     const space = await newSpace("Into a directory");

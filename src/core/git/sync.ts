@@ -233,6 +233,8 @@ export async function requestGitSync(
     const fields = {
       url: remote.url,
       siteId: managed?.parent?.siteId ?? null,
+      // Another remote or branch: the last synced commit says nothing about it.
+      syncedCommit: existing && existing.url === remote.url && existing.ref === ref ? existing.syncedCommit : null,
       ref,
       provider: remote.provider,
       credentials: remote.credentials ? seal(settings.key, remote.credentials) : null,
@@ -333,11 +335,13 @@ async function runImport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
     env,
     signal,
   });
-  let commit = (await runGit(gitDir, ["rev-parse", "--verify", "refs/sync/import^{commit}"], { timeoutMs })).toString("utf8").trim();
+  const fetched = (await runGit(gitDir, ["rev-parse", "--verify", "refs/sync/import^{commit}"], { timeoutMs })).toString("utf8").trim();
+  let commit = fetched;
   if (payload.directory) commit = await subdirectoryCommit(gitDir, commit, payload.directory, timeoutMs);
   const space = await ctx.prisma.space.findUniqueOrThrow({ where: { id: payload.spaceId } });
   const subject = `Git Sync import of ${row.ref.replace(/^refs\/heads\//, "")}`;
   const revision = await importCommit(ctx, repos, payload.spaceId, commit, { base: space.revisionId, subject });
+  await ctx.prisma.gitSync.update({ where: { spaceId: payload.spaceId }, data: { syncedCommit: fetched } });
   return revision.changeRequestId!;
 }
 
@@ -361,13 +365,38 @@ async function runExport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
   } catch (error) {
     if (!(error instanceof GitError && /couldn't find remote ref/i.test(error.message))) throw error;
   }
+  // The branch moved since the last sync: its new edits would be replaced, so name them and stop.
+  if (parent && row.syncedCommit && parent !== row.syncedCommit && !payload.force) {
+    const changed = await runGit(
+      gitDir,
+      ["diff", "--name-only", "-z", row.syncedCommit, parent, "--", ...(payload.directory ? [payload.directory] : [])],
+      {
+        timeoutMs,
+      },
+    ).then(
+      (out) => out.toString("utf8").split("\0").filter(Boolean),
+      // The last synced commit is not in the branch's history (rewritten): nothing to compare with.
+      (error: unknown) => {
+        if (error instanceof GitError && error.status === 504) throw error;
+        return [] as string[];
+      },
+    );
+    if (changed.length > 0) {
+      const shown = changed.slice(0, 20).join(", ") + (changed.length > 20 ? ` and ${changed.length - 20} more` : "");
+      throw new GitError(`The remote branch ${row.ref} changed since the last sync (${shown}): import first, or export with force`, 409);
+    }
+  }
   let tree = (await runGit(gitDir, ["rev-parse", `${head}^{tree}`], { timeoutMs })).toString("utf8").trim();
   // In a directory: the space's tree replaces that directory only, the rest of the remote's tree is kept.
   if (payload.directory) {
     const base = parent && (await runGit(gitDir, ["rev-parse", `${parent}^{tree}`], { timeoutMs })).toString("utf8").trim();
     tree = await graftTree(gitDir, base || undefined, payload.directory.split("/"), tree, timeoutMs);
   }
-  if (parent && (await runGit(gitDir, ["rev-parse", `${parent}^{tree}`], { timeoutMs })).toString("utf8").trim() === tree) return;
+  const synced = (commit: string) => ctx.prisma.gitSync.update({ where: { spaceId: payload.spaceId }, data: { syncedCommit: commit } });
+  if (parent && (await runGit(gitDir, ["rev-parse", `${parent}^{tree}`], { timeoutMs })).toString("utf8").trim() === tree) {
+    await synced(parent);
+    return;
+  }
   const user = await ctx.prisma.user.findUnique({ where: { id: payload.userId } });
   const name = user?.displayName || "Docs service";
   const email = user?.email || "git-sync@localhost";
@@ -400,6 +429,7 @@ async function runExport(ctx: CoreContext, payload: JobPayload, signal: AbortSig
     }
     throw error;
   }
+  await synced(commit);
 }
 
 /**
