@@ -1,8 +1,8 @@
 // /v1/collections routes and the organization's collection list.
-import { ROLES } from "../../src/core/auth/roles.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
-import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
+import { compact, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
 import { restSpace, SpaceFields } from "./spaces.ts";
+import { defaultLevelInput, positionInput } from "./content-tree-fields.ts";
 
 export const CollectionFields = graphql(`
   fragment CollectionFields on Collection {
@@ -22,22 +22,6 @@ export function restCollection(c: FragmentOf<typeof CollectionFields>) {
     urls: c.urls,
     permissions: c.permissions,
   };
-}
-
-/** `defaultLevel` in a REST body: a role, "inherit" or null (both inherit). */
-export const defaultLevelInput = (value: unknown) =>
-  value === "inherit" ? null : graphqlEnum("defaultLevel", value, [...ROLES, "inherit"]);
-
-/** REST position pointers (`{ type: "space", space }`, `{ type: "collection", collection }`) → ids. */
-export function positionInput(position: unknown) {
-  if (typeof position !== "object" || position === null) return position;
-  const pointer = (value: unknown) => {
-    const { space, collection } = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-    const id = space ?? collection;
-    return typeof id === "string" ? id : value;
-  };
-  const { before, after } = position as Record<string, unknown>;
-  return compact({ before: pointer(before), after: pointer(after) });
 }
 
 export const collectionRoutes: RestRoute[] = [

@@ -2,7 +2,7 @@
 import { SPACE_EDIT_MODES } from "../../src/core/spaces/index.ts";
 import { graphql, type FragmentOf } from "../graphql.ts";
 import { compact, graphqlEnum, ListInfo, listBody, pageVariables, present, restEnum, typedRoute, type RestRoute } from "../route.ts";
-import { defaultLevelInput, positionInput } from "./collections.ts";
+import { defaultLevelInput, positionInput } from "./content-tree-fields.ts";
 
 export const SpaceFields = graphql(`
   fragment SpaceFields on Space {

@@ -6,7 +6,6 @@ import DataLoader from "dataloader";
 import { Prisma } from "../generated/prisma/client.ts";
 import { queryRows, queryRowsApart } from "../db/raw-query.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../generated/prisma/client.ts";
-import type { SpaceCounters } from "./spaces/loaders.ts";
 import { quote } from "./errors.ts";
 
 /**
@@ -51,6 +50,12 @@ const organizationOfJson = jsonRows<Organization>(Prisma.OrganizationScalarField
 const collectionOfJson = jsonRows<Collection>(Prisma.CollectionScalarFieldEnum, ["createdAt", "updatedAt"]);
 const memberOfJson = jsonRows<Member>(Prisma.MemberScalarFieldEnum, ["joinedAt", "lastSeenAt"]);
 const grantOfJson = jsonRows<PermissionGrant>(Prisma.PermissionGrantScalarFieldEnum, ["createdAt"]);
+
+/** What `spaceCountersSql` reads of a space. */
+export interface SpaceCounters {
+  changeRequests: Record<string, number>;
+  openComments: number;
+}
 
 /** The counters of a space (alias `alias`): change requests by status, open comments on it (not replies). */
 export const spaceCountersSql = (alias: string) => {

@@ -19,7 +19,7 @@ import {
 import { publishedUrls } from "../core/content/target.ts";
 import { visibleOrganizationNow } from "../core/organizations/index.ts";
 import type { CoreContext } from "../core/context.ts";
-import type { SpaceCounters } from "../core/spaces/loaders.ts";
+import type { SpaceCounters } from "../core/loader-kit.ts";
 import { presentedSpaceUrl, presentSpaceShareKey } from "../core/sites/share-links.ts";
 import { builder, type GraphQLContext } from "./builder.ts";
 import { CollectionRef, visibleParent } from "./collections.ts";

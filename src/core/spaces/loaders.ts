@@ -2,12 +2,7 @@
 import DataLoader from "dataloader";
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../../generated/prisma/client.ts";
-import { KnownLoader, rawRows, spaceCountersSql, type SpaceView } from "../loader-kit.ts";
-
-export interface SpaceCounters {
-  changeRequests: Record<string, number>;
-  openComments: number;
-}
+import { KnownLoader, rawRows, spaceCountersSql, type SpaceCounters, type SpaceView } from "../loader-kit.ts";
 
 /** Other domains' loaders that a space's view fills with the rows it read. */
 interface PrimedByViews {

@@ -25,7 +25,7 @@ import { BatchedRateLimiter } from "../batched-rate-limit.ts";
 import type { RequestBudget } from "../../core/budget.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf, urlOf } from "../request-url.ts";
-import { isSiteRequest } from "./use-sites.ts";
+import { isSiteRequest } from "../site-requests.ts";
 
 export type RateLimits = Config["rateLimits"];
 

@@ -5,14 +5,13 @@
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Services } from "../../core/context.ts";
-import { unclaimableReason } from "../../core/sites/hostname-rules.ts";
 import { postFeedback, serveSite, type SiteCache, type SiteRequest, type SiteResponse } from "../../core/sites/serve.ts";
 import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
+import { hostnameOf, isSiteRequest, SITES_PREFIX } from "../site-requests.ts";
 import type { CredentialFailures } from "./use-rate-limit.ts";
 
-const SITES_PREFIX = "/sites/";
 /** A feedback form's body: a rating and a comment of at most 512 characters, percent-encoded, fit well within this. */
 const FEEDBACK_MAX_BYTES = 8 * 1024;
 /**
@@ -21,18 +20,6 @@ const FEEDBACK_MAX_BYTES = 8 * 1024;
  */
 export const FEEDBACK_POSTS_PER_READER = 10;
 const FEEDBACK_WINDOW_SECONDS = 10 * 60;
-/**
- * Paths of the service itself, whatever the Host: never a custom hostname's site page (issue 28),
- * so signed PDF and file links, the reference and the health checks work by every name the
- * service is reached by. A custom hostname owns only the other paths.
- */
-const SERVICE_PATHS = /^\/(v1|graphql|files|pdf|health|ready|metrics|reference|openapi\.json)(\/|$)/;
-
-/** The Host's name without its port or trailing dot; null when no site can own it (an IP address, the service's own name…). */
-function hostnameOf(host: string, publicHost: string): string | null {
-  const name = host.replace(/:\d+$/, "").replace(/\.$/, "");
-  return name.startsWith("[") || unclaimableReason(name, publicHost.replace(/:\d+$/, "")) !== null ? null : name;
-}
 
 function parseCookies(header: string | null): Record<string, string> {
   const cookies: Record<string, string> = {};
@@ -47,14 +34,6 @@ function parseCookies(header: string | null): Record<string, string> {
     }
   }
   return cookies;
-}
-
-/** Whether a request is a reader's view of a published site (what `useSites` answers), from its method, path and Host alone. */
-export function isSiteRequest(request: Request, url: URL, publicHost: string): boolean {
-  if (request.method !== "GET" && request.method !== "HEAD" && request.method !== "POST") return false;
-  if (url.pathname.startsWith(SITES_PREFIX)) return true;
-  const host = (request.headers.get("host") ?? url.host).toLowerCase();
-  return host !== publicHost && hostnameOf(host, publicHost) !== null && !SERVICE_PATHS.test(url.pathname);
 }
 
 /** Whether a site request presents a share key or a visitor token (in its query or a cookie of ours). */
