@@ -6,7 +6,6 @@
 // `toConfig`. Nothing else reads `process.env`.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS } from "./core/sites/policy.ts";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
 const optional = <T extends z.ZodType>(type: T) => z.preprocess((value) => (value === "" ? undefined : value), type.optional());
@@ -84,6 +83,9 @@ export interface GraphQLLimits {
   /** Wall-clock deadline of one operation's execution, REST routes included. */
   executionTimeoutMs: number;
 }
+
+/** How far ahead a visitor token's `exp` may be (issue 28): a week. */
+export const DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS = 7 * 24 * 3600;
 
 export const DEFAULT_GRAPHQL_LIMITS: GraphQLLimits = {
   maxDepth: 15,

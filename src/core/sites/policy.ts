@@ -13,7 +13,5 @@ export interface SitePolicy {
   llmsFullMaxBytes: number;
 }
 
-export const DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS = 7 * 24 * 3600;
-
 /** Every page of a site of some hundred pages fits; a larger one stops at a page's end and says so. */
 export const DEFAULT_LLMS_FULL_MAX_BYTES = 5 * 1024 * 1024;
