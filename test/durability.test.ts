@@ -84,6 +84,22 @@ async function startServer(env: Record<string, string>) {
   return { url: `http://127.0.0.1:${port}`, port, child, exited, stderr: () => stderr, stdout: () => stdout };
 }
 
+/** `promise`, or a failure saying `why()` after `ms`: a hang shows what the server logged. */
+async function within<T>(ms: number, promise: Promise<T>, why: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(why())), ms)));
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once `condition()` holds (polled every 20 ms). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 const json = (token: string, body?: unknown) => ({
   headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
   ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -104,7 +120,7 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
     try {
       const server = await startServer({ ...target.env, SHUTDOWN_TIMEOUT_MS: "10000", LOG_LEVEL: "info" });
       const body = JSON.stringify({ title: "Created during shutdown" });
-      const head = `POST /v1/orgs/${target.admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+      const head = `POST /v1/orgs/${target.admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`;
       const socket = connect(server.port, "127.0.0.1");
       let received = "";
       socket.on("data", (chunk) => (received += chunk.toString()));
@@ -117,9 +133,15 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       for (let i = 0; i < 200 && !isWholeAnswer(received); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(received).toMatch(/^HTTP\/1\.1 200/);
       received = "";
-      // The request is under way (headers and half its body sent) when SIGTERM arrives.
+      // The request is under way (headers and half its body sent) when SIGTERM arrives: the server's
+      // 100 Continue says it parsed the headers (else shutdown would find an idle connection).
       socket.write(head + body.slice(0, 10));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await within(
+        30_000,
+        until(() => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n")),
+        () => `no 100 Continue: ${received}`,
+      );
+      received = received.slice("HTTP/1.1 100 Continue\r\n\r\n".length);
       server.child.kill("SIGTERM");
       for (let i = 0; i < 100 && !server.stdout().includes("shutting down: draining"); i++)
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -159,18 +181,31 @@ describe(`graceful shutdown (${serverUrl ? "PostgreSQL" : "PGlite"})`, () => {
       try {
         const server = await startServer({ ...target.env, SHUTDOWN_TIMEOUT_MS: "1000", LOG_LEVEL: "info" });
         // A request whose body never ends (the request timeout is a minute): under way until closed.
+        // The socket is read (a socket nobody reads never sees the server's FIN, and never closes), and
+        // SIGTERM waits for the server's 100 Continue: the request is then parsed and under way, not a
+        // connection still idle in the backlog (which shutdown closes at once).
         const socket = connect(server.port, "127.0.0.1");
+        let received = "";
+        socket.on("data", (chunk) => (received += chunk.toString()));
         socket.on("error", () => {});
         const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()));
         await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
         socket.write(
-          `POST /v1/orgs/${target.admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"title":`,
+          `POST /v1/orgs/${target.admin.organizationId}/spaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${target.admin.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
         );
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await within(
+          30_000,
+          until(() => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n")),
+          () => `no 100 Continue: ${received}`,
+        );
+        socket.write(`{"title":`);
         const signalled = performance.now();
         server.child.kill("SIGTERM");
-        await closed;
-        const exited = await server.exited;
+        const exited = await within(
+          30_000,
+          Promise.all([closed, server.exited]).then(([, exit]) => exit),
+          () => `no exit 30 s after SIGTERM; the server logged:\n${server.stdout()}\n${server.stderr()}`,
+        );
         const ms = performance.now() - signalled;
         expect(exited).toEqual({ code: 0, signal: null });
         expect(server.stdout()).toContain("drain timeout: closing the connections still open");
