@@ -65,6 +65,7 @@ const DATABASE = [
   "raw-rows",
   "realtime-instances",
   "search",
+  "search-relevance",
   "site-freshness",
   "spaces",
 ].map((name) => `test/${name}.test.ts`);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { describe, it, expect } from "vitest";
-import { openDatabase } from "../src/db/client.ts";
+import { openDatabase, PGLITE_EXTENSIONS } from "../src/db/client.ts";
 import { MIGRATIONS_DIR, readMigrations, runMigrations, type MigrationTarget } from "../src/db/migrate.ts";
 import { createScratchDatabase, openTestDatabase } from "./support/database.ts";
 
@@ -31,7 +31,7 @@ async function emptyTarget(): Promise<{
       },
     };
   }
-  const pglite = new PGlite();
+  const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   return {
     target: { kind: "pglite", pglite },
     query: async (sql) => (await pglite.query<any>(sql)).rows,

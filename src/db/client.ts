@@ -3,6 +3,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlQueryable } from "@prisma/driver-adapter-utils";
 import pg from "pg";
@@ -13,6 +14,9 @@ import { runMigrations, unreachable } from "./migrate.ts";
 import { planOnce, preparedPGlite } from "./pglite-prepared.ts";
 import { readThroughAdapter, type ReadQuery } from "./raw-query.ts";
 import { currentStatementScope, type StatementScope } from "./statement-scope.ts";
+
+/** Extensions PGlite loads (its build ships them); the migrations run CREATE EXTENSION for them. */
+export const PGLITE_EXTENSIONS = { pg_trgm };
 
 export interface Database {
   prisma: PrismaClient;
@@ -109,8 +113,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   try {
     // PGlite's initdb refuses a non-empty directory, so the cluster lives beside the lock.
     pglite = inMemory
-      ? new PGlite(options.pgliteDataDir ? { loadDataDir: options.pgliteDataDir } : {})
-      : new PGlite(join(dataDir, "pgdata"));
+      ? new PGlite({ extensions: PGLITE_EXTENSIONS, ...(options.pgliteDataDir ? { loadDataDir: options.pgliteDataDir } : {}) })
+      : new PGlite(join(dataDir, "pgdata"), { extensions: PGLITE_EXTENSIONS });
     await pglite.waitReady;
     // PGlite's build starts PostgreSQL with client_min_messages = debug3 and log_min_messages =
     // debug1: every statement then formats DEBUG messages (parse, bind) and sends them along with

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { openDatabase, type Database } from "../../src/db/client.ts";
+import { openDatabase, PGLITE_EXTENSIONS, type Database } from "../../src/db/client.ts";
 import { readMigrations, runMigrations } from "../../src/db/migrate.ts";
 
 /** Creates an empty, uniquely named database on the DATABASE_URL server. */
@@ -79,7 +79,7 @@ function migratedPGlite(): Promise<Blob> {
     try {
       return new Blob([readFileSync(path)]);
     } catch {
-      const pglite = new PGlite();
+      const pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
       try {
         await runMigrations({ kind: "pglite", pglite });
         const dump = await pglite.dumpDataDir("none");

@@ -103,9 +103,14 @@ export async function reindexSpace(tx: Transaction, spaceId: string, pages: Page
   const hashes = [...new Set(stale.flatMap((entry) => (entry.page.body ? [entry.page.body] : [])))];
   const blobs = await tx.blob.findMany({ where: { hash: { in: hashes } } });
   const markdown = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
+  const sections = stale.map((entry) => ({ entry, sections: sectionsOf(entry.page.title, markdown.get(entry.page.body ?? "") ?? "") }));
+  const vocabulary = new Set<string>();
+  for (const { sections: list } of sections)
+    for (const section of list) for (const word of wordsOf(`${section.title} ${section.body}`)) vocabulary.add(word);
+  await tx.searchTerm.createMany({ data: [...vocabulary].map((term) => ({ spaceId, term })), skipDuplicates: true });
   await tx.searchSection.createMany({
-    data: stale.flatMap((entry) =>
-      sectionsOf(entry.page.title, markdown.get(entry.page.body ?? "") ?? "").map((section, position) => ({
+    data: sections.flatMap(({ entry, sections: list }) =>
+      list.map((section, position) => ({
         id: `${spaceId}:${entry.page.id}:${position}`,
         spaceId,
         pageId: entry.page.id,
@@ -129,7 +134,7 @@ function checkQuery(query: string): string {
   return query;
 }
 
-interface SectionHit {
+export interface SectionHit {
   spaceId: string;
   pageId: string;
   pageTitle: string;
@@ -138,6 +143,8 @@ interface SectionHit {
   ancestors: string[];
   anchor: string;
   title: string;
+  /** The section's whole text (plain). */
+  body: string;
   score: number;
   snippet: string;
 }
@@ -163,18 +170,155 @@ export interface PageResult {
   sections: SectionResult[];
 }
 
-async function matchingSections(ctx: Pick<CoreContext, "prisma">, spaceIds: string[], query: string): Promise<SectionHit[]> {
+/** Words of a text as the vocabulary holds them: lowercase letters and digits, 2 to 40 long. */
+export function wordsOf(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => word.length >= 2 && word.length <= 40);
+}
+
+/** Query words considered (a longer query keeps its first ones). */
+const QUERY_WORDS_MAX = 16;
+/** Nearest vocabulary words a misspelt word is corrected to, and how close they must be. */
+const CORRECTIONS = 2;
+const CORRECTION_SIMILARITY = 0.45;
+/** Completions of the last word (prefix while typing), the shortest first. */
+const COMPLETIONS = 4;
+
+/** Synonym groups of a site: lists of words or phrases, checked when set. */
+export type Synonyms = string[][];
+
+export const SYNONYM_GROUPS_MAX = 500;
+export const SYNONYM_GROUP_SIZE_MAX = 20;
+export const SYNONYM_LENGTH_MAX = 64;
+
+/** `synonyms` as stored: each group a list of 2..20 distinct non-empty entries (lowercased). */
+export function checkSynonyms(synonyms: unknown): Synonyms {
+  if (!Array.isArray(synonyms)) throw badInput("searchSynonyms must be a list of groups (lists of words or phrases)");
+  if (synonyms.length > SYNONYM_GROUPS_MAX)
+    throw badInput(`searchSynonyms must have at most ${SYNONYM_GROUPS_MAX} groups (got ${synonyms.length})`);
+  return synonyms.map((group, index) => {
+    if (!Array.isArray(group) || group.some((entry) => typeof entry !== "string")) {
+      throw badInput(`searchSynonyms[${index}] must be a list of words or phrases`);
+    }
+    if (group.some((entry: string) => characterCount(entry) > SYNONYM_LENGTH_MAX)) {
+      throw badInput(`searchSynonyms[${index}]: an entry must be at most ${SYNONYM_LENGTH_MAX} characters`);
+    }
+    const entries =
+      group.length > SYNONYM_GROUP_SIZE_MAX ? [] : [...new Set(group.map((entry: string) => wordsOf(entry).join(" ")).filter(Boolean))];
+    if (entries.length < 2) {
+      throw badInput(`searchSynonyms[${index}] must have 2 to ${SYNONYM_GROUP_SIZE_MAX} distinct entries with letters or digits`);
+    }
+    return entries;
+  });
+}
+
+export interface SearchOptions {
+  /** The site's synonym groups (site search); none for space and organization search. */
+  synonyms?: Synonyms;
+  /** Sections read before grouping (default SECTIONS_SCANNED). */
+  limit?: number;
+  /** Any word may match (Ask: a question's words rarely all appear); default: best coverage first. */
+  anyWord?: boolean;
+}
+
+interface WordInfo {
+  word: string;
+  meaningful: boolean;
+  known: boolean;
+  corrections: string[];
+  completions: string[];
+}
+
+/**
+ * What each query word may match: itself, its synonyms, its nearest vocabulary words when the
+ * space does not contain it (typos), and for the last word its completions (typing). Stop words
+ * alone ("how", "the") make no group. One statement for all the words.
+ */
+async function wordGroups(ctx: Pick<CoreContext, "prisma">, spaceIds: string[], query: string, synonyms: Synonyms) {
+  const words = [...new Set(wordsOf(query))].slice(0, QUERY_WORDS_MAX);
+  if (!words.length) return [];
+  const last = wordsOf(query).at(-1)!;
+  const completing = /[\p{L}\p{N}]$/u.test(query) ? last : "";
+  const info = await ctx.prisma.$queryRaw<WordInfo[]>(Prisma.sql`
+    SELECT w.word,
+           numnode(plainto_tsquery('english', w.word)) > 0 AS meaningful,
+           EXISTS (SELECT 1 FROM "SearchTerm" t WHERE t."spaceId" = ANY(${spaceIds}) AND t.term = w.word) AS known,
+           CASE WHEN length(w.word) < 4 THEN ARRAY[]::text[] ELSE ARRAY(
+             SELECT c.term FROM (
+               SELECT DISTINCT t.term, similarity(t.term, w.word) AS sim FROM "SearchTerm" t
+               WHERE t."spaceId" = ANY(${spaceIds}) AND t.term % w.word
+             ) c WHERE c.sim >= ${CORRECTION_SIMILARITY} ORDER BY c.sim DESC, c.term LIMIT ${CORRECTIONS}) END AS corrections,
+           CASE WHEN w.word <> ${completing} OR length(w.word) < 2 THEN ARRAY[]::text[] ELSE ARRAY(
+             SELECT c.term FROM (
+               SELECT DISTINCT t.term FROM "SearchTerm" t
+               WHERE t."spaceId" = ANY(${spaceIds}) AND t.term > w.word AND t.term LIKE w.word || '%'
+             ) c ORDER BY length(c.term), c.term LIMIT ${COMPLETIONS}) END AS completions
+    FROM unnest(${words}::text[]) AS w(word)`);
+  const byWord = new Map(info.map((row) => [row.word, row]));
+  const groups: string[][] = [];
+  for (const word of words) {
+    const row = byWord.get(word)!;
+    const alternatives = new Set<string>([word]);
+    for (const group of synonyms) if (group.includes(word)) for (const entry of group) alternatives.add(entry);
+    if (!row.known) for (const correction of row.corrections) alternatives.add(correction);
+    for (const completion of row.completions) alternatives.add(completion);
+    // A stop word alone makes no group; its synonyms or completions may (e.g. "a" → "api").
+    if (!row.meaningful && alternatives.size === 1) continue;
+    if (!row.meaningful) alternatives.delete(word);
+    groups.push([...alternatives]);
+  }
+  return groups;
+}
+
+/** The weighted vector (the migration's index expression, repeated exactly so the index is used). */
+const WEIGHTED = Prisma.sql`(setweight(to_tsvector('english', s."pageTitle"), 'A') || setweight(to_tsvector('english', s."title"), 'B') ||
+  setweight(to_tsvector('english', s."pageDescription"), 'C') || setweight(to_tsvector('english', s."body"), 'D'))`;
+
+/** tsquery of one group: any of its alternatives (a phrase for a multi-word one). */
+const groupQuery = (alternatives: string[]) =>
+  Prisma.sql`(${Prisma.join(
+    alternatives.map((entry) => Prisma.sql`phraseto_tsquery('english', ${entry})`),
+    " || ",
+  )})`;
+
+/**
+ * Sections of `spaceIds` matching `query`, best first. The score: the share of the query's word
+ * groups a section's page matches in this section (all words beat some), plus the weighted rank
+ * (page title > heading > description > body), plus a small bonus when the page title is close
+ * to the whole query (trigram word similarity).
+ */
+export async function searchSections(
+  ctx: Pick<CoreContext, "prisma">,
+  spaceIds: string[],
+  query: string,
+  options: SearchOptions = {},
+): Promise<SectionHit[]> {
   if (!spaceIds.length) return [];
+  const groups = await wordGroups(ctx, spaceIds, query, options.synonyms ?? []);
+  if (!groups.length) return [];
+  const any = Prisma.join(groups.map(groupQuery), " || ");
+  const covered = Prisma.join(
+    groups.map((group) => Prisma.sql`(CASE WHEN w.vec @@ ${groupQuery(group)} THEN 1 ELSE 0 END)`),
+    " + ",
+  );
   const rows = await ctx.prisma.$queryRaw<SectionHit[]>(Prisma.sql`
-    WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS query)
-    SELECT s."spaceId", s."pageId", s."pageTitle", s."pagePath", s."pageDescription", s.ancestors,
-           s.anchor, s.title,
-           ts_rank(to_tsvector('english', s.title || ' ' || s.body), q.query)::float8 AS score,
+    WITH q AS (SELECT (${any}) AS query),
+    w AS (
+      SELECT s.*, ${WEIGHTED} AS vec FROM "SearchSection" s, q
+      WHERE s."spaceId" = ANY(${spaceIds}) AND ${WEIGHTED} @@ q.query
+    ),
+    scored AS (
+      SELECT w.*, (${covered})::float8 / ${groups.length} AS coverage,
+             ts_rank('{0.1, 0.3, 0.6, 1.0}', w.vec, q.query, 32)::float8 AS rank,
+             word_similarity(${query}, w."pageTitle")::float8 AS closeness
+      FROM w, q
+    )
+    SELECT s."spaceId", s."pageId", s."pageTitle", s."pagePath", s."pageDescription", s.ancestors, s.anchor, s.title, s.body,
+           (s.coverage * 2 + s.rank + CASE WHEN s.closeness >= 0.5 THEN s.closeness * 0.5 ELSE 0 END)::float8 AS score,
            ts_headline('english', s.body, q.query, 'MaxWords=35, MinWords=15, StartSel=**, StopSel=**') AS snippet
-    FROM "SearchSection" s, q
-    WHERE s."spaceId" = ANY(${spaceIds}) AND to_tsvector('english', s.title || ' ' || s.body) @@ q.query
+    FROM scored s, q
+    ${options.anyWord ? Prisma.empty : Prisma.sql`WHERE s.coverage >= (SELECT max(coverage) FROM scored) - 0.0001 OR s.coverage >= 0.999`}
     ORDER BY score DESC, s."spaceId", s."pageId", s.position
-    LIMIT ${SECTIONS_SCANNED}`);
+    LIMIT ${options.limit ?? SECTIONS_SCANNED}`);
   return rows.map((row) => ({ ...row, score: Number(row.score) }));
 }
 
@@ -231,7 +375,7 @@ function pageOfResults<T>(results: T[], args: PageArgs) {
 export async function searchSpace(ctx: CoreContext, spaceId: string, query: string, args: PageArgs) {
   checkQuery(query);
   await readSpace(ctx, spaceId);
-  return pageOfResults(rankPages(await matchingSections(ctx, [spaceId], query)), args);
+  return pageOfResults(rankPages(await searchSections(ctx, [spaceId], query)), args);
 }
 
 export interface SpaceResult {
@@ -259,11 +403,12 @@ export async function searchSpaces(
   spaces: { id: string; title: string }[],
   query: string,
   args: PageArgs,
+  options: SearchOptions = {},
 ) {
   checkQuery(query);
   const titles = new Map(spaces.map((space) => [space.id, space.title]));
   const results = new Map<string, SpaceResult>();
-  for (const page of rankPages(await matchingSections(ctx, [...titles.keys()], query))) {
+  for (const page of rankPages(await searchSections(ctx, [...titles.keys()], query, options))) {
     let space = results.get(page.spaceId);
     if (!space) results.set(page.spaceId, (space = { id: page.spaceId, title: titles.get(page.spaceId)!, score: page.score, pages: [] }));
     space.pages.push(page);

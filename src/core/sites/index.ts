@@ -16,6 +16,7 @@ import { checkLength, checkOneOf } from "../validate.ts";
 import { getOrganization } from "../organizations/read.ts";
 import { readSpace } from "../spaces/read.ts";
 import { slugify } from "../content/tree.ts";
+import { checkSynonyms } from "../search/index.ts";
 import { checkClaimableHostname } from "./hostname-rules.ts";
 import { checkCondition, conditionHolds, type VisitorClaims } from "./conditions.ts";
 import { siteLoaders, sortByKey } from "./loaders.ts";
@@ -346,6 +347,8 @@ export interface SitePatch {
   agentsContext?: string;
   defaultSiteSpace?: string;
   defaultSiteSection?: string;
+  /** Groups of words or phrases the site's search treats as one. */
+  searchSynonyms?: unknown;
 }
 
 export async function updateSite(
@@ -375,6 +378,7 @@ export async function updateSite(
     data.proxy = patch.proxy;
   }
   if (patch.adaptiveContent !== undefined) data.adaptiveContent = patch.adaptiveContent;
+  if (patch.searchSynonyms !== undefined) data.searchSynonyms = checkSynonyms(patch.searchSynonyms);
   if (patch.agentsContext !== undefined) data.agentsContext = checkOneOf("agentsContext", patch.agentsContext, AGENTS_CONTEXTS);
   try {
     return await withSiteLock(ctx, siteId, async (tx, structure) => {

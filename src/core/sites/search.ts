@@ -82,5 +82,5 @@ export async function searchSite(
   const spaces = spaceIds.length
     ? await ctx.prisma.space.findMany({ where: { id: { in: spaceIds }, deletedAt: null }, select: { id: true, title: true } })
     : [];
-  return searchSpaces(ctx, spaces, input.query, args);
+  return searchSpaces(ctx, spaces, input.query, args, { synonyms: site.searchSynonyms as string[][] });
 }

@@ -926,7 +926,13 @@ async function searchPage(services: Services, loaded: Loaded, place: Place, quer
   let results = "";
   if (trimmed) {
     const spaces = [...new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, loaded.spaces.get(s.spaceId)!])).values()];
-    const found = await searchSpaces(services, spaces, trimmed, { first: 50 });
+    const found = await searchSpaces(
+      services,
+      spaces,
+      trimmed,
+      { first: 50 },
+      { synonyms: loaded.structure.site.searchSynonyms as string[][] },
+    );
     const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", loaded.structure, place.siteSpace).length);
     results = found.items
       .flatMap((space) => {
