@@ -212,6 +212,27 @@ function serveAsset(services: Services, name: string): SiteResponse {
 }
 
 /**
+ * The site a request names and what its visitor may see: null for a Host that is no site's, a
+ * response when the site is not published or the visitor is refused.
+ */
+async function admit(
+  services: Services,
+  cache: SiteCache,
+  request: SiteRequest,
+  now: number,
+): Promise<{ fingerprint: Fingerprint; access: { claims: VisitorClaims; cookies: string[] } } | SiteResponse | null> {
+  const by = request.site;
+  const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
+    fingerprintOf(services, by),
+  );
+  if (!fingerprint && "hostname" in by) return null;
+  if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
+  const access = await visitorAccess(services, cache, fingerprint, request, now);
+  if ("refused" in access) return access.refused;
+  return { fingerprint, access };
+}
+
+/**
  * Serves one request of a published site. Unpublished, deleted and unknown sites are 404; a
  * hostname that is no site's is not a site request at all (null: the service answers it, so that
  * its landing page and links work whatever name it is reached by).
@@ -219,15 +240,9 @@ function serveAsset(services: Services, name: string): SiteResponse {
 export async function serveSite(services: Services, cache: SiteCache, request: SiteRequest): Promise<SiteResponse | null> {
   if (request.path.startsWith(ASSETS_PREFIX)) return serveAsset(services, request.path.slice(ASSETS_PREFIX.length));
   const now = services.clock.now().getTime();
-  const by = request.site;
-  const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
-    fingerprintOf(services, by),
-  );
-  if (!fingerprint && "hostname" in by) return null;
-  if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
-
-  const access = await visitorAccess(services, cache, fingerprint, request, now);
-  if ("refused" in access) return access.refused;
+  const admitted = await admit(services, cache, request, now);
+  if (!admitted || "status" in admitted) return admitted;
+  const { fingerprint, access } = admitted;
   const claims = JSON.stringify(access.claims);
   const claimsKey = claims === "{}" ? "" : createHash("sha256").update(claims).digest("base64url").slice(0, 16);
   const key = [
@@ -292,15 +307,9 @@ export async function postFeedback(
   form: URLSearchParams,
   visitor: FeedbackVisitor,
 ): Promise<SiteResponse | null> {
-  const now = services.clock.now().getTime();
-  const by = request.site;
-  const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
-    fingerprintOf(services, by),
-  );
-  if (!fingerprint && "hostname" in by) return null;
-  if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
-  const access = await visitorAccess(services, cache, fingerprint, request, now);
-  if ("refused" in access) return access.refused;
+  const admitted = await admit(services, cache, request, services.clock.now().getTime());
+  if (!admitted || "status" in admitted) return admitted;
+  const { fingerprint, access } = admitted;
   const loaded = await load(services, fingerprint, access.claims);
   const place = locate(loaded, request.base, request.path.split("/").filter(Boolean));
   const content = place && loaded.contents.get(place.siteSpace.spaceId)!;
@@ -342,6 +351,93 @@ export async function postFeedback(
     data: comment ? { rating, comment } : { rating },
   });
   return answer(200, "Thank you", "Your feedback on this page was recorded.");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine readers (the site's MCP endpoint): what a visitor may read, as data
+
+/** Results of a reader's search, at most this many pages. */
+export const READER_SEARCH_RESULTS = 20;
+
+export interface ReaderPage {
+  title: string;
+  /** The page's URL for people; its Markdown is at the same URL with `.md`. */
+  url: string;
+  description: string;
+}
+
+/** A published site as one visitor may read it (their share link, visitor token and claims applied). */
+export interface SiteReader {
+  title: string;
+  /** Every page the visitor can reach, in navigation order. */
+  pages(): ReaderPage[];
+  /** A page's Markdown (title once), by its URL or its path inside the site; null when the visitor cannot reach it. */
+  page(urlOrPath: string): Promise<(ReaderPage & { markdown: string }) | null>;
+  /** The site's search (its synonyms) over what the visitor sees, best first. */
+  search(query: string): Promise<(ReaderPage & { snippet: string })[]>;
+}
+
+/**
+ * The reader of the site `request` names, for its visitor: null for a Host that is no site's, a
+ * response when the site is not published or the visitor is refused (as a page view would be).
+ */
+export async function openSiteReader(
+  services: Services,
+  cache: SiteCache,
+  request: SiteRequest,
+): Promise<SiteReader | SiteResponse | null> {
+  const admitted = await admit(services, cache, request, services.clock.now().getTime());
+  if (!admitted || "status" in admitted) return admitted;
+  const loaded = await load(services, admitted.fingerprint, admitted.access.claims);
+  const base = request.base;
+  const readable = readablePages(loaded, base);
+  const asPage = ({ located, url }: (typeof readable)[number]): ReaderPage => ({
+    title: located.page.title,
+    url,
+    description: located.page.description ?? "",
+  });
+  return {
+    title: loaded.site.title,
+    pages: () => readable.map(asPage),
+    async page(urlOrPath) {
+      const path = (urlOrPath.startsWith(`${base}/`) ? urlOrPath.slice(base.length + 1) : urlOrPath.replace(/^\/+/, ""))
+        .replace(/[?#].*$/, "")
+        .replace(/\.md$/, "")
+        .replace(/\/+$/, "");
+      const found = readable.find(({ url }) => url === `${base}/${path}` || (path === "" && url === base));
+      if (!found) return null;
+      const markdown = found.located.page.body ? await bodyOf(services, found.located.page.body) : "";
+      return { ...asPage(found), markdown: `# ${found.located.page.title}\n\n${withoutTitleHeading(markdown, found.located.page.title)}` };
+    },
+    async search(query) {
+      const trimmed = query.trim();
+      if (!trimmed) return [];
+      const spaces = [...new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, loaded.spaces.get(s.spaceId)!])).values()];
+      const found = await searchSpaces(
+        services,
+        spaces,
+        trimmed,
+        { first: READER_SEARCH_RESULTS },
+        { synonyms: loaded.structure.site.searchSynonyms as string[][] },
+      );
+      return found.items
+        .flatMap((space) => {
+          const siteSpace = loaded.structure.siteSpaces.find((s) => s.spaceId === space.id)!;
+          return space.pages.map((hit) => ({
+            score: hit.score,
+            page: {
+              title: hit.title,
+              url: `${urlOfSiteSpace(base, loaded.structure, siteSpace)}/${hit.path}`,
+              description: hit.description,
+              snippet: hit.sections[0]?.body ?? "",
+            },
+          }));
+        })
+        .sort((a, b) => b.score - a.score)
+        .slice(0, READER_SEARCH_RESULTS)
+        .map(({ page }) => page);
+    },
+  };
 }
 
 /** The "Was this page helpful?" form of a page: buttons that post the rating, with an optional comment. */

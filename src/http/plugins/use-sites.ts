@@ -1,14 +1,16 @@
 // Published sites over HTTP, for readers without an API token: `/sites/{siteId}/…` under
 // PUBLIC_URL, and every path of a request whose Host is a site's custom hostname. Answers
 // server-rendered HTML (src/core/sites/serve.ts), with ETag and Cache-Control. A POST to a page
-// is its "Was this page helpful?" form (a reader's feedback), bounded in size and per reader.
+// is its "Was this page helpful?" form (a reader's feedback), bounded in size and per reader;
+// `/~gitbook/mcp` is the site's MCP server (src/http/site-mcp.ts).
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Services } from "../../core/context.ts";
-import { postFeedback, serveSite, type SiteCache, type SiteRequest, type SiteResponse } from "../../core/sites/serve.ts";
+import { openSiteReader, postFeedback, serveSite, type SiteCache, type SiteRequest, type SiteResponse } from "../../core/sites/serve.ts";
 import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
+import { answerSiteMcp, SITE_MCP_PATH } from "../site-mcp.ts";
 import { hostnameOf, isSiteRequest, SITES_PREFIX } from "../site-requests.ts";
 import type { CredentialFailures } from "./use-rate-limit.ts";
 
@@ -20,6 +22,13 @@ const FEEDBACK_MAX_BYTES = 8 * 1024;
  */
 export const FEEDBACK_POSTS_PER_READER = 10;
 const FEEDBACK_WINDOW_SECONDS = 10 * 60;
+
+/** A refused MCP call, in the JSON envelope an agent reads (a page view gets the HTML page). */
+function mcpRefusal(status: number): Response {
+  if (status === 404) return errorResponse(404, "No published site here");
+  if (status === 403) return errorResponse(403, "The share link or visitor token is not valid (revoked, expired or unknown)");
+  return errorResponse(401, "This site is read with its share link or a visitor token: add its shareKey or jwt_token to the MCP URL");
+}
 
 function parseCookies(header: string | null): Record<string, string> {
   const cookies: Record<string, string> = {};
@@ -127,7 +136,18 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
       ifNoneMatch: request.headers.get("if-none-match"),
     };
     let result: SiteResponse | null;
-    if (request.method === "POST") {
+    if (siteRequest.path === SITE_MCP_PATH) {
+      // The site's MCP server, for the visitor's agent: refused as a page view would be.
+      const reader = await openSiteReader(services, cache, siteRequest);
+      if (!reader) return;
+      if (!("status" in reader)) {
+        endResponse(await answerSiteMcp(request, reader));
+        return;
+      }
+      if (reader.credentialRefused) credentialFailures?.count(address);
+      endResponse(mcpRefusal(reader.status));
+      return;
+    } else if (request.method === "POST") {
       const read = await readFeedback(request, `${"siteId" in site ? site.siteId : site.hostname}|${address}`);
       if ("refused" in read) {
         endResponse(read.refused);
