@@ -4,8 +4,10 @@
 // not a tool call of reasonable size is refused while the site's pages are still served.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/server.ts";
+import { ADAPTIVE_SCHEMA } from "./support/sites.ts";
 
 let server: TestServer;
 let A: { organizationId: string; userId: string; token: string };
@@ -120,6 +122,42 @@ describe("a published site's MCP server", () => {
     }
     await api().orgs.unpublishSite(A.organizationId, shared.id);
     await expect(connect(`${url}?shareKey=${key}`)).rejects.toThrow(/"code":404,"message":"No published site here"/);
+  });
+
+  it("on a visitor-auth site, takes the visitor's JWT and its claims: a site space hidden by a condition is neither listed, found nor read", async () => {
+    const main = await spaceWith("Main manual", { Overview: "The main overview." });
+    const beta = await spaceWith("Beta manual", { Teleporter: "The teleporter is in beta." });
+    const site = await publishedSite([main.id, beta.id], "visitor-auth");
+    await api().orgs.updateSiteAdaptiveSchema(A.organizationId, site.id, { jsonSchema: ADAPTIVE_SCHEMA } as never);
+    const betaSiteSpace = (await api().orgs.listSiteSpaces(A.organizationId, site.id)).data.items.find((s) => s.space.id === beta.id)!;
+    await api().orgs.updateSiteSpaceById(A.organizationId, site.id, betaSiteSpace.id, { condition: 'visitor.claims.plan == "pro"' });
+    const key = (await server.database.prisma.site.findUniqueOrThrow({ where: { id: site.id } })).authPrivateKey;
+    const now = Math.floor(server.clock.now().getTime() / 1000);
+    const token = (plan: string) =>
+      new SignJWT({ plan })
+        .setProtectedHeader({ alg: "HS256" })
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        .sign(new TextEncoder().encode(key));
+    const url = `${server.url}/sites/${site.id}/~gitbook/mcp`;
+    await expect(connect(url)).rejects.toThrow(/"code":401/);
+    await expect(connect(`${url}?jwt_token=not.a.jwt`)).rejects.toThrow(/"code":401/);
+
+    const free = await connect(`${url}?jwt_token=${await token("free")}`);
+    const pro = await connect(`${url}?jwt_token=${await token("pro")}`);
+    try {
+      const betaPage = `${server.url}/sites/${site.id}/${betaSiteSpace.path}/teleporter`;
+      expect(textOf(await free.callTool({ name: "list_pages", arguments: {} }))).not.toContain("Teleporter");
+      expect(textOf(await free.callTool({ name: "search", arguments: { query: "teleporter" } }))).not.toContain("Teleporter");
+      expect((await free.callTool({ name: "get_page", arguments: { url: betaPage } })).isError).toBe(true);
+
+      expect(textOf(await pro.callTool({ name: "list_pages", arguments: {} }))).toContain(`[Teleporter](${betaPage}.md)`);
+      expect(textOf(await pro.callTool({ name: "search", arguments: { query: "teleporter" } }))).toContain(`[Teleporter](${betaPage}.md)`);
+      expect(textOf(await pro.callTool({ name: "get_page", arguments: { url: betaPage } }))).toContain("The teleporter is in beta.");
+    } finally {
+      await free.close();
+      await pro.close();
+    }
   });
 
   it("refuses GET (no stream is kept open) and a body over 64 KiB, while the site's pages are still served", async () => {
