@@ -66,7 +66,7 @@ describe("a published site's MCP server", () => {
   it("lists its tools to the official client, and they read the site: list_pages, search (typos forgiven), get_page", async () => {
     const client = await connect(mcpUrl);
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["get_page", "list_pages", "search"]);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["ask", "get_page", "list_pages", "search"]);
       const base = `${server.url}/sites/${publicSite.id}`;
       const list = textOf(await client.callTool({ name: "list_pages", arguments: {} }));
       expect(list).toContain(`[Quickstart](${base}/quickstart.md)`);
@@ -85,6 +85,39 @@ describe("a published site's MCP server", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("answers a question with the passages that best answer it, quoted with their links (the tool and a page's .md?ask=)", async () => {
+    const base = `${server.url}/sites/${publicSite.id}`;
+    const expected = [
+      "> How do I verify a webhook signature?",
+      "",
+      "The passages of Agent docs that best answer it:",
+      "",
+      `1. [Webhooks › Signature](${base}/webhooks#signature)`,
+      "",
+      "   > Verify the signature of each delivery.",
+      "",
+      `2. [Webhooks](${base}/webhooks)`,
+      "",
+      "   > Receive a callback when content changes.",
+      "",
+    ].join("\n");
+    const client = await connect(mcpUrl);
+    try {
+      const answer = textOf(await client.callTool({ name: "ask", arguments: { question: "How do I verify a webhook signature?" } }));
+      expect(answer).toBe(expected);
+      // Nothing of a space outside the site.
+      expect(textOf(await client.callTool({ name: "ask", arguments: { question: "What are the secret plans?" } }))).toBe(
+        "> What are the secret plans?\n\nNo page of Agent docs answers this question.\n",
+      );
+    } finally {
+      await client.close();
+    }
+    const md = await fetch(`${base}/quickstart.md?ask=${encodeURIComponent("How do I verify a webhook signature?")}`);
+    expect(md.status).toBe(200);
+    expect(md.headers.get("content-type")).toContain("text/markdown");
+    expect(await md.text()).toBe(expected);
   });
 
   it("answers no page that is not the site's, and refuses bad arguments naming them", async () => {

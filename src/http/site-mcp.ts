@@ -1,11 +1,12 @@
-// The MCP server of a published site, at `/~gitbook/mcp` as GitBook serves it: Streamable HTTP
+// The MCP server of a published site, at `/~gitbook/mcp` as GitBook serves it (tools search, ask,
+// list_pages, get_page): Streamable HTTP
 // (the official SDK's web-standard transport), stateless, answering JSON. Its tools read the site
 // exactly as the visitor who calls it may (share link, visitor token, claims: src/core/sites/serve.ts).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { QUERY_MAX } from "../core/search/index.ts";
-import type { ReaderPage, SiteReader } from "../core/sites/serve.ts";
+import { askAnswerMarkdown, type ReaderPage, type SiteReader } from "../core/sites/serve.ts";
 import { errorResponse } from "./errors.ts";
 
 /** The path of the endpoint inside a site. */
@@ -34,6 +35,14 @@ function siteServer(reader: SiteReader): McpServer {
           : `No page of ${reader.title} matches “${query}”.`,
       );
     },
+  );
+  server.registerTool(
+    "ask",
+    {
+      description: `Answers a question about ${reader.title} with the passages of its pages that best answer it, quoted with their links (extracted, not generated).`,
+      inputSchema: { question: z.string().min(1).max(QUERY_MAX).describe("The question") },
+    },
+    async ({ question }) => text(askAnswerMarkdown(reader.title, question, await reader.ask(question))),
   );
   server.registerTool(
     "list_pages",

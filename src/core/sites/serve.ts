@@ -16,7 +16,7 @@ import { EMPTY_ADAPTIVE_SCHEMA, unsignedClaimsValidator } from "./adaptive.ts";
 import type { VisitorClaims } from "./conditions.ts";
 import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
-import { QUERY_MAX, searchSpaces } from "../search/index.ts";
+import { QUERY_MAX, searchSections, searchSpaces } from "../search/index.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { withoutTitleHeading } from "../content/blocks/index.ts";
 import { type BlockContext, escapeHtml, type Heading, type PageScript, pageScriptsOf, renderPageIn } from "./render.ts";
@@ -254,6 +254,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     request.base,
     request.path,
     request.query.get("q") ?? "",
+    request.query.get("ask") ?? "",
   ].join("|");
   let response = cache.get(key, now);
   if (!response) {
@@ -375,6 +376,23 @@ export interface SiteReader {
   page(urlOrPath: string): Promise<(ReaderPage & { markdown: string }) | null>;
   /** The site's search (its synonyms) over what the visitor sees, best first. */
   search(query: string): Promise<(ReaderPage & { snippet: string })[]>;
+  /**
+   * An extractive answer: the passages (page sections) that best match the question's words,
+   * each with its URL, best first; at most ASK_PASSAGES, each at most ASK_PASSAGE_CHARACTERS.
+   */
+  ask(question: string): Promise<AskPassage[]>;
+}
+
+/** Passages an answer quotes, and the characters kept of each. */
+export const ASK_PASSAGES = 5;
+export const ASK_PASSAGE_CHARACTERS = 600;
+
+export interface AskPassage {
+  /** The page's title, then the section's heading when it has one. */
+  title: string;
+  /** The section's URL (the page's, with the heading's anchor). */
+  url: string;
+  text: string;
 }
 
 /**
@@ -437,7 +455,42 @@ export async function openSiteReader(
         .slice(0, READER_SEARCH_RESULTS)
         .map(({ page }) => page);
     },
+    ask: (question) => askPassages(services, loaded, base, question),
   };
+}
+
+/** The passages of what the visitor sees that best answer `question` (SiteReader.ask). */
+async function askPassages(services: Services, loaded: Loaded, base: string, question: string): Promise<AskPassage[]> {
+  const trimmed = question.trim();
+  if (!trimmed) return [];
+  const siteSpaceOf = new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, s]));
+  // Any of the question's words may match: a question rarely holds all of a passage's words.
+  const hits = await searchSections(services, [...siteSpaceOf.keys()], trimmed.slice(0, QUERY_MAX), {
+    synonyms: loaded.structure.site.searchSynonyms as string[][],
+    anyWord: true,
+    limit: ASK_PASSAGES * 4,
+  });
+  const passages: AskPassage[] = [];
+  for (const hit of hits) {
+    if (passages.length === ASK_PASSAGES) break;
+    const text = [...hit.body.replace(/\s+/g, " ").trim()];
+    if (!text.length) continue;
+    const page = `${urlOfSiteSpace(base, loaded.structure, siteSpaceOf.get(hit.spaceId)!)}/${hit.pagePath}`;
+    passages.push({
+      title: hit.anchor && hit.title !== hit.pageTitle ? `${hit.pageTitle} › ${hit.title}` : hit.pageTitle,
+      url: hit.anchor ? `${page}#${hit.anchor}` : page,
+      text: text.length > ASK_PASSAGE_CHARACTERS ? `${text.slice(0, ASK_PASSAGE_CHARACTERS - 1).join("")}…` : text.join(""),
+    });
+  }
+  return passages;
+}
+
+/** An extractive answer as Markdown: the question, then the passages quoted with their links. */
+export function askAnswerMarkdown(siteTitle: string, question: string, passages: AskPassage[]): string {
+  const asked = `> ${question.trim().replace(/\s+/g, " ")}`;
+  if (!passages.length) return `${asked}\n\nNo page of ${siteTitle} answers this question.\n`;
+  const quoted = passages.map((passage, index) => `${index + 1}. [${passage.title}](${passage.url})\n\n   > ${passage.text}`);
+  return `${asked}\n\nThe passages of ${siteTitle} that best answer it:\n\n${quoted.join("\n\n")}\n`;
 }
 
 /** The "Was this page helpful?" form of a page: buttons that post the rating, with an optional comment. */
@@ -672,6 +725,15 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   // The page's title is shown once: a Markdown body that starts with the same level-1 heading loses it.
   const body = withoutTitleHeading(markdown, located.page.title);
+  if (markdownWanted && request.query.has("ask")) {
+    // A question asked of the page's .md view, as GitBook's pages answer agents: the site's passages.
+    const question = (request.query.get("ask") ?? "").slice(0, QUERY_MAX);
+    return {
+      status: 200,
+      contentType: "text/markdown; charset=utf-8",
+      body: askAnswerMarkdown(loaded.site.title, question, await askPassages(services, loaded, base, question)),
+    };
+  }
   if (markdownWanted) {
     // Where the page is for people: a line an agent reads, and the header a crawler reads.
     const html = `${place.spaceBase}/${located.path}`;
