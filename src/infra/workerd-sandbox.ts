@@ -114,6 +114,8 @@ interface Sandbox {
   running: Set<Running>;
   watchdog: NodeJS.Timeout | undefined;
   stopped: boolean;
+  /** Why the pool stopped it (a limit), for the events under way whose request then fails. */
+  stopReason?: string;
   startupOutput: string[];
   lastUsed: number;
 }
@@ -267,6 +269,9 @@ export class SandboxPool implements ScriptSandbox {
       return answer;
     } catch (error) {
       if (error instanceof DeliveryError) throw error;
+      // The connection broke because the pool stopped the sandbox at a limit: that is the reason,
+      // whichever of the two the event loop saw first under load.
+      if (sandbox.stopReason) throw new DeliveryError(`the sandbox was stopped: ${sandbox.stopReason}`);
       throw new DeliveryError(`the sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(timeout);
@@ -446,6 +451,7 @@ export class SandboxPool implements ScriptSandbox {
     if (this.sandboxes.get(sandbox.key) === sandbox) this.sandboxes.delete(sandbox.key);
     if (sandbox.stopped) return;
     sandbox.stopped = true;
+    sandbox.stopReason = reason;
     clearInterval(sandbox.watchdog);
     for (const running of sandbox.running) running.fail(new DeliveryError(`the sandbox was stopped: ${reason}`));
     await this.kill(sandbox);
