@@ -269,10 +269,6 @@ async function wordGroups(ctx: Pick<CoreContext, "prisma">, spaceIds: string[], 
   return groups;
 }
 
-/** The weighted vector (the migration's index expression, repeated exactly so the index is used). */
-const WEIGHTED = Prisma.sql`(setweight(to_tsvector('english', s."pageTitle"), 'A') || setweight(to_tsvector('english', s."title"), 'B') ||
-  setweight(to_tsvector('english', s."pageDescription"), 'C') || setweight(to_tsvector('english', s."body"), 'D'))`;
-
 /** tsquery of one group: any of its alternatives (a phrase for a multi-word one). */
 const groupQuery = (alternatives: string[]) =>
   Prisma.sql`(${Prisma.join(
@@ -303,8 +299,8 @@ export async function searchSections(
   const rows = await ctx.prisma.$queryRaw<SectionHit[]>(Prisma.sql`
     WITH q AS (SELECT (${any}) AS query),
     w AS (
-      SELECT s.*, ${WEIGHTED} AS vec FROM "SearchSection" s, q
-      WHERE s."spaceId" = ANY(${spaceIds}) AND ${WEIGHTED} @@ q.query
+      SELECT s.*, s.weighted AS vec FROM "SearchSection" s, q
+      WHERE s."spaceId" = ANY(${spaceIds}) AND s.weighted @@ q.query
     ),
     scored AS (
       SELECT w.*, (${covered})::float8 / ${groups.length} AS coverage,
