@@ -89,6 +89,8 @@ async function main() {
   // Signals are handled from the moment the port is bound (before seeding and the first sweep),
   // so a SIGTERM right after the banner still drains and releases the database.
   let sweeper: NodeJS.Timeout | undefined;
+  // The sweep under way, awaited before the database closes (else it fails, logged as an error).
+  let sweeping: Promise<void> | undefined;
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -109,6 +111,7 @@ async function main() {
       clearTimeout(deadline);
       try {
         await stopJobs();
+        await sweeping;
         if (operatorSecret) removeOperatorFile(config.dataDir);
         await database.close();
         logger.info({ ms: Date.now() - startedAt }, "stopped");
@@ -161,7 +164,14 @@ async function main() {
   }
 
   // Spaces first: their revisions go with them, and then the blobs only they named.
-  const sweep = async () => {
+  const sweep = () => {
+    if (stopping) return;
+    sweeping = sweepOnce().finally(() => {
+      sweeping = undefined;
+    });
+    return sweeping;
+  };
+  const sweepOnce = async () => {
     try {
       const spaces = await sweepDeletedSpaces(services);
       if (spaces) logger.info({ count: spaces }, "removed spaces deleted more than 7 days ago");
