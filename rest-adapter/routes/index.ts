@@ -20,6 +20,7 @@ import { grantRoutes } from "./grants.ts";
 import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
+import { fontRoutes } from "./fonts.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
@@ -45,6 +46,7 @@ export const routes: RestRoute[] = [
   ...openapiRoutes,
   ...reviewRoutes,
   ...translationRoutes,
+  ...fontRoutes,
   ...integrationRoutes,
   ...systemRoutes,
   ...integrationBlockRoutes,

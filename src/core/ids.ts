@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   OpenAPISpecVersion: "oasv",
   TranslationSettings: "trs",
   TranslationTarget: "trt",
+  CustomFont: "font",
   ChangeRequestReview: "rvw",
   Site: "site",
   SiteSpace: "ssp",

@@ -11,6 +11,7 @@ import { teamLoaders } from "./teams/loaders.ts";
 import { viewerLoaders } from "./grants/loaders.ts";
 import { openAPILoaders } from "./openapi/loaders.ts";
 import { translationLoaders } from "./translations/loaders.ts";
+import { fontLoaders } from "./fonts/loaders.ts";
 import { integrationLoaders } from "./integrations/loaders.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { RevisionCache } from "./content/cache.ts";
@@ -30,6 +31,7 @@ const DOMAINS = [
   viewerLoaders,
   openAPILoaders,
   translationLoaders,
+  fontLoaders,
   integrationLoaders,
 ] as const;
 

@@ -6,8 +6,8 @@
 //   statement outside a transaction when it has run, one inside when its transaction has ended),
 //   so the response of the write is sent after the bump.
 // - Writes of other processes sharing a PostgreSQL database: a trigger on each of these tables
-//   (migration 20261126000000_site_data_notify) sends a NOTIFY on SITE_CHANNEL when the writing
-//   transaction commits; `listenForChanges` keeps a connection LISTENing and bumps `generation` on
+//   (migration 20261126000000_site_data_notify; later tables in their own migrations) sends a
+//   NOTIFY on SITE_CHANNEL when the writing transaction commits; `listenForChanges` keeps a connection LISTENing and bumps `generation` on
 //   each. While that connection is down (and until it is first up), `live` is false: nothing may
 //   be kept, and a lost connection bumps `generation` (everything kept so far is dropped).
 import pg from "pg";
@@ -15,7 +15,8 @@ import pg from "pg";
 /**
  * The tables what a reader is served depends on: a site and its structure, share links, the
  * spaces it shows (head revision, title, deletion), the installations of integrations (blocks and
- * scripts on its pages), and organizations (whose deletion takes the rest with it).
+ * scripts on its pages), the organization's custom fonts (a site may use one), and organizations
+ * (whose deletion takes the rest with it).
  */
 export const SITE_TABLES = [
   "Organization",
@@ -29,6 +30,7 @@ export const SITE_TABLES = [
   "IntegrationInstallation",
   "IntegrationSpaceInstallation",
   "IntegrationSiteInstallation",
+  "CustomFont",
 ] as const;
 
 /** The NOTIFY channel of the triggers on SITE_TABLES. */

@@ -22,6 +22,7 @@ import "./reviews.ts";
 import "./pdf.ts";
 import "./openapi.ts";
 import "./translations.ts";
+import "./fonts.ts";
 import "./sites.ts";
 import "./custom-hostnames.ts";
 import "./tokens.ts";

@@ -672,6 +672,17 @@ const FIXTURES: Record<string, Fixture> = {
   "POST /v1/orgs/:organizationId/translations/:translationId/run": async () => ({
     path: org(`/translations/${await newTranslation()}/run`),
   }),
+  "GET /v1/orgs/:organizationId/fonts": async () => ({ path: org("/fonts") }),
+  "PUT /v1/orgs/:organizationId/fonts": async () => ({
+    path: org("/fonts"),
+    body: { fontFamily: "Matrix Sans", fontFaces: [{ weight: 400, storageKey: "https://fonts.example.com/matrix-400.woff2" }] },
+  }),
+  "GET /v1/orgs/:organizationId/fonts/:fontId": async () => ({ path: org(`/fonts/${await newFont()}`) }),
+  "POST /v1/orgs/:organizationId/fonts/:fontId": async () => ({
+    path: org(`/fonts/${await newFont()}`),
+    body: { fontFaces: [{ weight: 700, storageKey: "https://fonts.example.com/matrix-700.woff2" }] },
+  }),
+  "DELETE /v1/orgs/:organizationId/fonts/:fontId": async () => ({ path: org(`/fonts/${await newFont()}`) }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
   "POST /v1/orgs/:organizationId/openapi": async () => ({
     path: org("/openapi"),
@@ -991,6 +1002,23 @@ async function newTranslation(): Promise<string> {
   });
   await prisma().translationTarget.create({
     data: { id: newId("TranslationTarget"), translationId: id, language: "fr", spaceId: target, createdAt: now },
+  });
+  return id;
+}
+
+/** A custom font with its regular face, written directly. */
+async function newFont(): Promise<string> {
+  const id = newId("CustomFont");
+  const now = new Date();
+  await prisma().customFont.create({
+    data: {
+      id,
+      organizationId,
+      fontFamily: "Matrix Sans",
+      faces: [{ weight: 400, url: "https://fonts.example.com/matrix-400.woff2" }],
+      createdAt: now,
+      updatedAt: now,
+    },
   });
   return id;
 }

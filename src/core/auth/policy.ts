@@ -61,6 +61,10 @@ export const POLICY = {
   "translation.read": { scope: "organization", least: "read", does: "read the organization's translations" },
   "translation.manage": { scope: "organization", least: "create", does: "create, change and delete translations and their target spaces" },
   "translation.run": { scope: "organization", least: "edit", does: "bring a translation's target spaces in line with its source" },
+
+  "font.read": { scope: "organization", least: "read", does: "read the organization's custom fonts" },
+  "font.manage": { scope: "organization", least: "admin", does: "create, change and delete the organization's custom fonts" },
+
   "integration.read": { scope: "organization", least: "member", does: "read the organization's private integrations" },
   "integration.manage": {
     scope: "organization",

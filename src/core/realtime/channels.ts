@@ -345,7 +345,7 @@ export const CHANNELS: readonly Channel[] = [
     TranslationTarget: by("organizationId"),
   }),
   refused("organization-translations-glossary", O, "translations here have no glossary"),
-  refused("organization-fonts", O, "this service has no custom fonts"),
+  served("organization-fonts", O, inOrganization("font.read"), { CustomFont: by("organizationId") }),
   refused("organization-agent-instructions", O, AGENTS),
   served(
     "organization-change-requests",
