@@ -11,6 +11,7 @@ import { badInput, notFound } from "../errors.ts";
 import { requireSite, writeSite } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
 import { DEFAULT_MONOSPACE_FONT, DEFAULT_TEXT_FONT, MONOSPACE_FONTS, TEXT_FONTS } from "./fonts.ts";
+import { checkFontReferences, customFontReference } from "../fonts/faces.ts";
 
 const color = (light: string, dark = light) => ({ light, dark });
 
@@ -125,8 +126,9 @@ export async function updateSiteCustomization(
   siteId: string,
   settings: unknown,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.configure");
+  const site = await requireSite(ctx, organizationId, siteId, "site.configure");
   const { updatedAt: _ignored, ...checked } = checkAgainst("site", settings);
+  await checkFontReferences(ctx, site.organizationId, checked);
   return writeSite(ctx, siteId, (now) => ({ customization: checked as never, customizationUpdatedAt: now }));
 }
 
@@ -156,8 +158,9 @@ export async function overrideSiteSpaceCustomization(
   siteSpaceId: string,
   patch: unknown,
 ) {
-  await requireSite(ctx, organizationId, siteId, "site.configure");
+  const site = await requireSite(ctx, organizationId, siteId, "site.configure");
   const checked = checkAgainst("override", patch);
+  await checkFontReferences(ctx, site.organizationId, checked);
   const row = await siteSpaceOf(ctx, siteId, siteSpaceId);
   const customization = applyOverride((row.customization as Customization | null) ?? {}, checked);
   const [updated] = await ctx.prisma.$transaction([
@@ -216,6 +219,11 @@ export interface PageLook {
   monospaceFont: string;
   /** `styling.headingFont` when one of the published names; null: headings use `font`. */
   headingFont: string | null;
+  /**
+   * The custom fonts (ids) the font settings name, when they name one (a definition with
+   * `custom: true`): the page uses the font if the organization still has it, else the default.
+   */
+  customFonts: { font: string | null; headingFont: string | null; monospaceFont: string | null };
 }
 
 const HEX = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
@@ -265,12 +273,18 @@ export function pageLook(settings: Customization): PageLook {
     logo: logoLight ? { light: logoLight, dark: webUrl(header.logo?.dark) ?? logoLight } : null,
     links,
     feedback: (settings.feedback as Record<string, unknown> | undefined)?.enabled === true,
-    // A font given as its own definition (files at URLs of its own) is not served: the default shows.
+    // A font given as a definition shows only when it names a custom font of the organization
+    // (`customFonts`, read with the page); otherwise, or until then, the default.
     font: typeof styling.font === "string" && Object.hasOwn(TEXT_FONTS, styling.font) ? styling.font : DEFAULT_TEXT_FONT,
     monospaceFont:
       typeof styling.monospaceFont === "string" && Object.hasOwn(MONOSPACE_FONTS, styling.monospaceFont)
         ? styling.monospaceFont
         : DEFAULT_MONOSPACE_FONT,
     headingFont: typeof styling.headingFont === "string" && Object.hasOwn(TEXT_FONTS, styling.headingFont) ? styling.headingFont : null,
+    customFonts: {
+      font: customFontReference(styling.font),
+      headingFont: customFontReference(styling.headingFont),
+      monospaceFont: customFontReference(styling.monospaceFont),
+    },
   };
 }

@@ -6,7 +6,7 @@
 // a repeated view sends no statement. The rendered response is cached under the fingerprint.
 import { createHash } from "node:crypto";
 import { jwtVerify, type JWTPayload } from "jose";
-import { Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
+import { type CustomFont, Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
 import type { ChangeFeed } from "../../db/change-feed.ts";
 import { contentOf } from "../content/index.ts";
@@ -26,6 +26,7 @@ import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
 import { RequestScope } from "../request-scope.ts";
 import { recordInsightEvent } from "../insights/index.ts";
+import { cssString, fontFaceRules } from "../fonts/faces.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -163,6 +164,8 @@ interface Fingerprint {
   authFallbackURL: string | null;
   /** The adaptive schema (its `unsigned` object checks the visitor's unsigned claims). */
   adaptiveSchema: Record<string, unknown> | null;
+  /** A digest of the organization's custom fonts (its customization may name one); null without any. */
+  fonts: string | null;
 }
 
 /** The site (by id or hostname) with what its cache key depends on, in one statement. */
@@ -184,7 +187,8 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
            || coalesce((SELECT x::text FROM "IntegrationSiteInstallation" x WHERE x."installationId" = inst.id AND x."siteId" = s.id), ''),
            ',' ORDER BY inst.id))
          FROM "IntegrationInstallation" inst JOIN "Integration" i ON i.id = inst."integrationId"
-         WHERE inst."organizationId" = s."organizationId" AND (i."hasBlocks" OR 'site:script:inject' = ANY(i.scopes))) AS integrations
+         WHERE inst."organizationId" = s."organizationId" AND (i."hasBlocks" OR 'site:script:inject' = ANY(i.scopes))) AS integrations,
+      (SELECT md5(string_agg(f::text, ',' ORDER BY f.id)) FROM "CustomFont" f WHERE f."organizationId" = s."organizationId") AS fonts
     FROM "Site" s WHERE ${where}`);
   return rows[0] ?? null;
 }
@@ -250,6 +254,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     fingerprint.version,
     fingerprint.heads ?? "",
     fingerprint.integrations ?? "",
+    fingerprint.fonts ?? "",
     claimsKey,
     request.base,
     request.path,
@@ -620,6 +625,8 @@ interface Loaded {
   contents: Map<string, ReturnType<typeof contentOf>>;
   /** Names (with hashes) of the stylesheets and script pages load, and the CSP hash of the inline theme line. */
   assets: PageAssets;
+  /** The organization's custom fonts that the site's customization (or a site space's) names, by id. */
+  fonts: Map<string, CustomFont>;
 }
 
 async function load(services: Services, fingerprint: Fingerprint, claims: VisitorClaims): Promise<Loaded> {
@@ -648,7 +655,24 @@ async function load(services: Services, fingerprint: Fingerprint, claims: Visito
   const byId = new Map(revisions.map((revision) => [revision.id, revision]));
   const contents = new Map(spaces.map((space) => [space.id, contentOf(byId.get(space.revisionId)!)]));
   const assets = { ...services.siteRendering.assets.names(), themeHash: services.siteRendering.assets.themeScriptHash };
-  return { site, scripts, structure, spaces: new Map(spaces.map((space) => [space.id, space])), contents, assets };
+  // The custom fonts the settings name: one statement, only when some are named.
+  const named = new Set(
+    [siteCustomization(site), ...siteSpaces.map((siteSpace) => siteSpaceCustomization(site, siteSpace))].flatMap((settings) =>
+      Object.values(pageLook(settings).customFonts).filter((id): id is string => id !== null),
+    ),
+  );
+  const fonts = named.size
+    ? await prisma.customFont.findMany({ where: { id: { in: [...named] }, organizationId: site.organizationId } })
+    : [];
+  return {
+    site,
+    scripts,
+    structure,
+    spaces: new Map(spaces.map((space) => [space.id, space])),
+    contents,
+    assets,
+    fonts: new Map(fonts.map((font) => [font.id, font])),
+  };
 }
 
 interface Place {
@@ -916,14 +940,46 @@ function withChrome(
     indexed,
     look,
     assets: { base, names: loaded.assets },
+    fonts: customFontStyle(look, loaded.fonts),
     style: view.style,
     math: view.math,
     scripts: loaded.scripts,
   });
 }
 
-const PAGE_POLICY =
-  "default-src 'none'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/** The policy of a page; `fontSources`: the origins of its custom fonts' files (checked, faces.ts). */
+const pagePolicy = (fontSources: readonly string[] = []) =>
+  `default-src 'none'; img-src 'self' https: data:; style-src 'self' 'unsafe-inline'; font-src ${["'self'", ...fontSources].join(" ")}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+
+/**
+ * The rules that make a page use the custom fonts its settings name and the organization has: their
+ * @font-face rules (faces.ts: checked and escaped), then the text, code and heading families; and
+ * the origins of their files, which the page's `font-src` allows. A font the organization no
+ * longer has is left out: the default (or the published name also set) shows.
+ */
+function customFontStyle(look: PageLook, fonts: ReadonlyMap<string, CustomFont>): { css: string; origins: string[] } {
+  const origins = new Set<string>();
+  const declared = new Set<string>();
+  let faces = "";
+  const use = (id: string | null) => {
+    const font = id === null ? undefined : fonts.get(id);
+    if (!font) return null;
+    const rules = fontFaceRules(font);
+    if (!rules.css) return null;
+    if (!declared.has(font.id)) {
+      declared.add(font.id);
+      faces += rules.css;
+      for (const origin of rules.origins) origins.add(origin);
+    }
+    return cssString(font.fontFamily);
+  };
+  const text = use(look.customFonts.font);
+  const mono = use(look.customFonts.monospaceFont);
+  const heading = use(look.customFonts.headingFont);
+  let uses = text || mono ? `:root{${text ? `--font:${text};` : ""}${mono ? `--mono:${mono};` : ""}}` : "";
+  if (heading) uses += `h1,h2,h3,h4,h5,h6{font-family:${heading},var(--font),system-ui,sans-serif}`;
+  return { css: faces + uses, origins: [...origins] };
+}
 
 /**
  * A `script-src` source for exactly one script URL: scheme, host, port and path (a path not
@@ -943,6 +999,8 @@ function page(view: {
   look?: PageLook;
   /** The site's base URL and the names of the stylesheet and script (none: an error page without a site). */
   assets?: { base: string; names: PageAssets };
+  /** The custom fonts' rules (in the page's style element) and the origins of their files. */
+  fonts?: { css: string; origins: string[] };
   /** The code colors of this page's blocks. */
   style?: string;
   /** Whether the page shows math (KaTeX's stylesheet). */
@@ -984,7 +1042,8 @@ function page(view: {
     ...(assets ? [assets.names.themeHash, scriptSource(`${assets.base}/${ASSETS_PREFIX}${assets.names.js}`)] : []),
     ...new Set(scripts.map(({ src }) => scriptSource(src))),
   ];
-  const withScripts = scriptSources.length ? `${PAGE_POLICY}; script-src ${scriptSources.join(" ")}` : PAGE_POLICY;
+  const basePolicy = pagePolicy(view.fonts?.origins);
+  const withScripts = scriptSources.length ? `${basePolicy}; script-src ${scriptSources.join(" ")}` : basePolicy;
   const policy = scripts.length
     ? mergeContentSecurityPolicies(
         withScripts,
@@ -995,7 +1054,7 @@ function page(view: {
   return {
     status: view.status,
     contentType: "text/html; charset=utf-8",
-    body: `<!doctype html><html lang="en" data-theme="${mode}"${view.look?.toggeable ? " data-toggle" : ""}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title>${links}<style>${theme}${view.style ?? ""}</style><link rel="icon" href="${escapeHtml(icon)}">${own}${tags}</head><body>${view.body}</body></html>`,
+    body: `<!doctype html><html lang="en" data-theme="${mode}"${view.look?.toggeable ? " data-toggle" : ""}><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${robots}<title>${escapeHtml(view.title)}</title>${links}<style>${theme}${view.fonts?.css ?? ""}${view.style ?? ""}</style><link rel="icon" href="${escapeHtml(icon)}">${own}${tags}</head><body>${view.body}</body></html>`,
     headers: { "Content-Security-Policy": policy },
   };
 }
