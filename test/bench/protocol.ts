@@ -65,7 +65,7 @@ function build(): Promise<void> {
       entryPoints: [
         ...sources("src"),
         ...sources("rest-adapter"),
-        ...["service", "bare", "protocol", "postgraphile"].map((name) => join(ROOT, `test/bench/${name}.ts`)),
+        ...["service", "bare", "static", "protocol", "postgraphile"].map((name) => join(ROOT, `test/bench/${name}.ts`)),
       ],
       outdir: BUILD_DIR,
       outbase: ROOT,

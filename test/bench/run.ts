@@ -617,17 +617,34 @@ async function realtimeRows(rows: Row[], notes: string[]): Promise<void> {
   }
 }
 
-/** `--site`: the REST space read and the site page's repeated view, interleaved in rounds, per database. */
+/**
+ * A published page's repeated view against a static file server answering its bytes: the peer a
+ * team would otherwise put in front of exported HTML. The service also resolves the host, checks
+ * the site's fingerprint and visitor access, and sets its security headers, so half the static
+ * server's rate is the bar.
+ */
+const STATIC_PEER_RATIO = 0.5;
+
+/** `--site`: the REST space read, the site page's repeated view and its static peer, interleaved in rounds, per database. */
 async function siteTargets(services: Service[], requests: Map<Service, Requests>): Promise<Row[]> {
   const results = new Map<string, Measure[]>();
+  let html = "";
   for (const s of services) {
     const r = requests.get(s)!;
     for (const request of [r.space.rest, r.sitePage]) {
-      const { status } = await send(s.url, request);
+      const { status, body } = await send(s.url, request);
       if (status !== 200) throw new Error(`${s.kind} ${request.method} ${request.path} answered ${status}`);
+      if (request === r.sitePage) html = body;
     }
   }
+  // The peer: a static file server answering the same page's bytes from disk (test/bench/static.ts).
+  const staticServer = await startChild(new URL("./static.ts", import.meta.url).pathname, {});
+  const { url: staticUrl } = await staticServer.ask<{ url: string }>({ type: "page", html });
+  const staticPage = { ...requests.get(services[0])!.sitePage, headers: {} } as Request;
+  const served = await send(staticUrl, staticPage);
+  if (served.status !== 200 || served.body !== html) throw new Error("the static server does not answer the page's bytes");
   for (let round = 0; round < ROUNDS; round++) {
+    results.set("static page", [...(results.get("static page") ?? []), await measure(staticUrl, staticServer, staticPage)]);
     for (const s of services) {
       const r = requests.get(s)!;
       for (const [key, request] of [
@@ -653,7 +670,16 @@ async function siteTargets(services: Service[], requests: Map<Service, Requests>
     const r = ratioRow(`${s.kind}: repeated view of a published page / REST GET /v1/spaces/{id}`, site.rps / space.rps, 3);
     r.text += `; CPU per request ${(space.cpuMs / site.cpuMs).toFixed(2)}`;
     rows.push(r);
+    const peer = medianOf(results.get("static page")!);
+    const p = ratioRow(
+      `${s.kind}: repeated view of a published page / a static file server, same bytes`,
+      site.rps / peer.rps,
+      STATIC_PEER_RATIO,
+    );
+    p.text += `; CPU per request ${(peer.cpuMs / site.cpuMs).toFixed(2)}`;
+    rows.push(p);
   }
+  staticServer.process.kill();
   return rows;
 }
 
