@@ -17,6 +17,7 @@ import {
 } from "../route.ts";
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { contentRoutes, onChangeRequest } from "./content.ts";
+import { contentReusableContentRoutes } from "./revisions.ts";
 import { importRoutes } from "./import.ts";
 import { contentLinkRoutes, LIST_QUERY } from "./links.ts";
 import { quote } from "../../src/core/errors.ts";
@@ -159,5 +160,5 @@ const changeRequestRoutes: RestRoute[] = [
 
 export const changeRequestsRoutes: RestRoute[] = [
   ...changeRequestRoutes,
-  ...[...contentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest),
+  ...[...contentRoutes, ...contentReusableContentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest),
 ];

@@ -32,7 +32,7 @@ import {
   typedRoute,
 } from "../route.ts";
 
-const PageFields = graphql(`
+export const PageFields = graphql(`
   fragment ContentPageFields on Page {
     id title emoji icon createdAt updatedAt type slug path parentId description href documentId
     urls { app }
@@ -44,7 +44,7 @@ const PageFields = graphql(`
   }`);
 type PageData = ResultOf<typeof PageFields>;
 
-const FileFields = graphql(`
+export const FileFields = graphql(`
   fragment ContentFileFields on File { id name contentType size dimensions { width height } downloadURL }`);
 
 export const RevisionFields = graphql(
@@ -167,16 +167,31 @@ export const PAGE_QUERY = {
 
 const DEREFERENCED = ["true", "false", "reusable-contents"];
 
+/** `dereferenced` checked (nothing to expand, see above). */
+function checkDereferenced({ query: { dereferenced } }: RestRequest) {
+  if (dereferenced !== undefined && !DEREFERENCED.includes(String(dereferenced))) {
+    throw new RestInputError(`dereferenced must be one of ${DEREFERENCED.join(", ")} (got ${quote(dereferenced)})`);
+  }
+}
+
+const EVALUATED = ["true", "false", "deterministic-only"];
+
+/** The flags of a document route (`evaluated`, `dereferenced`), checked; neither changes the answer (see above). */
+export function checkDocumentFlags(request: RestRequest) {
+  checkDereferenced(request);
+  const { evaluated } = request.query;
+  if (evaluated !== undefined && !EVALUATED.includes(String(evaluated))) {
+    throw new RestInputError(`evaluated must be one of ${EVALUATED.join(", ")} (got ${quote(evaluated)})`);
+  }
+}
+
 /**
  * The variables of a single page's format: `format` (document unless markdown), `evaluated`,
  * `dereferenced` (checked; nothing to do, see above) and `format.markdown.refs` (relative unless
  * stable; checked even where ignored, without format=markdown).
  */
-function pageFormatVariables(request: RestRequest) {
-  const { dereferenced } = request.query;
-  if (dereferenced !== undefined && !DEREFERENCED.includes(String(dereferenced))) {
-    throw new RestInputError(`dereferenced must be one of ${DEREFERENCED.join(", ")} (got ${quote(dereferenced)})`);
-  }
+export function pageFormatVariables(request: RestRequest) {
+  checkDereferenced(request);
   const refs = request.query["format.markdown.refs"] ?? "relative";
   if (typeof refs !== "string" || !(MARKDOWN_REFS as readonly string[]).includes(refs)) {
     throw new RestInputError(`format.markdown.refs must be one of ${MARKDOWN_REFS.join(", ")} (got ${quote(refs)})`);

@@ -14,6 +14,7 @@ import { linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
+import { contentReusableContentRoutes, revisionRoutes } from "./revisions.ts";
 import { siteRoutes } from "./sites.ts";
 import { customHostnameRoutes } from "./custom-hostnames.ts";
 import { grantRoutes } from "./grants.ts";
@@ -33,6 +34,8 @@ export const routes: RestRoute[] = [
   ...collectionRoutes,
   ...spaceRoutes,
   ...contentRoutes,
+  ...revisionRoutes,
+  ...contentReusableContentRoutes,
   ...importRoutes,
   ...gitSyncRoutes,
   ...searchRoutes,

@@ -7,7 +7,7 @@ import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { formatMarkdownRefs, type MarkdownRefs } from "../core/links/refs.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
-import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision } from "../core/content/index.ts";
+import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision, reusableContentOf } from "../core/content/index.ts";
 import {
   childPath,
   headRevision,
@@ -18,7 +18,7 @@ import {
   type ContentHead,
 } from "../core/content/target.ts";
 import { PAGE_KINDS, type FileEntry, type PageLayout, type PageNode, type ReusableContentEntry } from "../core/content/tree.ts";
-import { badInput, notFound } from "../core/errors.ts";
+import { badInput, DomainError, notFound, quote } from "../core/errors.ts";
 import { pageInMemory } from "../core/pagination.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection } from "./common.ts";
@@ -341,6 +341,31 @@ export const RevisionRef = builder.loadableNode("Revision", {
       type: [ReusableContentRef],
       description: "Reusable contents, in order of creation",
       resolve: (r) => contentOf(r).reusableContents ?? [],
+    }),
+    reusableContent: t.field({
+      type: ReusableContentRef,
+      description: "A reusable content of the revision by id; not found when missing",
+      args: { id: t.arg.id({ required: true }) },
+      resolve: (r, { id }) => reusableContentOf(r, id),
+    }),
+    fileConnection: t.connection(
+      {
+        type: FileRef,
+        description: "The files of the revision as a list in pages, in order",
+        resolve: (r, args) => toConnection(pageInMemory(filesOf(r), args, (item) => item.file.id)),
+      },
+      FileConnection,
+    ),
+    pageDocument: t.field({
+      type: "JSON",
+      description:
+        "The body of a document page parsed into a document tree (an empty document when the page has no body); not found when the page is missing or is a group or a link",
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (r, { id }, { core }) => {
+        const { page } = pageOf(r, id);
+        if (page.kind !== "document") throw new DomainError("NOT_FOUND", `Page ${quote(id)} is a ${page.kind}: it has no document`);
+        return (await documentOf(core, page)) ?? markdownToDocument("");
+      },
     }),
     variables: t.field({ type: "JSON", description: "Map of variable name to string value", resolve: (r) => r.variables ?? {} }),
     git: t.field({

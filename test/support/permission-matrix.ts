@@ -95,8 +95,8 @@ async function newTeam(): Promise<string> {
   return id;
 }
 
-/** A new space whose head revision holds one document page (with a child) and one file. */
-async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: string }> {
+/** A new space whose head revision holds one document page (with a child), one file and one reusable content. */
+async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: string; revisionId: string; reusableContentId: string }> {
   const spaceId = await newSpace();
   const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
   const body = Buffer.from("# Matrix\n\nBody.");
@@ -122,6 +122,7 @@ async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: 
   });
   const pageId = newId("Page");
   const fileId = newId("File");
+  const reusableContentId = newId("ReusableContent");
   const space = await prisma().space.findUniqueOrThrow({ where: { id: spaceId } });
   const revisionId = newId("Revision");
   await prisma().revision.create({
@@ -131,10 +132,34 @@ async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: 
       parentIds: [space.revisionId],
       pages: [page(pageId, "Matrix", "matrix", [page(newId("Page"), "Child", "child")])] as never,
       files: [{ id: fileId, name: "matrix.txt", contentType: "text/plain", size: bytes.length, blob: sha(bytes) }] as never,
+      reusableContents: [{ id: reusableContentId, title: "Matrix snippet", body: sha(body), createdAt: now, updatedAt: now }] as never,
     },
   });
   await prisma().space.update({ where: { id: spaceId }, data: { revisionId } });
-  return { spaceId, pageId, fileId };
+  return { spaceId, pageId, fileId, revisionId, reusableContentId };
+}
+
+/** Reads of a revision by id, and of the head's reusable contents (issue 30). */
+function revisionFixtures(): Record<string, Fixture> {
+  const on = (suffix: (content: Awaited<ReturnType<typeof newContent>>) => string) => async () => {
+    const content = await newContent();
+    return { path: `/v1/spaces/${content.spaceId}${suffix(content)}` };
+  };
+  const R = "GET /v1/spaces/:spaceId/revisions/:revisionId";
+  return {
+    [R]: on((c) => `/revisions/${c.revisionId}`),
+    [`${R}/pages`]: on((c) => `/revisions/${c.revisionId}/pages`),
+    [`${R}/files`]: on((c) => `/revisions/${c.revisionId}/files`),
+    [`${R}/files/:fileId`]: on((c) => `/revisions/${c.revisionId}/files/${c.fileId}`),
+    [`${R}/page/:pageId`]: on((c) => `/revisions/${c.revisionId}/page/${c.pageId}`),
+    [`${R}/page/:pageId/document`]: on((c) => `/revisions/${c.revisionId}/page/${c.pageId}/document`),
+    [`${R}/path/*`]: on((c) => `/revisions/${c.revisionId}/path/matrix/child`),
+    [`${R}/reusable-contents/:reusableContentId`]: on((c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}`),
+    [`${R}/reusable-contents/:reusableContentId/document`]: on(
+      (c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}/document`,
+    ),
+    "GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId": on((c) => `/content/reusable-contents/${c.reusableContentId}`),
+  };
 }
 
 /** A change request (opened by the owner) on a new space with content: its REST path by id and by number. */
@@ -544,6 +569,7 @@ const FIXTURES: Record<string, Fixture> = {
     const { spaceId, fileId } = await newContent();
     return { path: `/v1/spaces/${spaceId}/content/files/${fileId}` };
   },
+  ...revisionFixtures(),
   "GET /v1/spaces/:spaceId/links": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/links` }),
   "GET /v1/spaces/:spaceId/content/page/:pageId/links": async () => {
     const { spaceId, pageId } = await newContent();
@@ -571,6 +597,10 @@ const FIXTURES: Record<string, Fixture> = {
   }),
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge": async () => ({ path: `${(await newChangeRequest()).path}/merge` }),
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/update": async () => ({ path: `${(await newChangeRequest()).path}/update` }),
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/reusable-contents/:reusableContentId": async () => {
+    const { path, reusableContentId } = await newChangeRequest();
+    return { path: `${path}/content/reusable-contents/${reusableContentId}` };
+  },
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content": async () => ({
     path: `${(await newChangeRequest()).byNumber}/content`,
   }),

@@ -92,6 +92,13 @@ export function pageAtPath(revision: Revision, path: string) {
 
 export const fileOf = (revision: Revision, fileId: string): FileEntry => findFile(contentOf(revision).files, fileId);
 
+/** A reusable content of a revision by id (404 when the revision has none of that id). */
+export function reusableContentOf(revision: Revision, id: string): ReusableContentEntry {
+  const found = contentOf(revision).reusableContents?.find((entry) => entry.id === id);
+  if (!found) throw notFound("reusable content", id);
+  return found;
+}
+
 /** The markdown of a document page or a reusable content (batched: one statement for all of a request). */
 export async function markdownOf(ctx: CoreContext, page: { body?: string }): Promise<string | null> {
   if (!page.body) return null;
