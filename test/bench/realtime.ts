@@ -8,8 +8,13 @@
 // - RSS of the service per 1,000 idle subscriptions (after a GC), and a canary request (REST GET of
 //   another space at a steady rate) whose p99 with the subscriptions open and events flowing is
 //   compared with its p99 before any was opened.
-// Its own service child, on in-memory PGlite or a scratch PostgreSQL database.
+// - Beside them: the write alone (no subscription open), and the CPU the service and this process
+//   (reading the 1,000 streams, on the same machine) spend per fan-out write.
+// Its own service child, on in-memory PGlite or a scratch PostgreSQL database. `--fan-out`: only
+// the fan-out phase (and RSS, the canary); `--cpu-prof`: the service's CPU profile per phase.
+import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
 import { startChild, type Child } from "./protocol.ts";
@@ -21,6 +26,10 @@ export const CANARY_FACTOR = 3;
 const RATE_CHANNELS = 100;
 const RATE_PER_SECOND = 100;
 const CANARY_RATE = 20;
+/** `--cpu-prof`: a V8 CPU profile of the service child during the fan-out and the rate phases, in ./bench-profiles. */
+const PROFILE = process.argv.includes("--cpu-prof");
+/** `--fan-out`: only the fan-out phase (with RSS and the canary), not the rate one. */
+const FANOUT_ONLY = process.argv.includes("--fan-out");
 
 interface Row {
   pass: boolean;
@@ -115,6 +124,10 @@ export async function realtimeTargets(
   });
   const ready = await child.next<Ready>();
   const headers = { authorization: `Bearer ${ready.token}`, "content-type": "application/json" };
+  const cpu = async () => {
+    const { cpu: used } = await child.ask<{ cpu: NodeJS.CpuUsage }>({ type: "usage" });
+    return (used.user + used.system) / 1000;
+  };
   const rss = async () => ((await child.ask<{ rss: number }>({ type: "usage" })).rss as number) / 2 ** 20;
   const streams: Stream[] = [];
   const notes: string[] = [];
@@ -134,6 +147,13 @@ export async function realtimeTargets(
     progress(`canary GET ${canaryPath} at ${CANARY_RATE} req/s, no subscription open`);
     const before = await canary(ready.url, canaryPath, ready.token, 4);
     const idleRss = await rss();
+    // The write alone, with no subscription open: the part of the fan-out figure that is not fan-out.
+    const alone: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const sent = performance.now();
+      await rename(ready.spaceId, `alone ${k}`);
+      alone.push(performance.now() - sent);
+    }
 
     // Fan-out: N subscribers on one channel.
     progress(`opening ${FANOUT_SUBSCRIBERS} subscriptions on one channel`);
@@ -149,6 +169,16 @@ export async function realtimeTargets(
     const fanout: number[] = [];
     const load = canary(ready.url, canaryPath, ready.token, 600);
     progress(`fan-out: ${writes} writes, one at a time, each to ${FANOUT_SUBSCRIBERS} subscribers`);
+    const profiled = async (phase: string) => {
+      if (!PROFILE) return;
+      mkdirSync("bench-profiles", { recursive: true });
+      const file = resolve("bench-profiles", `realtime-${kind}-${phase}.cpuprofile`);
+      await child.ask({ type: "profile-stop", file });
+      progress(`CPU profile of the ${phase}: ${file}`);
+    };
+    if (PROFILE) await child.ask({ type: "profile" });
+    const cpuBefore = await cpu();
+    const clientBefore = process.cpuUsage();
     for (let k = 2; k <= writes + 1; k++) {
       const sent = performance.now();
       await rename(space, `write ${k}`);
@@ -156,52 +186,62 @@ export async function realtimeTargets(
         throw new Error(`write ${k} did not reach every subscriber within 10 s`);
       fanout.push(Math.max(...streams.map((s) => s.arrivals[k - 1]!)) - sent);
     }
+    const cpuPerWrite = ((await cpu()) - cpuBefore) / writes;
+    const clientUsed = process.cpuUsage(clientBefore);
+    const clientPerWrite = (clientUsed.user + clientUsed.system) / 1000 / writes;
+    await profiled("fan-out");
     (load as unknown as { stop(): void }).stop();
     const during = await load;
     for (const stream of streams.splice(0)) stream.close();
 
     // Rate: N subscriptions over RATE_CHANNELS channels, RATE_PER_SECOND writes a second.
-    const listed = (await (
-      await fetch(`${ready.url}/v1/orgs/${ready.organizationId}/spaces?limit=${RATE_CHANNELS + 10}`, { headers })
-    ).json()) as { items: { id: string }[] };
-    const spaces = listed.items
-      .map((item) => item.id)
-      .filter((id) => id !== ready.contentSpaceId)
-      .slice(0, RATE_CHANNELS);
-    const per = FANOUT_SUBSCRIBERS / spaces.length;
-    progress(`rate: ${FANOUT_SUBSCRIBERS} subscriptions over ${spaces.length} channels, ${RATE_PER_SECOND} writes/s`);
-    const bySpace = new Map<string, Stream[]>();
-    for (const id of spaces) {
-      bySpace.set(id, await Promise.all(Array.from({ length: per }, () => open(ready.url, ready.token, id))));
-    }
-    for (const id of spaces) await rename(id, "warm");
-    const all = [...bySpace.values()].flat();
-    streams.push(...all);
-    if (!(await waitUntil(() => all.every((s) => s.arrivals.length >= 1), 30_000)))
-      throw new Error("the warm-up events did not reach every subscriber");
-    const rateWrites = RATE_PER_SECOND * 5;
-    const sentAt: { space: string; k: number; at: number }[] = [];
-    const rateLoad = canary(ready.url, canaryPath, ready.token, 600);
-    const pending: Promise<void>[] = [];
-    const start = performance.now();
-    for (let i = 0; i < rateWrites; i++) {
-      const due = start + (i * 1000) / RATE_PER_SECOND;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const id = spaces[i % spaces.length]!;
-      sentAt.push({ space: id, k: Math.floor(i / spaces.length) + 2, at: performance.now() });
-      pending.push(rename(id, `rate ${i}`));
-    }
-    await Promise.all(pending);
-    const reached = await waitUntil(
-      () => sentAt.every(({ space: id, k }) => bySpace.get(id)!.every((s) => s.arrivals.length >= k)),
-      30_000,
-    );
-    (rateLoad as unknown as { stop(): void }).stop();
-    const rateCanary = await rateLoad;
-    if (!reached) throw new Error("the rate writes did not all reach their subscribers within 30 s");
-    const rate = sentAt.map(({ space: id, k, at }) => Math.max(...bySpace.get(id)!.map((s) => s.arrivals[k - 1]!)) - at);
-    const elapsed = (performance.now() - start) / 1000;
+    const ratePhase = async () => {
+      const listed = (await (
+        await fetch(`${ready.url}/v1/orgs/${ready.organizationId}/spaces?limit=${RATE_CHANNELS + 10}`, { headers })
+      ).json()) as { items: { id: string }[] };
+      const spaces = listed.items
+        .map((item) => item.id)
+        .filter((id) => id !== ready.contentSpaceId)
+        .slice(0, RATE_CHANNELS);
+      const per = FANOUT_SUBSCRIBERS / spaces.length;
+      progress(`rate: ${FANOUT_SUBSCRIBERS} subscriptions over ${spaces.length} channels, ${RATE_PER_SECOND} writes/s`);
+      const bySpace = new Map<string, Stream[]>();
+      for (const id of spaces) {
+        bySpace.set(id, await Promise.all(Array.from({ length: per }, () => open(ready.url, ready.token, id))));
+      }
+      for (const id of spaces) await rename(id, "warm");
+      const all = [...bySpace.values()].flat();
+      streams.push(...all);
+      if (!(await waitUntil(() => all.every((s) => s.arrivals.length >= 1), 30_000)))
+        throw new Error("the warm-up events did not reach every subscriber");
+      const rateWrites = RATE_PER_SECOND * 5;
+      const sentAt: { space: string; k: number; at: number }[] = [];
+      const rateLoad = canary(ready.url, canaryPath, ready.token, 600);
+      const pending: Promise<void>[] = [];
+      if (PROFILE) await child.ask({ type: "profile" });
+      const start = performance.now();
+      for (let i = 0; i < rateWrites; i++) {
+        const due = start + (i * 1000) / RATE_PER_SECOND;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const id = spaces[i % spaces.length]!;
+        sentAt.push({ space: id, k: Math.floor(i / spaces.length) + 2, at: performance.now() });
+        pending.push(rename(id, `rate ${i}`));
+      }
+      await Promise.all(pending);
+      const reached = await waitUntil(
+        () => sentAt.every(({ space: id, k }) => bySpace.get(id)!.every((s) => s.arrivals.length >= k)),
+        30_000,
+      );
+      await profiled("rate");
+      (rateLoad as unknown as { stop(): void }).stop();
+      const rateCanary = await rateLoad;
+      if (!reached) throw new Error("the rate writes did not all reach their subscribers within 30 s");
+      const rate = sentAt.map(({ space: id, k, at }) => Math.max(...bySpace.get(id)!.map((s) => s.arrivals[k - 1]!)) - at);
+      const elapsed = (performance.now() - start) / 1000;
+      return { rate, elapsed, rateCanary, per, channels: spaces.length, rateWrites };
+    };
+    const measured = FANOUT_ONLY ? undefined : await ratePhase();
 
     const loadAverage = await readFile("/proc/loadavg", "utf8").then(
       (text) => `; load average ${text.split(" ")[0]} on ${availableParallelism()} cores`,
@@ -209,43 +249,55 @@ export async function realtimeTargets(
     );
     const perThousand = ((openRss - idleRss) * 1000) / FANOUT_SUBSCRIBERS;
     const canaryTarget = CANARY_FACTOR * Math.max(1, before.latency.p99);
+    const rateCanary = measured?.rateCanary;
+    const failures = during.non2xx + during.errors + (rateCanary ? rateCanary.non2xx + rateCanary.errors : 0);
     notes.push(
-      `${kind} realtime: fan-out to ${FANOUT_SUBSCRIBERS} over ${writes} writes: p50 ${percentile(fanout, 50).toFixed(1)} ms, max ${Math.max(...fanout).toFixed(1)} ms; ` +
-        `rate: ${rateWrites} writes in ${elapsed.toFixed(1)} s to ${per} subscribers each, p50 ${percentile(rate, 50).toFixed(1)} ms, max ${Math.max(...rate).toFixed(1)} ms; ` +
-        `RSS ${idleRss.toFixed(0)} MB before, ${openRss.toFixed(0)} MB with ${FANOUT_SUBSCRIBERS} open; canary p50 ${before.latency.p50} ms before, ${during.latency.p50} ms during the fan-out, ${rateCanary.latency.p50} ms during the rate (${during.requests.total + rateCanary.requests.total} requests, ${during.non2xx + during.errors + rateCanary.non2xx + rateCanary.errors} failures)${loadAverage}`,
+      `${kind} realtime: the write alone (no subscription open) p50 ${percentile(alone, 50).toFixed(1)} ms, p99 ${percentile(alone, 99).toFixed(1)} ms; ` +
+        `fan-out to ${FANOUT_SUBSCRIBERS} over ${writes} writes: p50 ${percentile(fanout, 50).toFixed(1)} ms, max ${Math.max(...fanout).toFixed(1)} ms, ` +
+        `service CPU ${cpuPerWrite.toFixed(1)} ms per write (its fan-out and the canary's share), the bench's own ${clientPerWrite.toFixed(1)} ms (reading the 1,000 streams); ` +
+        (measured
+          ? `rate: ${measured.rateWrites} writes in ${measured.elapsed.toFixed(1)} s to ${measured.per} subscribers each, p50 ${percentile(measured.rate, 50).toFixed(1)} ms, max ${Math.max(...measured.rate).toFixed(1)} ms; `
+          : "") +
+        `RSS ${idleRss.toFixed(0)} MB before, ${openRss.toFixed(0)} MB with ${FANOUT_SUBSCRIBERS} open; canary p50 ${before.latency.p50} ms before, ${during.latency.p50} ms during the fan-out` +
+        (rateCanary ? `, ${rateCanary.latency.p50} ms during the rate` : "") +
+        ` (${during.requests.total + (rateCanary?.requests.total ?? 0)} requests, ${failures} failures)${loadAverage}`,
     );
     const fanoutP99 = percentile(fanout, 99);
-    const rateP99 = percentile(rate, 99);
-    return {
-      notes,
-      rows: [
-        {
-          pass: fanoutP99 <= FANOUT_P99_MS,
-          text: `${kind}: realtime fan-out, one write to ${FANOUT_SUBSCRIBERS} subscribers of one channel (SSE), write sent → last event: p99 ${fanoutP99.toFixed(1)} ms (target ≤ ${FANOUT_P99_MS} ms)`,
-        },
-        {
-          pass: rateP99 <= FANOUT_P99_MS,
-          text: `${kind}: realtime at ${RATE_PER_SECOND} writes/s, ${FANOUT_SUBSCRIBERS} subscriptions over ${spaces.length} channels, write sent → last event: p99 ${rateP99.toFixed(1)} ms (target ≤ ${FANOUT_P99_MS} ms)`,
-        },
-        {
-          pass: perThousand <= RSS_PER_1000_MB,
-          text: `${kind}: realtime RSS per 1,000 idle subscriptions (SSE): ${perThousand.toFixed(1)} MB (target ≤ ${RSS_PER_1000_MB} MB)`,
-        },
-        {
-          pass:
-            Math.max(during.latency.p99, rateCanary.latency.p99) <= canaryTarget &&
-            during.non2xx + during.errors + rateCanary.non2xx + rateCanary.errors === 0,
-          text: `${kind}: canary REST GET /v1/spaces/{id} at ${CANARY_RATE} req/s: p99 ${during.latency.p99} ms during the fan-out, ${rateCanary.latency.p99} ms during the rate, ${before.latency.p99} ms before (target ≤ ${CANARY_FACTOR} ×: ≤ ${canaryTarget} ms)`,
-        },
-      ],
-    };
+    const canaryP99 = Math.max(during.latency.p99, rateCanary?.latency.p99 ?? 0);
+    const rows: Row[] = [
+      {
+        pass: fanoutP99 <= FANOUT_P99_MS,
+        text: `${kind}: realtime fan-out, one write to ${FANOUT_SUBSCRIBERS} subscribers of one channel (SSE), write sent → last event: p99 ${fanoutP99.toFixed(1)} ms (target ≤ ${FANOUT_P99_MS} ms)`,
+      },
+    ];
+    if (measured) {
+      const rateP99 = percentile(measured.rate, 99);
+      rows.push({
+        pass: rateP99 <= FANOUT_P99_MS,
+        text: `${kind}: realtime at ${RATE_PER_SECOND} writes/s, ${FANOUT_SUBSCRIBERS} subscriptions over ${measured.channels} channels, write sent → last event: p99 ${rateP99.toFixed(1)} ms (target ≤ ${FANOUT_P99_MS} ms)`,
+      });
+    }
+    rows.push(
+      {
+        pass: perThousand <= RSS_PER_1000_MB,
+        text: `${kind}: realtime RSS per 1,000 idle subscriptions (SSE): ${perThousand.toFixed(1)} MB (target ≤ ${RSS_PER_1000_MB} MB)`,
+      },
+      {
+        pass: canaryP99 <= canaryTarget && failures === 0,
+        text:
+          `${kind}: canary REST GET /v1/spaces/{id} at ${CANARY_RATE} req/s: p99 ${during.latency.p99} ms during the fan-out` +
+          (rateCanary ? `, ${rateCanary.latency.p99} ms during the rate` : "") +
+          `, ${before.latency.p99} ms before (target ≤ ${CANARY_FACTOR} ×: ≤ ${canaryTarget} ms)`,
+      },
+    );
+    return { notes, rows };
   } finally {
     for (const stream of streams) stream.close();
     child.process.kill();
   }
 }
 
-/** `tsx test/bench/realtime.ts [--short] [--postgres <scratch database URL>]`: these rows alone. */
+/** `tsx test/bench/realtime.ts [--short] [--fan-out] [--cpu-prof] [--postgres <scratch database URL>]`: these rows alone. */
 if (import.meta.url === `file://${process.argv[1]}`) {
   const short = process.argv.includes("--short");
   const postgres = process.argv.includes("--postgres") ? process.argv[process.argv.indexOf("--postgres") + 1] : undefined;

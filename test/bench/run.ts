@@ -12,7 +12,7 @@
 // `--integrations` (only the integration render and sandbox rows), `--reads` (only the read rows:
 // no merge, integration or OpenAPI rows), `--peer` (only this service against PostGraphile 5 on the
 // same PostgreSQL database, Node 24: test/bench/peer.ts; part of every run with DATABASE_URL
-// unless `--no-peer`), `--realtime` (only the realtime fan-out rows: test/bench/realtime.ts), `--site` (only a published page's repeated view and
+// unless `--no-peer`), `--realtime` (only the realtime fan-out rows: test/bench/realtime.ts; with `--fan-out` only its fan-out phase), `--site` (only a published page's repeated view and
 // `GET /v1/spaces/{id}`, interleaved, and their ratio), BENCH_SECONDS (seconds per measurement).
 import { createHash } from "node:crypto";
 import autocannon from "autocannon";
