@@ -163,6 +163,24 @@ describe("spaceContent", () => {
     });
     expect(await stream.next(300)).toBeNull();
   });
+
+  it("ends a revoked token's subscription with an error at the revocation, before any further write", async () => {
+    const space = await newSpace();
+    const member = await server.addMember(A.organizationId, "read");
+    const stream = await subscribed(member.token, SPACE_CONTENT, { space });
+    const tokens = await gql(member.token, `{ viewer { apiTokens { id } } }`);
+    await gql(member.token, `mutation($input: RevokeApiTokenInput!) { revokeApiToken(input: $input) { revokedTokenId } }`, {
+      input: { id: tokens.viewer.apiTokens[0].id },
+    });
+    const ended = await next(stream);
+    expect(ended.data ?? null).toBeNull();
+    expect(ended.errors[0]).toMatchObject({ message: "The API token was revoked", extensions: { code: "UNAUTHENTICATED" } });
+    expect((await stream.next())?.event).toBe("complete");
+    await gql(A.token, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space, title: "After", markdown: "Not for them.\n" },
+    });
+    expect(await stream.next(300)).toBeNull();
+  });
 });
 
 describe("changeRequest and comments", () => {

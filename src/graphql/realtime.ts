@@ -1,8 +1,8 @@
 // Realtime: the published API's channels as GraphQL subscriptions (`channel`), over Server-Sent
 // Events (Yoga, graphql-sse's distinct connections) and WebSocket (graphql-ws) on /graphql. The
 // channel table, the checks and the bounds are src/core/realtime's; here the types and the
-// stream: each event is resolved with a fresh context (fresh loaders and access), as a new query
-// would be.
+// stream: each typed event is resolved with a fresh context (fresh loaders and access), as a new
+// query would be.
 import { contextCacheSymbol } from "@pothos/core";
 import type { ChannelIds, RowChange } from "../core/realtime/channels.ts";
 import { CHANNEL_PARAMS } from "../core/realtime/channels.ts";
@@ -71,31 +71,27 @@ builder.subscriptionType({
 });
 
 /**
- * The events of `subscription` for one GraphQL subscription: before each, the context gets fresh
- * loaders and access (what the event's fields read is read anew, under the caller's current
- * access); ended by the consumer (return) or the subscription (error, shutdown).
+ * The events of `subscription` for one GraphQL subscription, ended by the consumer (return) or
+ * the subscription (error, shutdown). The caller's access is not queried per event: the bus
+ * checks it anew when a write may have changed it (the token, a membership, grant or team, the
+ * object's place or deletion) and sends nothing more before that check passes (bus.ts).
+ * `fresh`: the events' fields read data (typed subscriptions), so each event gets fresh loaders
+ * and access, as a new query would; the `channel` event's fields read nothing but the event.
  */
 export async function* eventsOf(
   subscription: Subscription,
   context: GraphQLContext,
-  { recheck = false }: { recheck?: boolean } = {},
+  { fresh = false }: { fresh?: boolean } = {},
 ): AsyncGenerator<ChannelItem> {
   const bus = context.core.realtime;
   try {
     for await (const item of subscription) {
-      if (item.event && recheck) {
-        // Typed events carry the object itself: the caller's access is checked anew before each.
-        const error = await bus.recheck(subscription);
-        if (error) {
-          subscription.fail(error);
-          yield { error };
-          return;
-        }
+      if (fresh && item.event) {
+        // Fresh loaders for each event: the core's, and Pothos' (its per-context caches are keyed by
+        // this symbol's value when the context has one: a new key, a new set of loaders).
+        context.core = bus.contextFor(context.core.viewer);
+        (context as { [contextCacheSymbol]?: object })[contextCacheSymbol] = {};
       }
-      // Fresh loaders for each event: the core's, and Pothos' (its per-context caches are keyed by
-      // this symbol's value when the context has one: a new key, a new set of loaders).
-      context.core = bus.contextFor(context.core.viewer);
-      (context as { [contextCacheSymbol]?: object })[contextCacheSymbol] = {};
       yield item;
     }
   } finally {
@@ -105,13 +101,13 @@ export async function* eventsOf(
 
 /**
  * Opens a typed subscription (`spaceContent`, `changeRequest`, …) on its published channel: the
- * same checks and bounds as `channel` at subscribe time, and before each event the caller's
- * access checked anew (token, membership, the object) and a fresh context, so the event's
- * fields are read by the same loaders and permission checks as a new query.
+ * same checks and bounds as `channel` at subscribe time, the same checks again when a write may
+ * have changed the caller's access, and a fresh context per event, so the event's fields are
+ * read by the same loaders and permission checks as a new query.
  */
 export async function typedEvents(context: GraphQLContext, channel: string, ids: ChannelIds): Promise<AsyncGenerator<ChannelItem>> {
   const subscription = await context.core.realtime.subscribe(context.core, { channel, ...ids });
-  return eventsOf(subscription, context, { recheck: true });
+  return eventsOf(subscription, context, { fresh: true });
 }
 
 /** The fields every typed event has: when, by whom, and which objects the write changed. */

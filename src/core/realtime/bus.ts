@@ -70,7 +70,8 @@ const ACCESS_TABLES = new Set([
 ]);
 /** Columns of content and sites that decide who may see them. */
 const ACCESS_FIELDS = new Set(["parentId", "defaultLevel", "deletedAt", "organizationId"]);
-const ACCESS_OBJECTS = new Set(["Space", "Collection", "Site", "ChangeRequest", "Comment"]);
+/** Objects a channel is opened on: their deletion, or a change of those columns, ends what can no longer be seen. */
+const ACCESS_OBJECTS = new Set(["Space", "Collection", "Site", "ChangeRequest", "Comment", "OpenAPISpec", "TranslationSettings"]);
 
 /** How long the rows of one transaction are waited for after its last one arrived, before its events go out. */
 const FOLD_MS = 2;
