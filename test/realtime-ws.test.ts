@@ -225,6 +225,16 @@ describe("subscriptions over WebSocket", () => {
     expect((refused as { message: string }[])[0]).toMatchObject({ message: "Invalid API token", extensions: { code: "UNAUTHENTICATED" } });
   });
 
+  it("ends the subscription when the client stops it, with no event to wait for", async () => {
+    const client = connect();
+    const bus = server.app.services.realtime;
+    const before = bus.openSubscriptions;
+    const feed = await channel(client, { channel: "space", space: await newSpace() });
+    feed.stop();
+    for (let i = 0; i < 100 && bus.openSubscriptions > before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(bus.openSubscriptions).toBe(before);
+  });
+
   it("closes the sockets when the realtime bus closes (shutdown)", async () => {
     const other = await startTestServer();
     const otherHttp = other.app.createServer();

@@ -207,6 +207,16 @@ describe("subscribing over SSE", () => {
     expect(query.data.viewer.id).toBe(user.userId);
   });
 
+  it("ends the subscription when its client goes away, with no event to wait for", async () => {
+    const space = await newSpace();
+    const bus = server.app.services.realtime;
+    const before = bus.openSubscriptions;
+    const stream = await subscribed(A.token, { channel: "space", space });
+    stream.close();
+    for (let i = 0; i < 100 && bus.openSubscriptions > before; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(bus.openSubscriptions).toBe(before);
+  });
+
   it("keeps an idle stream alive with heartbeats, and counts in /metrics", async () => {
     const space = await newSpace();
     const stream = await subscribed(A.token, { channel: "space", space });

@@ -71,32 +71,59 @@ builder.subscriptionType({
 });
 
 /**
- * The events of `subscription` for one GraphQL subscription, ended by the consumer (return) or
- * the subscription (error, shutdown). The caller's access is not queried per event: the bus
- * checks it anew when a write may have changed it (the token, a membership, grant or team, the
- * object's place or deletion) and sends nothing more before that check passes (bus.ts).
+ * The events of `subscription` for one GraphQL subscription, ended by the consumer (return: at
+ * once, even while waiting for an event, where an async generator's return would wait for the
+ * next one) or the subscription (error, shutdown). The caller's access is not queried per event:
+ * the bus checks it anew when a write may have changed it (the token, a membership, grant or
+ * team, the object's place or deletion) and sends nothing more before that check passes (bus.ts).
  * `fresh`: the events' fields read data (typed subscriptions), so each event gets fresh loaders
  * and access, as a new query would; the `channel` event's fields read nothing but the event.
  */
-export async function* eventsOf(
+export function eventsOf(
   subscription: Subscription,
   context: GraphQLContext,
   { fresh = false }: { fresh?: boolean } = {},
-): AsyncGenerator<ChannelItem> {
+): AsyncIterableIterator<ChannelItem> {
   const bus = context.core.realtime;
-  try {
-    for await (const item of subscription) {
-      if (fresh && item.event) {
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      const result = await subscription.next();
+      if (fresh && result.value?.event) {
         // Fresh loaders for each event: the core's, and Pothos' (its per-context caches are keyed by
         // this symbol's value when the context has one: a new key, a new set of loaders).
         context.core = bus.contextFor(context.core.viewer);
         (context as { [contextCacheSymbol]?: object })[contextCacheSymbol] = {};
       }
-      yield item;
-    }
-  } finally {
-    subscription.end();
-  }
+      return result;
+    },
+    return: () => subscription.return(),
+    throw: (error: unknown) => subscription.throw(error),
+  };
+}
+
+/** `events` with each item mapped, or left out (null); the consumer's return ends `events` at once. */
+export function mapItems(
+  events: AsyncIterableIterator<ChannelItem>,
+  map: (item: ChannelItem) => ChannelItem | null,
+): AsyncIterableIterator<ChannelItem> {
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      for (;;) {
+        const result = await events.next();
+        if (result.done) return result;
+        const mapped = map(result.value);
+        if (mapped) return { done: false, value: mapped };
+      }
+    },
+    return: () => events.return!(),
+    throw: (error: unknown) => events.throw!(error),
+  };
 }
 
 /**
@@ -105,7 +132,7 @@ export async function* eventsOf(
  * have changed the caller's access, and a fresh context per event, so the event's fields are
  * read by the same loaders and permission checks as a new query.
  */
-export async function typedEvents(context: GraphQLContext, channel: string, ids: ChannelIds): Promise<AsyncGenerator<ChannelItem>> {
+export async function typedEvents(context: GraphQLContext, channel: string, ids: ChannelIds): Promise<AsyncIterableIterator<ChannelItem>> {
   const subscription = await context.core.realtime.subscribe(context.core, { channel, ...ids });
   return eventsOf(subscription, context, { fresh: true });
 }

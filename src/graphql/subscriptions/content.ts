@@ -7,7 +7,7 @@ import { CHANGES_MAX_LIMIT, revisionChanges } from "../../core/reviews/index.ts"
 import { readSpace } from "../../core/spaces/index.ts";
 import { builder } from "../builder.ts";
 import { RevisionRef } from "../content.ts";
-import { eventOrError, RealtimeEventRef, typedEvents } from "../realtime.ts";
+import { eventOrError, mapItems, RealtimeEventRef, typedEvents } from "../realtime.ts";
 import { RevisionChangeRef } from "../reviews.ts";
 import { SpaceRef } from "../spaces.ts";
 
@@ -51,17 +51,13 @@ builder.subscriptionField("spaceContent", (t) =>
       // The head before subscribing: the first event's changes are counted from it, so none is missed.
       let previous: string | null = (await readSpace(context.core, ids.space)).space.revisionId;
       const events = await typedEvents(context, "space-content", ids);
-      return (async function* () {
-        for await (const item of events) {
-          if (item.error || !item.event.revisionId) {
-            if (item.error) yield item;
-            continue;
-          }
-          const previousRevisionId = previous;
-          previous = item.event.revisionId;
-          yield { event: { ...item.event, spaceId: ids.space, previousRevisionId, revisionId: item.event.revisionId } };
-        }
-      })();
+      return mapItems(events, (item) => {
+        if (item.error) return item;
+        if (!item.event.revisionId) return null;
+        const previousRevisionId = previous;
+        previous = item.event.revisionId;
+        return { event: { ...item.event, spaceId: ids.space, previousRevisionId, revisionId: item.event.revisionId } };
+      });
     },
     resolve: (item) => eventOrError(item) as SpaceContentEvent,
   }),
