@@ -220,16 +220,6 @@ describe("import circles", () => {
  * every other one is listed here with why it is still there. The list may only shrink.
  */
 const MODULE_COLLECTIONS: Record<string, string> = {
-  // Constant lookup tables, written only where declared: to be typed ReadonlySet/ReadonlyMap.
-  "src/core/content/blocks/index.ts HINT_STYLES": "constant: hint styles of the block syntax",
-  "src/core/content/blocks/index.ts KNOWN_PAIRED": "constant: paired block tags",
-  "src/core/content/blocks/index.ts OPENAPI_TAGS": "constant: OpenAPI block tags",
-  "src/core/content/blocks/index.ts OPTIONAL_END": "constant: block tags whose end tag is optional",
-  "src/core/realtime/bus.ts ACCESS_FIELDS": "constant: fields whose change rechecks access",
-  "src/core/realtime/bus.ts ACCESS_OBJECTS": "constant: objects whose change rechecks access",
-  "src/core/realtime/bus.ts ACCESS_TABLES": "constant: tables whose change rechecks access",
-  "src/http/plugins/use-file-downloads.ts INLINE_TYPES": "constant: content types served inline",
-  "src/http/plugins/use-request-log.ts FIXED": "constant: paths logged as they are",
   // Memo tables of values derived from immutable inputs: to move into Services.
   "src/core/auth/permissions.ts spacePermissionsByRole": "memo: permission objects per role (bounded: one per role)",
   "src/core/content/index.ts pageIndexes": "memo: page index of an immutable revision (weak)",

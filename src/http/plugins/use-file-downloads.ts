@@ -8,7 +8,7 @@ import { FILES_PATH, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, checkDownload, es
 
 /** Shown in the page (`inline`); anything else is downloaded, so that HTML, SVG or XML uploaded
  * to a space can never run script in this origin (stored XSS). */
-const INLINE_TYPES = new Set([
+const INLINE_TYPES: ReadonlySet<string> = new Set([
   "image/png",
   "image/jpeg",
   "image/gif",

@@ -146,10 +146,10 @@ const ALERT_STYLE: Record<AlertKind, HintStyle> = {
   WARNING: "warning",
   CAUTION: "danger",
 };
-const HINT_STYLES = new Set<string>(["info", "success", "warning", "danger"]);
+const HINT_STYLES: ReadonlySet<string> = new Set(["info", "success", "warning", "danger"]);
 /** Tags whose end tag is optional (`{% embed url="…" %}` alone, or with a caption and `{% endembed %}`). */
-const OPTIONAL_END = new Set(["embed", "file"]);
-const OPENAPI_TAGS = new Set(["swagger", "openapi", "openapi-operation", "openapi-schemas", "openapi-webhook"]);
+const OPTIONAL_END: ReadonlySet<string> = new Set(["embed", "file"]);
+const OPENAPI_TAGS: ReadonlySet<string> = new Set(["swagger", "openapi", "openapi-operation", "openapi-schemas", "openapi-webhook"]);
 
 /** `name="value"` pairs of a tag (double, single or no quotes). */
 export function parseAttributes(text: string): Record<string, string> {
@@ -353,7 +353,7 @@ function markdownOf(lines: string[]): Block[] {
   return text ? [{ type: "markdown", markdown: text, raw: text }] : [];
 }
 
-const KNOWN_PAIRED = new Set(["hint", "tabs", "tab", "code", "content-ref"]);
+const KNOWN_PAIRED: ReadonlySet<string> = new Set(["hint", "tabs", "tab", "code", "content-ref"]);
 
 function tagBlock(tag: Tag, lines: string[], start: number, end: number, raw: string, inner: (from: number, to: number) => Block[]): Block {
   const { name, attributes } = tag;
