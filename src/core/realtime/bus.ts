@@ -71,7 +71,15 @@ const ACCESS_TABLES: ReadonlySet<string> = new Set([
 /** Columns of content and sites that decide who may see them. */
 const ACCESS_FIELDS: ReadonlySet<string> = new Set(["parentId", "defaultLevel", "deletedAt", "organizationId"]);
 /** Objects a channel is opened on: their deletion, or a change of those columns, ends what can no longer be seen. */
-const ACCESS_OBJECTS: ReadonlySet<string> = new Set(["Space", "Collection", "Site", "ChangeRequest", "Comment", "OpenAPISpec", "TranslationSettings"]);
+const ACCESS_OBJECTS: ReadonlySet<string> = new Set([
+  "Space",
+  "Collection",
+  "Site",
+  "ChangeRequest",
+  "Comment",
+  "OpenAPISpec",
+  "TranslationSettings",
+]);
 
 /** How long the rows of one transaction are waited for after its last one arrived, before its events go out. */
 const FOLD_MS = 2;
