@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   SiteSection: "ssec",
   SiteSectionGroup: "ssg",
   SiteShareLink: "shl",
+  SiteRedirect: "srd",
   Integration: "intg",
   IntegrationInstallation: "inst",
   IntegrationEvent: "ievt",

@@ -15,7 +15,7 @@ import pg from "pg";
 /**
  * The tables what a reader is served depends on: a site and its structure, share links, the
  * spaces it shows (head revision, title, deletion), the installations of integrations (blocks and
- * scripts on its pages), the organization's custom fonts (a site may use one), and organizations
+ * scripts on its pages), the organization's custom fonts (a site may use one), the site's redirects, and organizations
  * (whose deletion takes the rest with it).
  */
 export const SITE_TABLES = [
@@ -31,6 +31,7 @@ export const SITE_TABLES = [
   "IntegrationSpaceInstallation",
   "IntegrationSiteInstallation",
   "CustomFont",
+  "SiteRedirect",
 ] as const;
 
 /** The NOTIFY channel of the triggers on SITE_TABLES. */

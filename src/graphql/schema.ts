@@ -24,6 +24,7 @@ import "./openapi.ts";
 import "./translations.ts";
 import "./fonts.ts";
 import "./sites.ts";
+import "./site-redirects.ts";
 import "./custom-hostnames.ts";
 import "./tokens.ts";
 import "./integrations.ts";

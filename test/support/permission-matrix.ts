@@ -405,6 +405,24 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, shareLinkId } = await newShareLink();
     return { path: `${path}/share-links/${shareLinkId}` };
   },
+  [`GET ${SITE}/redirects`]: async () => ({ path: `${(await newSite()).path}/redirects` }),
+  [`POST ${SITE}/redirects`]: async () => ({
+    path: `${(await newSite()).path}/redirects`,
+    body: { source: "/matrix-old", destination: { kind: "external", url: "https://example.com/matrix" } },
+  }),
+  [`PUT ${SITE}/redirects`]: async () => ({
+    path: `${(await newSite()).path}/redirects`,
+    body: { redirects: [{ source: "/matrix-old", destination: { kind: "external", url: "https://example.com/matrix" } }] },
+  }),
+  [`PATCH ${SITE}/redirects/:siteRedirectId`]: async () => {
+    const { path, redirectId } = await newRedirect();
+    return { path: `${path}/redirects/${redirectId}`, body: { permanent: true } };
+  },
+  [`DELETE ${SITE}/redirects/:siteRedirectId`]: async () => {
+    const { path, redirectId } = await newRedirect();
+    return { path: `${path}/redirects/${redirectId}` };
+  },
+  [`GET ${SITE}/redirect`]: async () => ({ path: `${(await newRedirect()).path}/redirect?source=/matrix-old` }),
 };
 
 /** The fixtures of the permission routes of one kind of content; `newItem` makes a fresh one (its id). */
@@ -1034,6 +1052,24 @@ async function newTranslation(): Promise<string> {
     data: { id: newId("TranslationTarget"), translationId: id, language: "fr", spaceId: target, createdAt: now },
   });
   return id;
+}
+
+/** A new site with a live redirect from /matrix-old, written directly: the site's path and the redirect's id. */
+async function newRedirect() {
+  const { path } = await newSite();
+  const redirectId = newId("SiteRedirect");
+  const now = new Date();
+  await prisma().siteRedirect.create({
+    data: {
+      id: redirectId,
+      siteId: path.split("/").pop()!,
+      source: "/matrix-old",
+      destination: { kind: "external", url: "https://example.com/matrix" },
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  return { path, redirectId };
 }
 
 /** A custom font with its regular face, written directly. */

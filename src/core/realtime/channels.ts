@@ -391,7 +391,7 @@ export const CHANNELS: readonly Channel[] = [
     SITE,
     "changes of what a published site shows span its spaces' content, which is not mapped to it yet: subscribe to site-structure and to space-content of its spaces",
   ),
-  refused("site-redirects", SITE, "sites here have no redirects"),
+  served("site-redirects", SITE, inSite("site.read"), { SiteRedirect: by("siteId") }),
   served("site", SITE, inSite("site.read"), { Site: by("id") }),
   refused("site-channels", SITE, "sites here have no release channels"),
   refused("site-context", SITE, AGENTS),

@@ -27,6 +27,7 @@ import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, site
 import { RequestScope } from "../request-scope.ts";
 import { recordInsightEvent } from "../insights/index.ts";
 import { cssString, fontFaceRules } from "../fonts/faces.ts";
+import { destinationOf, liveRedirects, locationOf, matchRedirect, REDIRECT_HOPS_MAX, targetOf } from "./redirects.ts";
 
 /** Bounds of the rendered-response cache (entries and bytes), so a crawler cannot grow it without end. */
 const CACHE_MAX_ENTRIES = 2000;
@@ -152,7 +153,7 @@ interface Fingerprint {
   visibility: string;
   hostname: string | null;
   updatedAt: Date;
-  /** A digest of the site's row and of its structure rows: any change of the site changes it. */
+  /** A digest of the site's row, its structure rows and its live redirects: any change of the site changes it. */
   version: string;
   heads: string | null;
   /**
@@ -178,7 +179,8 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
       md5(s::text
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSpace" x WHERE x."siteId" = s.id), '')
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSection" x WHERE x."siteId" = s.id), '')
-        || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSectionGroup" x WHERE x."siteId" = s.id), '')) AS version,
+        || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSectionGroup" x WHERE x."siteId" = s.id), '')
+        || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM "SiteRedirect" x WHERE x."siteId" = s.id AND NOT x.draft), '')) AS version,
       (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, '') || ':' || md5(sp.title), ',' ORDER BY sp.id)
          FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads,
       (SELECT md5(string_agg(i.id || ':' || i.version || ':' || md5(i::text) || ':' || md5(inst::text)
@@ -715,6 +717,68 @@ function locate(loaded: Loaded, base: string, segments: string[]): Place | null 
   return { section, siteSpace, spaceBase: urlOfSiteSpace(base, structure, siteSpace), rest };
 }
 
+/** Whether a path of the site (decoded, leading slash) finds a page (a site space's root finds its first page). */
+function findsPage(loaded: Loaded, base: string, path: string): boolean {
+  const place = locate(loaded, base, path.split("/").filter(Boolean));
+  if (!place) return false;
+  const content = loaded.contents.get(place.siteSpace.spaceId);
+  if (!content) return false;
+  return place.rest.length ? !!findPageByPath(content.pages, place.rest.join("/")) : !!firstDocument(content.pages);
+}
+
+/**
+ * The redirect answering a request that found no page, or null (then the 404). A chain of
+ * redirects within the site is followed to its end (the visitor gets one redirect) for at most
+ * REDIRECT_HOPS_MAX redirects; a chain that comes back to a path it went through, or is longer,
+ * answers the 404, as does a redirect whose destination is gone or whose URL is not a safe
+ * Location (locationOf). Permanent redirects answer 308 on public and unlisted sites, every other
+ * one 307 (the published SiteRedirect.permanent); the response is cached like a page.
+ */
+async function redirectOf(
+  services: Services,
+  loaded: Loaded,
+  fingerprint: Fingerprint,
+  request: SiteRequest,
+): Promise<SiteResponse | null> {
+  const redirects = await liveRedirects(services, loaded.site);
+  if (!redirects.length) return null;
+  const base = request.base;
+  let path = `/${request.path}`.replace(/\/+$/, "");
+  const seen = new Set([path]);
+  let permanent = true;
+  let location: string | null = null;
+  for (let hop = 0; ; hop++) {
+    const match = matchRedirect(redirects, path);
+    if (!match) break;
+    // One more redirect than allowed: the chain is refused.
+    if (hop === REDIRECT_HOPS_MAX) return null;
+    const target = targetOf(loaded.structure, (spaceId) => loaded.contents.get(spaceId)?.pages, destinationOf(match.redirect));
+    location = target && locationOf(target, base, match.redirect.captureWildcard ? match.rest : "");
+    if (!location) return null;
+    permanent &&= match.redirect.permanent;
+    const inSite = location === base || location.startsWith(`${base}/`) ? location.slice(base.length).split(/[?#]/)[0]! : null;
+    if (inSite === null) break;
+    let next: string;
+    try {
+      next = decodeURIComponent(inSite).replace(/\/+$/, "");
+    } catch {
+      return null;
+    }
+    if (seen.has(next)) return null;
+    seen.add(next);
+    if (findsPage(loaded, base, next)) break;
+    path = next;
+  }
+  if (!location) return null;
+  const publicTraffic = fingerprint.visibility === "public" || fingerprint.visibility === "unlisted";
+  return {
+    status: permanent && publicTraffic ? 308 : 307,
+    contentType: "text/plain; charset=utf-8",
+    body: `Redirecting to ${location}\n`,
+    headers: { Location: location },
+  };
+}
+
 const firstDocument = (pages: PageNode[]) => flatten(pages).find((located) => located.page.kind === "document" && !located.page.hidden);
 
 async function render(services: Services, fingerprint: Fingerprint, request: SiteRequest, claims: VisitorClaims): Promise<SiteResponse> {
@@ -736,10 +800,14 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   const markdownWanted = request.path.endsWith(".md");
   const segments = (markdownWanted ? request.path.slice(0, -3) : request.path).split("/").filter(Boolean);
   const place = locate(loaded, base, segments);
-  if (!place) return notFoundPage("This site has no content yet.");
+  if (!place) return (await redirectOf(services, loaded, fingerprint, request)) ?? notFoundPage("This site has no content yet.");
   const content = loaded.contents.get(place.siteSpace.spaceId)!;
   if (place.rest[0] === "~search") return searchPage(services, loaded, place, request.query.get("q") ?? "", indexed);
   const located = place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages);
+  if (!located) {
+    const redirect = await redirectOf(services, loaded, fingerprint, request);
+    if (redirect) return redirect;
+  }
   if (!located)
     return withChrome(loaded, place, indexed, {
       status: 404,
