@@ -221,7 +221,6 @@ describe("import circles", () => {
  */
 const MODULE_COLLECTIONS: Record<string, string> = {
   // Memo tables of values derived from immutable inputs: to move into Services.
-  "src/core/auth/permissions.ts spacePermissionsByRole": "memo: permission objects per role (bounded: one per role)",
   "src/core/content/index.ts pageIndexes": "memo: page index of an immutable revision (weak)",
   "src/core/links/refs.ts resolvers": "memo: link resolver of an immutable revision (weak)",
   "src/graphql/builder.ts isoStrings": "memo: ISO strings of timestamps; to become a bounded cache in Services",

@@ -7,7 +7,7 @@
 //   replaces it for that item and everything beneath it (the nearest one wins); null inherits.
 // - Grants to the member or to one of their teams, on the item or on a collection above it, add
 //   to that: the effective role is the highest of all. Guests (role null) get grants only.
-import { atLeast, maxRole, type Role } from "./roles.ts";
+import { atLeast, maxRole, ROLES, type Role } from "./roles.ts";
 
 export interface Membership {
   role: Role | null;
@@ -27,12 +27,12 @@ export function effectiveRole(membership: Membership | null, chain: AccessLevel[
 }
 
 /** The permissions object of each role, made once: a list asks for it on every item. Not to be changed. */
-const spacePermissionsByRole = new Map<Role | null, ReturnType<typeof spacePermissionsOf>>();
+const spacePermissionsByRole: ReadonlyMap<Role | null, Readonly<ReturnType<typeof spacePermissionsOf>>> = new Map(
+  [...ROLES, null].map((role) => [role, Object.freeze(spacePermissionsOf(role))]),
+);
 
 export function spacePermissions(role: Role | null) {
-  let permissions = spacePermissionsByRole.get(role);
-  if (!permissions) spacePermissionsByRole.set(role, (permissions = Object.freeze(spacePermissionsOf(role))));
-  return permissions;
+  return spacePermissionsByRole.get(role) ?? Object.freeze(spacePermissionsOf(role));
 }
 
 function spacePermissionsOf(role: Role | null) {
