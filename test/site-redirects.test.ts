@@ -563,6 +563,21 @@ describe("the site-redirects channel", () => {
   });
 });
 
+describe("prewarmSiteSearch", () => {
+  it("answers 204 to whoever reads the site (search here needs no warming), 404 to another organization", async () => {
+    const site = await newSite("Prewarm");
+    expect((await server.client(reader.token).orgs.prewarmSiteSearch(A.organizationId, site.siteId)).status).toBe(204);
+    await expectRawRestError(server, B.token, "POST", `${site.path}/search/prewarm`, undefined, 404);
+    expect(
+      (
+        await gql(`mutation($input: PrewarmSiteSearchInput!) { prewarmSiteSearch(input: $input) { siteId } }`, {
+          input: { site: site.siteId },
+        })
+      ).prewarmSiteSearch,
+    ).toEqual({ siteId: site.siteId });
+  });
+});
+
 describe("bounds", () => {
   it(`holds at most ${REDIRECTS_PER_SITE_MAX} redirects per site, refusing the one beyond with nothing changed, while the site answers`, async () => {
     const site = await newSite("Bounded");

@@ -256,4 +256,18 @@ export const siteRedirectRoutes: RestRoute[] = [
     status: 200,
     body: (data) => ({ redirect: restRedirect(data.site.redirect.redirect), target: data.site.redirect.target }),
   }),
+  typedRoute({
+    method: "POST",
+    path: `${prefix}/search/prewarm`,
+    action: "site.read",
+    document: graphql(`
+      mutation PrewarmSiteSearch($input: PrewarmSiteSearchInput!) {
+        prewarmSiteSearch(input: $input) {
+          siteId
+        }
+      }
+    `),
+    variables: ({ params }) => ({ input: site(params) }),
+    status: 204,
+  }),
 ];

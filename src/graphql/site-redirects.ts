@@ -11,6 +11,7 @@ import {
   resolveRedirect,
   updateRedirect,
 } from "../core/sites/redirects.ts";
+import { requireSite } from "../core/sites/index.ts";
 import { builder } from "./builder.ts";
 import { inputDescription, payloadDescription, toConnection } from "./common.ts";
 import { SiteRef } from "./sites.ts";
@@ -280,3 +281,31 @@ builder.mutationFields((t) => ({
     }),
   }),
 }));
+
+// Site search prewarm: the published operation hints that visitors' searches are coming. Search
+// here reads the database's stored search vectors (src/core/search), with no cache to warm, so it
+// checks the caller may read the site and does nothing else (docs/decisions.md, issue 30).
+builder.mutationField("prewarmSiteSearch", (t) =>
+  t.field({
+    type: builder.simpleObject("PrewarmSiteSearchPayload", {
+      description: payloadDescription("PrewarmSiteSearchPayload"),
+      fields: (p) => ({ siteId: p.id({ description: "The site" }) }),
+    }),
+    description: "Hints that searches of the site are coming; search here needs no warming, so it only checks the site is readable",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("PrewarmSiteSearchInput", {
+          description: inputDescription("PrewarmSiteSearchInput"),
+          fields: (f) => ({
+            site: f.id({ required: true, description: siteField }),
+            organization: f.id({ description: organizationField }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      siteId: (await requireSite(core, input.organization, String(input.site), "site.read")).id,
+    }),
+  }),
+);

@@ -422,6 +422,7 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, redirectId } = await newRedirect();
     return { path: `${path}/redirects/${redirectId}` };
   },
+  [`POST ${SITE}/search/prewarm`]: async () => ({ path: `${(await newSite()).path}/search/prewarm` }),
   [`GET ${SITE}/redirect`]: async () => ({ path: `${(await newRedirect()).path}/redirect?source=/matrix-old` }),
 };
 
