@@ -277,3 +277,38 @@ describe("the PDF URL", () => {
     await fetchPdf(await pdfUrl());
   });
 });
+
+describe("GET /v1/spaces/:spaceId/pdf (issue 30)", () => {
+  it("gives a URL that serves the space's own content, not the change request's", async () => {
+    const { data } = await api(reader.token).getSpacePdf(space);
+    const url = (data as { url: string }).url;
+    expect(url.startsWith(`${server.url}/pdf/${space}/`)).toBe(true);
+    const { headers, bytes } = await fetchPdf(url);
+    expect(headers.get("content-disposition")).toBe('inline; filename="space.pdf"');
+    const { pageCount, texts } = readPdf(bytes);
+    expect(pageCount).toBe(1);
+    expect(texts[0].startsWith("Space only")).toBe(true);
+    expect(texts[0]).toContain("Not proposed.");
+  });
+
+  it("one page alone; GraphQL Space.pdf; refusals name the field, other organizations get 404", async () => {
+    const spacePage = (
+      await gql(`query($id: ID!) { space(id: $id) { content { allPages { id title } } } }`, { id: space })
+    ).space.content.allPages.find((p: { title: string }) => p.title === "Space only").id;
+    const { data } = await api().getSpacePdf(space, { page: spacePage, only: true });
+    const { headers } = await fetchPdf((data as { url: string }).url);
+    expect(headers.get("content-disposition")).toBe('inline; filename="space-space-only.pdf"');
+    const viaGraphql = await gql(`query($id: ID!) { space(id: $id) { pdf { url } } }`, { id: space });
+    expect(readPdf((await fetchPdf(viaGraphql.space.pdf.url)).bytes).texts[0].startsWith("Space only")).toBe(true);
+
+    await expectRestError(api().getSpacePdf(space, { only: true }), 400, "page");
+    // A page of the change request only is not in the space's content.
+    await expectRestError(api().getSpacePdf(space, { page: pages.start }), 404, pages.start);
+    await expectRestError(api(B.token).getSpacePdf(space), 404);
+    expectGraphQLError(
+      await server.graphql(A.token, `query($id: ID!) { space(id: $id) { pdf(only: true) { url } } }`, { id: space }),
+      "BAD_REQUEST",
+      "page",
+    );
+  });
+});

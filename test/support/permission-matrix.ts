@@ -158,6 +158,7 @@ function revisionFixtures(): Record<string, Fixture> {
     [`${R}/reusable-contents/:reusableContentId/document`]: on(
       (c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}/document`,
     ),
+    "GET /v1/spaces/:spaceId/pdf": on(() => "/pdf"),
     "GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId": on((c) => `/content/reusable-contents/${c.reusableContentId}`),
   };
 }

@@ -1,6 +1,6 @@
-// A change request's content as a PDF. `pdfUrlOf` hands out a signed URL (HMAC with the key of
-// file downloads, src/core/content/files.ts) that names the change request's head revision at
-// that moment, the page and `only`, for PDF_URL_TTL_SECONDS: whoever holds it gets the PDF
+// A change request's content, or a space's (issue 30), as a PDF. `pdfUrlOf` hands out a signed URL
+// (HMAC with the key of file downloads, src/core/content/files.ts) that names the change request's
+// or the space's head revision at that moment, the page and `only`, for PDF_URL_TTL_SECONDS: whoever holds it gets the PDF
 // without a token (src/http/plugins/use-pdf-downloads.ts), as a browser following a link must.
 // A revision never changes and the document's date is the revision's, so one URL always yields
 // the same bytes.
@@ -11,6 +11,8 @@ import { markdownToDocument, type DocumentBlock, type DocumentInline, type Docum
 import { contentOf, pageOf } from "../content/index.ts";
 import { findPage, flatten, type LocatedPage, type PageNode } from "../content/tree.ts";
 import { badInput } from "../errors.ts";
+import { ID_PREFIXES } from "../ids.ts";
+import { readSpace } from "../spaces/read.ts";
 import type { Signer } from "../signer.ts";
 import { readChangeRequest } from "./access.ts";
 
@@ -19,7 +21,8 @@ export const PDF_PATH = "/pdf";
 
 /** What a PDF URL names. */
 export interface PdfTarget {
-  changeRequestId: string;
+  /** The change request, or the space (`spc_…`), whose content it is. */
+  ownerId: string;
   revisionId: string;
   /** A page with its subpages (or alone, `only`); null: the whole content. */
   page: string | null;
@@ -29,7 +32,7 @@ export interface PdfTarget {
 /** The signed fields; "pdf" first, so that no file download signature can pass for one. */
 const fieldsOf = (target: PdfTarget, expires: number) => [
   "pdf",
-  target.changeRequestId,
+  target.ownerId,
   target.revisionId,
   target.page ?? "",
   target.only ? "only" : "",
@@ -37,26 +40,30 @@ const fieldsOf = (target: PdfTarget, expires: number) => [
 ];
 
 /**
- * A URL serving the change request's content (or the page `page`, with its subpages unless
- * `only`) as a PDF for one hour. 404 unless the caller can read the change request, or when the
- * page is not in its content; 400 for `only` without `page`.
+ * A URL serving the content of the change request `changeRequestId`, or of the space itself when
+ * it is null (or only the page `page`, with its subpages unless `only`), as a PDF for one hour. 404
+ * unless the caller can read the change request (the space), or when the page is not in its
+ * content; 400 for `only` without `page`.
  */
 export async function pdfUrlOf(
   ctx: CoreContext,
   spaceId: string,
-  changeRequestId: string,
+  changeRequestId: string | null,
   options: { page?: string | null; only?: boolean | null },
 ): Promise<string> {
-  const { changeRequest } = await readChangeRequest(ctx, spaceId, changeRequestId);
+  const owner =
+    changeRequestId === null
+      ? (await readSpace(ctx, spaceId)).space
+      : (await readChangeRequest(ctx, spaceId, changeRequestId)).changeRequest;
   const page = options.page || null;
   const only = options.only ?? false;
   if (only && !page) throw badInput("page: only=true exports a single page: give its id in page");
   if (page) {
-    const revision = await ctx.loaders.revision.load(changeRequest.revisionId);
-    if (!revision) throw new Error(`Change request ${changeRequest.id} has no head revision ${changeRequest.revisionId}`);
+    const revision = await ctx.loaders.revision.load(owner.revisionId);
+    if (!revision) throw new Error(`${owner.id} has no head revision ${owner.revisionId}`);
     pageOf(revision, page);
   }
-  const target: PdfTarget = { changeRequestId: changeRequest.id, revisionId: changeRequest.revisionId, page, only };
+  const target: PdfTarget = { ownerId: owner.id, revisionId: owner.revisionId, page, only };
   const expires = Math.floor(ctx.clock.now().getTime() / 1000) + PDF_URL_TTL_SECONDS;
   const query = new URLSearchParams({
     ...(page ? { page } : {}),
@@ -64,7 +71,7 @@ export async function pdfUrlOf(
     expires: String(expires),
     sig: ctx.signer.sign(fieldsOf(target, expires)),
   });
-  return ctx.urls.absolute(`${PDF_PATH}/${target.changeRequestId}/${target.revisionId}?${query}`);
+  return ctx.urls.absolute(`${PDF_PATH}/${target.ownerId}/${target.revisionId}?${query}`);
 }
 
 export type PdfCheck = { ok: true; target: PdfTarget; expires: number } | { ok: false; status: 403 | 404 | 410; message: string };
@@ -77,7 +84,7 @@ export function checkPdfUrl(signer: Signer, clock: Clock, url: URL): PdfCheck {
   const sig = url.searchParams.get("sig");
   const only = url.searchParams.get("only");
   const target: PdfTarget = {
-    changeRequestId: match[1],
+    ownerId: match[1],
     revisionId: match[2],
     page: url.searchParams.get("page") || null,
     only: only === "true",
@@ -98,17 +105,24 @@ export function checkPdfUrl(signer: Signer, clock: Clock, url: URL): PdfCheck {
 /**
  * The PDF a checked URL names: each page of the selection, in tree order, starts a new PDF page
  * with its title as a heading, then its markdown. Null when the change request or its revision
- * is gone.
+ * or space is gone.
  */
 export async function renderPdf(
   services: Pick<Services, "prisma">,
   target: PdfTarget,
 ): Promise<{ filename: string; bytes: Buffer } | null> {
-  const [changeRequest, revision] = await Promise.all([
-    services.prisma.changeRequest.findUnique({ where: { id: target.changeRequestId } }),
+  const isSpace = target.ownerId.startsWith(`${ID_PREFIXES.Space}_`);
+  const [owner, revision] = await Promise.all([
+    isSpace
+      ? services.prisma.space
+          .findUnique({ where: { id: target.ownerId } })
+          .then((space) => (space && !space.deletedAt ? { spaceId: space.id, title: space.title, name: "space" } : null))
+      : services.prisma.changeRequest
+          .findUnique({ where: { id: target.ownerId } })
+          .then((cr) => (cr ? { spaceId: cr.spaceId, title: `Change request #${cr.number}`, name: `change-request-${cr.number}` } : null)),
     services.prisma.revision.findUnique({ where: { id: target.revisionId } }),
   ]);
-  if (!changeRequest || !revision || revision.spaceId !== changeRequest.spaceId) return null;
+  if (!owner || !revision || revision.spaceId !== owner.spaceId) return null;
   const { pages } = contentOf(revision);
   const root = target.page ? findPage(pages, target.page)?.page : undefined;
   if (target.page && !root) return null;
@@ -121,7 +135,7 @@ export async function renderPdf(
     : [];
   const markdown = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
 
-  const title = root ? root.title : `Change request #${changeRequest.number}`;
+  const title = root ? root.title : owner.title;
   const doc = new PDFDocument({ size: "A4", margin: MARGIN, info: { Title: title, CreationDate: revision.createdAt } });
   const chunks: Buffer[] = [];
   doc.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -129,7 +143,7 @@ export async function renderPdf(
   new Writer(doc).pages(selected, (page) => (page.body ? (markdown.get(page.body) ?? "") : ""));
   doc.end();
   await ended;
-  return { filename: `change-request-${changeRequest.number}${root ? `-${root.slug}` : ""}.pdf`, bytes: Buffer.concat(chunks) };
+  return { filename: `${owner.name}${root ? `-${root.slug}` : ""}.pdf`, bytes: Buffer.concat(chunks) };
 }
 
 // ---------------------------------------------------------------------------------------------

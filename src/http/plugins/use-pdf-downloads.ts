@@ -1,5 +1,5 @@
-// Change request PDFs over HTTP, beside GraphQL: serves the signed URLs of `pdfUrlOf`
-// (`/pdf/{changeRequestId}/{revisionId}?…&expires=…&sig=…`, src/core/change-requests/pdf.ts)
+// Change request and space PDFs over HTTP, beside GraphQL: serves the signed URLs of `pdfUrlOf`
+// (`/pdf/{changeRequestId or spaceId}/{revisionId}?…&expires=…&sig=…`, src/core/change-requests/pdf.ts)
 // without a bearer token: the signature is the authorization, as for file downloads. Refusals
 // use the REST error envelope: 403 for a bad signature, 410 once expired, 404 for no such PDF.
 import type { Plugin } from "graphql-yoga";
