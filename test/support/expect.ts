@@ -1,6 +1,7 @@
 // Assertions shared by the test files: errors on both surfaces, and GraphQL data without errors.
 import { GitBookAPIError } from "@gitbook/api";
 import { expect } from "vitest";
+import { validateResponse } from "./openapi.ts";
 import type { GraphQLResponse, TestServer } from "./server.ts";
 
 /** The status and message of a failed client call (fails the test if the call succeeds). */
@@ -64,4 +65,17 @@ export async function graphqlData<T = any>(
   const response = await server.graphql<T>(token, query, variables);
   expect(response.errors, JSON.stringify(response.errors)).toBeUndefined();
   return response.data!;
+}
+
+/** A REST call whose answer must satisfy the published schema of its operation. */
+export async function publishedRest(
+  server: Pick<TestServer, "rest">,
+  token: string | undefined,
+  method: string,
+  url: string,
+  body?: unknown,
+) {
+  const response = await server.rest(token, method, url, body);
+  expect(validateResponse(method, url, response.status, response.body)).toEqual([]);
+  return response;
 }
