@@ -448,17 +448,22 @@ export async function bulkUpsertRedirects(ctx: CoreContext, organizationId: stri
   }
   return ctx.prisma.$transaction(async (tx): Promise<BulkResult[]> => {
     await lockRedirects(tx, siteId);
+    // The rows the items name, read at once (each source appears once per request, so no item
+    // changes another's), and the new rows written at once: two statements rather than two per item.
+    const rows = await tx.siteRedirect.findMany({ where: { siteId, source: { in: checked.map((item) => item.source) } } });
+    const stored = new Map(rows.map((row) => [`${row.draft}:${row.source}`, row]));
+    const creations: Prisma.SiteRedirectCreateManyInput[] = [];
     const results: BulkResult[] = [];
     for (const item of checked) {
       const { source } = item;
-      const key = (draft: boolean) => ({ siteId_source_draft: { siteId, source, draft } });
+      const find = (draft: boolean) => stored.get(`${draft}:${source}`) ?? null;
       if (item.intent === "publish") {
-        const draft = await tx.siteRedirect.findUnique({ where: key(true) });
+        const draft = find(true);
         if (!draft) {
           results.push({ status: "error", source, draft: true, error: `no draft redirect from ${quote(source)} to publish` });
           continue;
         }
-        const live = await tx.siteRedirect.findUnique({ where: key(false) });
+        const live = find(false);
         const fields = {
           captureWildcard: draft.captureWildcard,
           permanent: draft.permanent,
@@ -482,7 +487,7 @@ export async function bulkUpsertRedirects(ctx: CoreContext, organizationId: stri
         continue;
       }
       const draft = item.intent === "draft";
-      const existing = await tx.siteRedirect.findUnique({ where: key(draft) });
+      const existing = find(draft);
       if (item.destination === null) {
         if (!existing) {
           results.push({
@@ -507,12 +512,12 @@ export async function bulkUpsertRedirects(ctx: CoreContext, organizationId: stri
         results.push({ status: "updated", source, draft, id: existing.id });
       } else {
         const now = ctx.clock.now();
-        const created = await tx.siteRedirect.create({
-          data: { id: newId("SiteRedirect"), siteId, source, draft, ...fields, createdAt: now, updatedAt: now },
-        });
-        results.push({ status: "created", source, draft, id: created.id });
+        const id = newId("SiteRedirect");
+        creations.push({ id, siteId, source, draft, ...fields, createdAt: now, updatedAt: now });
+        results.push({ status: "created", source, draft, id });
       }
     }
+    if (creations.length) await tx.siteRedirect.createMany({ data: creations });
     await checkCount(tx, siteId);
     return results;
   });
