@@ -238,6 +238,34 @@ describe("OpenAPI specs from a URL", () => {
     expect(fixed.lastProcessedErrors).toEqual([]);
   });
 
+  it("follows a $ref written ./schemas.yaml#/Pet, and a ./ or ../ $ref inside a referenced file, to the files fetched", async () => {
+    const slug = newSlug();
+    const folder = `/dot${++slugCounter}`;
+    files.set(`${folder}/openapi.yaml`, { body: ENTRY.replace("schemas/pet.yaml#/Pet", "./schemas.yaml#/Pet") });
+    files.set(`${folder}/schemas.yaml`, {
+      body: `Pet:\n  type: object\n  properties:\n    tag:\n      $ref: "./types/tag.yaml#/Tag"\n`,
+    });
+    files.set(`${folder}/types/tag.yaml`, {
+      body: `Tag:\n  type: object\n  properties:\n    owner:\n      $ref: "../owner.yaml#/Owner"\n`,
+    });
+    files.set(`${folder}/owner.yaml`, { body: `Owner:\n  type: string\n  example: Ann\n` });
+    const url = `${specBase}${folder}/openapi.yaml`;
+    const client = server.client(token);
+    await client.orgs.createOpenApiSpec(org, { slug, source: { url } });
+    const spec = await processed(slug);
+    expect(spec.lastProcessedErrors).toEqual([]);
+    expect(spec.lastProcessErrorCode).toBeUndefined();
+    expect(spec.lastVersion).toMatch(/^oasv_/);
+    const { data: content } = await client.orgs.getLatestOpenApiSpecVersionContent(org, slug);
+    expect(Object.keys(content.filesystem)).toEqual(["openapi.yaml", "schemas.yaml", "types/tag.yaml", "owner.yaml"]);
+    // The files are kept as written: the $ref still says ./schemas.yaml.
+    expect(
+      (content.filesystem as any)["openapi.yaml"].paths["/pets/{petId}"].get.responses["200"].content["application/json"].schema,
+    ).toEqual({
+      $ref: "./schemas.yaml#/Pet",
+    });
+  });
+
   it("refuses a $ref outside the spec's base URL and a file over the byte bound", async () => {
     const client = server.client(token);
     const outside = newSlug();

@@ -25,6 +25,44 @@ function parse(text) {
   return document.toJS({ maxAliasCount: 1000 });
 }
 
+/**
+ * The path, relative to the spec's folder, of the file an external `$ref` written in `path` names:
+ * `./schemas.yaml` from `openapi.yaml` is `schemas.yaml`, `../owner.yaml` from `types/tag.yaml` is
+ * `owner.yaml`. The main thread names the fetched files the same way (the URL resolved against the
+ * file's URL), and the validator looks a `$ref` up by that name, as written, so each `$ref` is
+ * rewritten to it before validation. Null when the reference is not a relative URL.
+ */
+function canonicalPath(path, external) {
+  try {
+    const from = new URL(path.split("/").map(encodeURIComponent).join("/"), "http://spec.invalid/");
+    const target = new URL(external, from);
+    if (target.origin !== from.origin) return null;
+    return decodeURIComponent(target.pathname.slice(1));
+  } catch {
+    return null;
+  }
+}
+
+/** Rewrites every external `$ref` of the value (written in the file `path`) to its canonical path. */
+function canonicalizeRefs(value, path) {
+  const stack = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      for (const item of node) if (item && typeof item === "object") stack.push(item);
+    } else if (node && typeof node === "object") {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === "$ref" && typeof child === "string") {
+          const hash = child.indexOf("#");
+          const external = hash === -1 ? child : child.slice(0, hash);
+          const canonical = external ? canonicalPath(path, external) : null;
+          if (canonical !== null) node.$ref = canonical + (hash === -1 ? "" : child.slice(hash));
+        } else if (child && typeof child === "object") stack.push(child);
+      }
+    }
+  }
+}
+
 /** The external part (before `#`) of every `$ref` in the value, once each, in order. */
 function externalRefs(value) {
   const refs = new Set();
@@ -55,6 +93,7 @@ parentPort.on("message", async (message) => {
         throw new Error("the file is not a JSON or YAML object");
       }
       const refs = externalRefs(specification);
+      canonicalizeRefs(specification, message.path);
       files.set(message.path, { dir: dirOf(message.path), filename: message.path, specification, references: refs });
       parentPort.postMessage({ refs });
     } else if (message.type === "validate") {
