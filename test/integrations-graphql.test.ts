@@ -4,6 +4,7 @@
 import { GitBookAPIError } from "@gitbook/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/core/ids.ts";
+import { publishedRest } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -103,9 +104,42 @@ describe("GraphQL", () => {
       { name },
     );
     expect(events.data.integration.events.nodes[0].payload).toMatchObject({ type: "installation_setup" });
-    // The organization lists what is installed in it.
-    const orgList = await server.client(other.token).orgs.listOrganizationIntegrations(other.organizationId);
+    // The organization's list holds it, installed or not (the published list of what is available).
+    const orgList = await server.client(other.token).orgs.listOrganizationIntegrations(other.organizationId, { search: name });
     expect(orgList.data.items.map((item) => item.name)).toEqual([name]);
+  });
+
+  it("an organization's integrations are every public one and its own private and unlisted ones, installed or not", async () => {
+    const owned = { open: unique("avpublic"), closed: unique("avprivate"), hidden: unique("avunlisted") };
+    await publish(owned.open, { visibility: "public" });
+    await publish(owned.closed, { visibility: "private" });
+    await publish(owned.hidden, { visibility: "unlisted" });
+    const other = await server.bootstrap();
+    const theirs = unique("avtheirs");
+    const published = await server.graphql(
+      other.token,
+      `mutation($name: String!, $input: PublishIntegrationInput!) { publishIntegration(name: $name, input: $input) { created } }`,
+      { name: theirs, input: { organization: other.organizationId, title: "Theirs", script: SCRIPT, visibility: "private" } },
+    );
+    expect(published.errors).toBeUndefined();
+    // Nothing is installed in the other organization; what it may install is listed all the same.
+    const names = async (caller: string, organization: string) => {
+      const response = await publishedRest(server, caller, "GET", `/v1/orgs/${organization}/integrations?search=av&limit=100`);
+      expect(response.status).toBe(200);
+      return response.body.items.map((item: { name: string }) => item.name).sort();
+    };
+    expect(await names(token, org)).toEqual([owned.open, owned.closed, owned.hidden].sort());
+    expect(await names(other.token, other.organizationId)).toEqual([owned.open, theirs].sort());
+    const { data } = await server.client(other.token).orgs.listOrganizationIntegrations(other.organizationId, { search: "av", owner: org });
+    expect(data.items.map((item) => item.name)).toEqual([owned.open]);
+    const gql = await server.graphql(
+      other.token,
+      `query($org: ID!) { organization(id: $org) { integrations(search: "av", first: 100) { nodes { name } } } }`,
+      { org: other.organizationId },
+    );
+    expect(gql.data.organization.integrations.nodes.map((node: { name: string }) => node.name).sort()).toEqual([owned.open, theirs].sort());
+    // Another organization's list stays unknown to a stranger.
+    expect((await server.rest(other.token, "GET", `/v1/orgs/${org}/integrations`)).status).toBe(404);
   });
 
   it("target rules: an organization-only integration cannot go on a space; a space one cannot go on a site", async () => {

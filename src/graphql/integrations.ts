@@ -544,7 +544,7 @@ builder.objectFields(OrganizationRef, (t) => ({
   integrations: t.connection(
     {
       type: IntegrationRef,
-      description: "Integrations installed in the organization",
+      description: "Integrations available to the organization: every public one and its own (private and unlisted included), oldest first",
       args: filterArgs,
       resolve: async (o, args, { core }) => toConnection(await listOrganizationIntegrations(core, o.id, args, args)),
     },

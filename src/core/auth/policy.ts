@@ -71,7 +71,11 @@ export const POLICY = {
     least: "admin",
     does: "publish, change and delete the organization's integrations, read their events, use development mode",
   },
-  "integration.list": { scope: "organization", least: "read", does: "list the integrations installed in the organization" },
+  "integration.list": {
+    scope: "organization",
+    least: "read",
+    does: "list the integrations available to the organization and what is installed in it",
+  },
   "integration.install": {
     scope: "organization",
     least: "admin",

@@ -216,11 +216,15 @@ function paginateIntegrations(ctx: CoreContext, where: Prisma.IntegrationWhereIn
   });
 }
 
-/** Integrations installed in an organization (members but guests may list them). */
+/**
+ * Integrations available to an organization, as published: every public integration and the
+ * organization's own (private and unlisted included), whether installed or not (members but
+ * guests may list them). What is installed is the installations list (installedIntegrations).
+ */
 export async function listOrganizationIntegrations(ctx: CoreContext, organizationId: string, filters: IntegrationFilters, page: PageArgs) {
   await requireOrganization(ctx, organizationId, "integration.list");
   const where = {
-    AND: [{ installations: { some: { organizationId } } }, ...simpleFilters(filters)],
+    AND: [{ OR: [{ visibility: "public" }, { organizationId }] }, ...simpleFilters(filters)],
   } satisfies Prisma.IntegrationWhereInput;
   return paginateIntegrations(ctx, where, page);
 }
