@@ -2,7 +2,12 @@
 // content: the space content rows (content.ts, links.ts, import.ts) made on the change request's
 // head by `onChangeRequest`. `changeRequestId` is the id or the number.
 import { graphql } from "../graphql.ts";
-import { CHANGE_REQUEST_ORDERS, CHANGE_REQUEST_STATUSES, SETTABLE_STATUSES } from "../../src/core/change-requests/index.ts";
+import {
+  CHANGE_REQUEST_FINDING_FILTERS,
+  CHANGE_REQUEST_ORDERS,
+  CHANGE_REQUEST_STATUSES,
+  SETTABLE_STATUSES,
+} from "../../src/core/change-requests/index.ts";
 import {
   graphqlEnum,
   listBody,
@@ -158,7 +163,74 @@ const changeRequestRoutes: RestRoute[] = [
   }),
 ];
 
+/** More statuses than this in `status` are refused before GraphQL (the core's bound, checked early). */
+const STATUS_LIST_MAX = 10;
+
+/** Change requests across the organization's spaces the caller may read. */
+const organizationChangeRequestRoutes: RestRoute[] = [
+  typedRoute({
+    method: "GET",
+    path: "/v1/orgs/:organizationId/change-requests",
+    action: "organization.read",
+    query: {
+      ...LIST_QUERY,
+      status: "string[]",
+      creator: "string",
+      contributor: "string",
+      requestedReviewer: "string",
+      site: "string",
+      space: "string",
+      topic: "string",
+      styleguideRun: "string",
+      finding: "string",
+      orderBy: "string",
+    },
+    document: graphql(
+      `query ListOrganizationChangeRequests(
+        $id: ID!, $first: Int, $after: String, $status: [ChangeRequestStatus!], $contributor: ID, $creator: ID,
+        $requestedReviewer: ID, $site: ID, $space: ID, $topic: String, $styleguideRun: String,
+        $finding: ChangeRequestFindingFilter, $orderBy: ChangeRequestOrderBy
+      ) {
+        organization(id: $id) {
+          changeRequests(
+            first: $first, after: $after, status: $status, contributor: $contributor, creator: $creator,
+            requestedReviewer: $requestedReviewer, site: $site, space: $space, topic: $topic,
+            styleguideRun: $styleguideRun, finding: $finding, orderBy: $orderBy
+          ) {
+            totalCount pageInfo { ...ListInfo } nodes { ...ChangeRequestFields }
+          }
+        }
+      }`,
+      [ChangeRequestFields, ListInfo],
+    ),
+    // Absent parameters stay absent: the arguments' defaults (status open, finding none, orderBy updatedAt) apply.
+    variables: ({ params, query }) => {
+      const statuses = query.status as string[] | undefined;
+      if (statuses && statuses.length > STATUS_LIST_MAX) {
+        throw new RestInputError(`status must list at most ${STATUS_LIST_MAX} statuses (got ${statuses.length})`);
+      }
+      return {
+        id: params.organizationId,
+        ...pageVariables(query),
+        status: statuses?.map((status) => graphqlEnum("status", status, CHANGE_REQUEST_STATUSES)),
+        contributor: query.contributor,
+        creator: query.creator,
+        requestedReviewer: query.requestedReviewer,
+        site: query.site,
+        space: query.space,
+        topic: query.topic,
+        styleguideRun: query.styleguideRun,
+        finding: query.finding === undefined ? undefined : graphqlEnum("finding", query.finding, CHANGE_REQUEST_FINDING_FILTERS),
+        orderBy: query.orderBy === undefined ? undefined : ORDER_BY[checkOrderBy(query.orderBy)],
+      };
+    },
+    status: 200,
+    body: (data) => listBody(data.organization.changeRequests, restChangeRequest),
+  }),
+];
+
 export const changeRequestsRoutes: RestRoute[] = [
   ...changeRequestRoutes,
+  ...organizationChangeRequestRoutes,
   ...[...contentRoutes, ...contentReusableContentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest),
 ];

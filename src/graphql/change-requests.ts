@@ -4,12 +4,14 @@
 import { changeRequestStatusOf } from "../core/storage-types.ts";
 import type { ChangeRequest } from "../generated/prisma/client.ts";
 import {
+  CHANGE_REQUEST_FINDING_FILTERS,
   CHANGE_REQUEST_ORDERS,
   CHANGE_REQUEST_STATUSES,
   CHANGE_REQUEST_SUBJECT_MAX,
   createChangeRequest,
   isOutdated,
   listChangeRequests,
+  listOrganizationChangeRequests,
   mergeChangeRequest,
   readChangeRequest,
   updateChangeRequest,
@@ -20,7 +22,7 @@ import { builder } from "./builder.ts";
 import { enumName, toConnection, payloadDescription } from "./common.ts";
 import { ContentTargetRef, headContentFields, RevisionRef } from "./content.ts";
 import { revisionAt } from "../core/content/target.ts";
-import { UserRef } from "./organizations.ts";
+import { OrganizationRef, UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
 
 export const ChangeRequestStatus = builder.enumType("ChangeRequestStatus", {
@@ -181,6 +183,64 @@ builder.objectFields(SpaceRef, (t) => ({
     args: { id: t.arg.id({ required: true, description: "The change request's id, or its number in the space" }) },
     resolve: async (s, { id }, { core }) => (await readChangeRequest(core, s.id, id)).changeRequest,
   }),
+}));
+
+const ChangeRequestFindingFilter = builder.enumType("ChangeRequestFindingFilter", {
+  description: "Whether change requests opened from triage findings are listed (none here are: both list the same)",
+  values: { NONE: { value: "none" }, ALL: { value: "all" } } satisfies Record<
+    string,
+    { value: (typeof CHANGE_REQUEST_FINDING_FILTERS)[number] }
+  >,
+});
+
+builder.objectFields(OrganizationRef, (t) => ({
+  changeRequests: t.connection(
+    {
+      type: ChangeRequestRef,
+      description: "Change requests across the organization's spaces the caller may read (deleted spaces left out), newest first",
+      args: {
+        status: t.arg({
+          type: [ChangeRequestStatus],
+          defaultValue: ["open"],
+          description: "Only those in one of these statuses (default: open)",
+        }),
+        contributor: t.arg.id({ description: "Only those a user opened or edited (a user id)" }),
+        creator: t.arg.id({ description: "Only those a user opened (a user id)" }),
+        requestedReviewer: t.arg.id({ description: "Only those a user is asked to review (a user id)" }),
+        site: t.arg.id({ description: "Only those of the spaces this site publishes (a site id)" }),
+        space: t.arg.id({ description: "Only those of this space (a space id)" }),
+        topic: t.arg.string({ description: "Only those linked to this site topic (there are no site topics here: none)" }),
+        styleguideRun: t.arg.string({ description: "Only those a style guide check run opened (there are none here: none)" }),
+        finding: t.arg({
+          type: ChangeRequestFindingFilter,
+          defaultValue: "none",
+          description: "Include triage change requests (none here)",
+        }),
+        orderBy: t.arg({ type: ChangeRequestOrderBy, defaultValue: "updatedAt", description: "Newest first by (default: UPDATED_AT)" }),
+      },
+      resolve: async (organization, args, { core }) =>
+        toConnection(
+          await listOrganizationChangeRequests(
+            core,
+            organization.id,
+            {
+              status: args.status,
+              contributor: args.contributor,
+              creator: args.creator,
+              requestedReviewer: args.requestedReviewer,
+              site: args.site,
+              space: args.space,
+              topic: args.topic,
+              styleguideRun: args.styleguideRun,
+              finding: args.finding,
+              orderBy: args.orderBy,
+            },
+            args,
+          ),
+        ),
+    },
+    ChangeRequestConnection,
+  ),
 }));
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

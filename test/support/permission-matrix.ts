@@ -159,6 +159,7 @@ function revisionFixtures(): Record<string, Fixture> {
       (c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}/document`,
     ),
     "GET /v1/spaces/:spaceId/pdf": on(() => "/pdf"),
+    "GET /v1/orgs/:organizationId/change-requests": async () => ({ path: `/v1/orgs/${organizationId}/change-requests` }),
     "GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId": on((c) => `/content/reusable-contents/${c.reusableContentId}`),
   };
 }

@@ -14,6 +14,8 @@ import { newId } from "../ids.ts";
 import { pageInMemory, paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
+import { readableContentFilter } from "../content-tree/index.ts";
+import { getOrganization } from "../organizations/read.ts";
 import { authorize } from "../auth/policy.ts";
 import { CHANGE_REQUEST_STATUSES, checkChangeRequestActive, requireChangeRequest, type ChangeRequestStatus } from "./access.ts";
 import { bodiesNeeded, mergeContent, type MergeConflict } from "./merge.ts";
@@ -140,6 +142,93 @@ export async function listChangeRequests(ctx: CoreContext, spaceId: string, filt
     sortKind: orderBy === "createdAt" ? "number" : "date",
     direction: "desc",
     ...(orderBy === "createdAt" ? {} : { idField: "number", idKind: "number" }),
+    where,
+    rows: ctx.prisma.changeRequest,
+  });
+}
+
+/** The published `finding` values: whether change requests opened from triage findings are listed. */
+export const CHANGE_REQUEST_FINDING_FILTERS = ["none", "all"] as const;
+/** At most this many statuses in one filter (there are four; repeats are allowed, not unbounded). */
+const STATUS_FILTER_MAX = 10;
+
+export interface OrganizationChangeRequestFilter extends Omit<ChangeRequestFilter, "status"> {
+  /** Any of these statuses (default: open). */
+  status?: readonly string[] | null;
+  /** A site id: change requests of the spaces the site publishes. */
+  site?: string | null;
+  /** A space id: change requests of this space only. */
+  space?: string | null;
+  /** A style guide check run: this service runs none, so any run lists none. */
+  styleguideRun?: string | null;
+  /** none (default) or all: this service opens no change request from triage, so both list the same. */
+  finding?: string | null;
+}
+
+/** An id filter: text an id column can hold, else 400 naming it. */
+function checkIdFilter(field: string, value: string | null | undefined, what: string): string | undefined {
+  if (value == null) return undefined;
+  if (value.length === 0 || value.length > 200) throw badInput(`${field} must be ${what} (got ${quote(value.slice(0, 100))})`);
+  return value;
+}
+
+/**
+ * Change requests across the organization's spaces that the caller may read (members with a role:
+ * every space; guests: the spaces granted to them or beneath a granted collection), deleted spaces
+ * left out, newest first by `orderBy` (ties by id). The filters are those of a space's list plus
+ * `site` and `space`; a filter naming a space or site the caller cannot see (unknown, or another
+ * organization's) matches nothing, as a filter on an unknown user does. Unknown organization or
+ * not a member: 404.
+ */
+export async function listOrganizationChangeRequests(
+  ctx: CoreContext,
+  organizationId: string,
+  filter: OrganizationChangeRequestFilter,
+  page: PageArgs,
+) {
+  const statuses = filter.status == null || filter.status.length === 0 ? ["open"] : filter.status;
+  if (statuses.length > STATUS_FILTER_MAX)
+    throw badInput(`status must list at most ${STATUS_FILTER_MAX} statuses (got ${statuses.length})`);
+  const status = [...new Set(statuses.map((one) => checkStatus(one, CHANGE_REQUEST_STATUSES)))];
+  const orderBy = filter.orderBy ?? "updatedAt";
+  if (!(CHANGE_REQUEST_ORDERS as readonly string[]).includes(orderBy)) {
+    throw badInput(`orderBy must be one of ${CHANGE_REQUEST_ORDERS.join(", ")} (got ${quote(orderBy)})`);
+  }
+  const finding = filter.finding ?? "none";
+  if (!(CHANGE_REQUEST_FINDING_FILTERS as readonly string[]).includes(finding)) {
+    throw badInput(`finding must be one of ${CHANGE_REQUEST_FINDING_FILTERS.join(", ")} (got ${quote(finding)})`);
+  }
+  const contributor = checkUserFilter("contributor", filter.contributor);
+  const creator = checkUserFilter("creator", filter.creator);
+  const requestedReviewer = checkUserFilter("requestedReviewer", filter.requestedReviewer);
+  const site = checkIdFilter("site", filter.site, "a site id");
+  const space = checkIdFilter("space", filter.space, "a space id");
+  checkIdFilter("topic", filter.topic, "a site topic id");
+  checkIdFilter("styleguideRun", filter.styleguideRun, "a style guide check run id");
+  await getOrganization(ctx, organizationId);
+  const readable = await readableContentFilter(ctx, organizationId);
+  if (filter.topic != null || filter.styleguideRun != null) {
+    return pageInMemory<ChangeRequest>([], page, (changeRequest) => changeRequest.id);
+  }
+  const where: Prisma.ChangeRequestWhereInput = {
+    space: {
+      organizationId,
+      deletedAt: null,
+      AND: [
+        readable.spaces,
+        ...(space ? [{ id: space }] : []),
+        ...(site ? [{ siteSpaces: { some: { site: { id: site, organizationId } } } }] : []),
+      ],
+    },
+    status: { in: status },
+    ...(contributor ? { OR: [{ createdById: contributor }, { revisions: { some: { createdById: contributor } } }] } : {}),
+    ...(creator ? { createdById: creator } : {}),
+    ...(requestedReviewer ? { requestedReviewers: { some: { userId: requestedReviewer } } } : {}),
+  };
+  return paginate<ChangeRequest, Prisma.ChangeRequestWhereInput>(page, {
+    sortField: orderBy === "createdAt" ? "createdAt" : "updatedAt",
+    sortKind: "date",
+    direction: "desc",
     where,
     rows: ctx.prisma.changeRequest,
   });
