@@ -177,9 +177,20 @@ async function main() {
     | { gcs: { kind: number; ms: number }[]; observer: PerformanceObserver; delay: IntervalHistogram; cpu: NodeJS.CpuUsage }
     | undefined;
 
+  // The realtime rows: when each transaction's first row reached the bus (ms since the epoch,
+  // comparable with the bench's clock) and the channels it reached, until asked for.
+  let published: { at: number; channels: string[] }[] = [];
+  app.services.realtime.onPublish = ({ events, receivedAt, channels }) => {
+    if (events > 0) published.push({ at: performance.timeOrigin + receivedAt, channels });
+  };
+
   let profiler: Session | undefined;
   process.on("message", async (message: { type: string }) => {
     switch (message.type) {
+      case "published":
+        process.send!({ type: "published", published });
+        published = [];
+        break;
       case "record":
         recording = [];
         inFlight = 0;

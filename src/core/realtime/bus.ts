@@ -94,11 +94,15 @@ export class RealtimeBus {
   /** The rows of the transaction being received, and its id. */
   private pending: RowChange[] = [];
   private pendingTx: string | undefined;
+  private pendingSince = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Counters for /metrics. */
   readonly stats = { sent: 0, dropped: 0, refused: 0, cutOff: 0, transactions: 0 };
-  /** Called after every fold of a transaction with its events' count (bench: commit → event latency). */
-  onPublish?: (events: number) => void;
+  /**
+   * Called after every fold of a transaction: its events' count, when its first row arrived
+   * (`performance.now()`) and the channels it reached (the bench's "commit → last event" starts there).
+   */
+  onPublish?: (published: { events: number; receivedAt: number; channels: string[] }) => void;
 
   constructor(
     readonly limits: RealtimeLimits,
@@ -199,6 +203,7 @@ export class RealtimeBus {
       return;
     }
     if (this.pendingTx !== undefined && parsed.x !== this.pendingTx) this.flush();
+    if (this.pendingTx === undefined) this.pendingSince = performance.now();
     this.pendingTx = parsed.x;
     this.pending.push({ table: parsed.t, op: parsed.o, row: parsed.r ?? {}, fields: parsed.f ?? null });
     clearTimeout(this.timer);
@@ -209,6 +214,7 @@ export class RealtimeBus {
   flush(): void {
     clearTimeout(this.timer);
     const changes = this.pending;
+    const receivedAt = this.pendingSince;
     this.pending = [];
     this.pendingTx = undefined;
     if (changes.length === 0) return;
@@ -239,7 +245,7 @@ export class RealtimeBus {
         events++;
       }
     }
-    this.onPublish?.(events);
+    this.onPublish?.({ events, receivedAt, channels: [...groups.keys()] });
   }
 
   /** A write that may change what callers may see: their subscriptions check their access again. */
