@@ -24,6 +24,7 @@ import { DEFAULT_OPENAPI_LIMITS, registerOpenAPIJobs } from "./core/openapi/inde
 import { registerOpenAPIReference } from "./core/openapi/reference.ts";
 import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
 import { useIntegrationEndpoints } from "./http/plugins/use-integration-endpoints.ts";
+import { useEventStream } from "./http/plugins/use-event-stream.ts";
 import { registerSiteScripts } from "./core/integrations/site-scripts.ts";
 import { useIntegrationScripts } from "./http/plugins/use-integration-scripts.ts";
 import { Signer } from "./core/signer.ts";
@@ -265,6 +266,8 @@ export function createApp({
         useIntegrationScripts(services),
         useIntegrationEndpoints(services),
         useRealtimeChannels(services, { heartbeatMs: realtime.limits.heartbeatMs }),
+        // Subscriptions over SSE on /graphql: written through a Node stream (src/http/plugins/use-event-stream.ts).
+        useEventStream({ heartbeatMs: realtime.limits.heartbeatMs }),
         useNotImplemented(routes),
         // /graphql documents sent again run compiled (a bounded cache keyed by their text).
         compiledExecution,

@@ -220,7 +220,7 @@ describe("subscribing over SSE", () => {
   it("keeps an idle stream alive with heartbeats, and counts in /metrics", async () => {
     const space = await newSpace();
     const stream = await subscribed(A.token, { channel: "space", space });
-    // Yoga sends a comment every 12 s (300 ms under test).
+    // A comment line every heartbeat (12 s by default, 200 ms here).
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(stream.comments).toBeGreaterThanOrEqual(2);
     await server.rest(A.token, "PATCH", `/v1/spaces/${space}`, { title: "Counted" });

@@ -20,7 +20,7 @@ export interface RealtimeLimits {
   maxPerInstance: number;
   /** Events waiting to be sent to one subscription; one more cuts it off. */
   maxQueuedEvents: number;
-  /** How often an idle event stream of the REST twin gets a comment line (SSE on /graphql: Yoga's 12 s). */
+  /** How often an idle event stream (SSE on /graphql, the REST twin) gets a comment line. */
   heartbeatMs: number;
 }
 
