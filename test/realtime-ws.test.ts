@@ -7,7 +7,7 @@ import { type Client, createClient } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { graphqlData } from "./support/expect.ts";
-import { CHANNEL_QUERY } from "./support/realtime.ts";
+import { CHANNEL_QUERY, openEventStream } from "./support/realtime.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -223,6 +223,41 @@ describe("subscriptions over WebSocket", () => {
     const unknown = connect("dps_unknown");
     const refused = await subscribe(unknown, CHANNEL_QUERY, { channel: { channel: "space", space: "spc_x" } }).ended;
     expect((refused as { message: string }[])[0]).toMatchObject({ message: "Invalid API token", extensions: { code: "UNAUTHENTICATED" } });
+  });
+
+  it("sends an SSE subscriber (written at once, rendered once per document) the same event as a WebSocket one", async () => {
+    const space = await newSpace();
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
+    const bus = server.app.services.realtime;
+    const before = bus.openSubscriptions;
+    const body = (query: string) => ({ query, variables: { channel: { channel: "space", space } } });
+    // Two SSE subscribers of one document (one rendering, shared), one of another selection (its own).
+    const first = await openEventStream(url, { token: A.token, body: body(CHANNEL_QUERY) });
+    const second = await openEventStream(url, { token: A.token, body: body(CHANNEL_QUERY) });
+    const narrow = await openEventStream(url, {
+      token: A.token,
+      body: body("subscription($channel: ChannelInput!) { channel(channel: $channel) { channel changes { object change } } }"),
+    });
+    const feed = await channel(connect(), { channel: "space", space });
+    for (let i = 0; i < 200 && bus.openSubscriptions < before + 4; i++) await new Promise((r) => setTimeout(r, 10));
+    try {
+      await server.rest(A.token, "PATCH", `/v1/spaces/${space}`, { title: "Once for all" });
+      const [viaWs] = await feed.waitFor(1);
+      const messages = [await first.next(), await second.next(), await narrow.next()];
+      for (const message of messages) expect(message?.event).toBe("next");
+      const [a, b, c] = messages.map((message) => JSON.parse(message!.data));
+      expect(a.data.channel).toMatchObject({ channel: "space", ids: { space } });
+      expect(a.data.channel.changes).toContainEqual(expect.objectContaining({ object: "Space", id: space, change: "updated" }));
+      expect(a).toEqual(viaWs);
+      expect(b).toEqual(viaWs);
+      expect(c).toEqual({ data: { channel: { channel: "space", changes: [{ object: "Space", change: "updated" }] } } });
+    } finally {
+      for (const stream of [first, second, narrow]) stream.close();
+      feed.stop();
+      for (let i = 0; i < 300 && bus.openSubscriptions > before; i++) await new Promise((r) => setTimeout(r, 10));
+    }
+    // Closed by their clients: ended on the server too.
+    expect(bus.openSubscriptions).toBe(before);
   });
 
   it("ends the subscription when the client stops it, with no event to wait for", async () => {

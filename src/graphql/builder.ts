@@ -5,6 +5,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import SimpleObjectsPlugin from "@pothos/plugin-simple-objects";
 import type { RequestBudget } from "../core/budget.ts";
 import type { CoreContext } from "../core/context.ts";
+import type { DirectEvents } from "../core/realtime/bus.ts";
 import { notFound } from "../core/errors.ts";
 import { entityOfId } from "../core/ids.ts";
 
@@ -12,6 +13,8 @@ export interface GraphQLContext {
   core: CoreContext;
   /** What this request costs and what is left of its budget: set by the limit plugins, read by `rateLimit`. */
   budget?: RequestBudget;
+  /** Set by a transport that can write a `channel` subscription's events at once (SSE on /graphql). */
+  directEvents?: DirectEvents;
 }
 
 export const builder = new SchemaBuilder<{

@@ -3,7 +3,9 @@
 // channel table, the checks and the bounds are src/core/realtime's; here the types and the
 // stream: each typed event is resolved with a fresh context (fresh loaders and access), as a new
 // query would be.
+import { createHash } from "node:crypto";
 import { contextCacheSymbol } from "@pothos/core";
+import { type DocumentNode, execute, type GraphQLResolveInfo, Kind, print } from "graphql";
 import type { ChannelIds, RowChange } from "../core/realtime/channels.ts";
 import { CHANNEL_PARAMS } from "../core/realtime/channels.ts";
 import type { ChannelEvent, ChannelItem, Subscription } from "../core/realtime/bus.ts";
@@ -33,6 +35,8 @@ export const ChannelChangeRef = builder.objectRef<RowChange>("ChannelChange").im
   }),
 });
 
+// Its fields read nothing but the event (not the caller, not the database): one event's result is
+// rendered once for every subscriber with the same document, variables and ids (renderer below).
 export const ChannelEventRef = builder.objectRef<ChannelEvent>("ChannelEvent").implement({
   description: "What one committed write changed of what a channel covers (one event per channel and transaction)",
   fields: (t) => ({
@@ -173,10 +177,39 @@ builder.subscriptionField("channel", (t) =>
     description:
       "The events of a published channel: one per committed write that changes what it covers. Refused at subscribe time (400 naming the field, 404, 403, 429) with no stream opened",
     args: { channel: t.arg({ type: ChannelInputRef, required: true }) },
-    subscribe: async (_root, args, context) => {
+    subscribe: async (_root, args, context, info) => {
       const subscription = await context.core.realtime.subscribe(context.core, args.channel as Record<string, unknown>);
+      if (context.directEvents && !subscription.channel.visible) context.directEvents(subscription, renderer(info, subscription));
       return eventsOf(subscription, context);
     },
     resolve: (item: ChannelItem) => eventOrError(item),
   }),
 );
+
+/**
+ * How a `channel` subscription's events render: its operation executed on the event, as the
+ * subscription would per event, but with an empty context (the event's fields read nothing else,
+ * and a field that did would fail here and send its event the usual way). `key`: the operation,
+ * its variables and the channel ids, which decide the result.
+ */
+function renderer(info: GraphQLResolveInfo, subscription: Subscription) {
+  const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [info.operation, ...Object.values(info.fragments)] };
+  const text = info.operation.loc?.source.body ?? document.definitions.map((definition) => print(definition)).join("\n");
+  const key = createHash("sha256")
+    .update(JSON.stringify([text, info.operation.name?.value ?? null, info.variableValues, subscription.ids]))
+    .digest("base64");
+  return {
+    key,
+    render(event: ChannelEvent): string | null {
+      const result = execute({
+        schema: info.schema,
+        document,
+        rootValue: { event } satisfies ChannelItem,
+        contextValue: {},
+        variableValues: info.variableValues,
+      });
+      if ("then" in result || result.errors?.length) return null;
+      return JSON.stringify(result);
+    },
+  };
+}

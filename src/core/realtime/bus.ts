@@ -47,6 +47,35 @@ export interface ChannelEvent {
   changes: readonly RowChange[];
 }
 
+/**
+ * Where a transport writes a subscription's events at once (an SSE connection on /graphql), while
+ * its consumer waits for one and nothing else is pending: the bytes of one event are rendered once
+ * for all the subscriptions with the same `key` (the same document, variables and channel ids),
+ * so that sending one event to many subscribers costs one rendering and a write each
+ * (docs/adr/0002-event-stream-fan-out.md).
+ */
+export interface DirectSink {
+  /** Subscriptions with the same key get the same bytes for one event. */
+  readonly key: string;
+  /** The bytes of `event`, or null when they cannot be shared (the event then goes the usual way). */
+  render(event: ChannelEvent): Uint8Array | null;
+  /** Writes them; false, writing nothing, when the connection is backed up (the event then waits in the bounded queue). */
+  write(bytes: Uint8Array): boolean;
+}
+
+/** How a subscription's events render as the API's result (JSON), or null where they cannot be shared; `key` names what renders the same. */
+export interface EventRenderer {
+  readonly key: string;
+  render(event: ChannelEvent): string | null;
+}
+
+/**
+ * Offered on a request's context by a transport that can write a subscription's events at once
+ * (src/http/plugins/use-event-stream.ts); the API layer that opens the subscription hands it the
+ * subscription and how its events render.
+ */
+export type DirectEvents = (subscription: Subscription, renderer: EventRenderer) => void;
+
 /** What a subscription yields: an event, or (last) the error that ended it. */
 export type ChannelItem = { event: ChannelEvent; error?: undefined } | { error: DomainError; event?: undefined };
 
@@ -240,8 +269,13 @@ export class RealtimeBus {
       const actorId = group.changes.find((change) => change.row.actorId)?.row.actorId ?? transactionActor;
       let revisionId: string | null = null;
       for (const change of group.changes) if (change.row.revisionId && revisionChange(change)) revisionId = change.row.revisionId;
+      // The bytes of this event per direct sink key, rendered by its first subscription that writes directly.
+      const rendered = new Map<string, Uint8Array | null>();
       for (const subscription of this.subscribers.get(group.key) ?? []) {
-        subscription.push({ channel: group.channel.kind, ids: subscription.ids, at, actorId, revisionId, changes: group.changes });
+        subscription.push(
+          { channel: group.channel.kind, ids: subscription.ids, at, actorId, revisionId, changes: group.changes },
+          rendered,
+        );
         events++;
       }
     }
@@ -310,6 +344,8 @@ export class Subscription implements AsyncIterableIterator<ChannelItem> {
   /** An access check under way (or asked for): nothing is sent before it passes. */
   private checking: Promise<void> | undefined;
   private checkAgain = false;
+  /** Where its events are written at once, when its transport offers it (writeDirectly). */
+  private direct: DirectSink | undefined;
 
   constructor(
     private readonly bus: RealtimeBus,
@@ -327,8 +363,39 @@ export class Subscription implements AsyncIterableIterator<ChannelItem> {
     return this;
   }
 
-  push(event: ChannelEvent): void {
+  /** Writes its events to `sink` at once when it can (see push), rather than handing each to its consumer. */
+  writeDirectly(sink: DirectSink): void {
+    this.direct = sink;
+  }
+
+  /**
+   * Queues `event` for the consumer, or writes it at once to the direct sink: only while the
+   * consumer waits for an event (none is on its way through the consumer) with nothing queued, no
+   * access check under way, the token not expired, and the channel showing every subscriber the
+   * same changes; so events keep their order and every check applies. `rendered`: the bytes of
+   * this event already rendered for other subscriptions, by sink key.
+   */
+  push(event: ChannelEvent, rendered?: Map<string, Uint8Array | null>): void {
     if (this.done || this.failure) return;
+    const direct = this.direct;
+    if (
+      direct &&
+      this.wake &&
+      this.queue.length === 0 &&
+      !this.checking &&
+      !this.channel.visible &&
+      !(this.expiresAt && this.expiresAt.getTime() <= Date.now())
+    ) {
+      let bytes = rendered?.get(direct.key);
+      if (bytes === undefined) {
+        bytes = direct.render(event);
+        rendered?.set(direct.key, bytes);
+      }
+      if (bytes && direct.write(bytes)) {
+        this.bus.stats.sent++;
+        return;
+      }
+    }
     if (this.queue.length >= this.bus.limits.maxQueuedEvents) {
       this.bus.stats.dropped += this.queue.length + 1;
       this.bus.stats.cutOff++;
