@@ -271,16 +271,13 @@ describe("published operations that are not built", () => {
   it("answer 501 with the envelope naming the operation; served routes and unknown paths are untouched", async () => {
     const unbuilt = unbuiltOperations(routes);
     expect(unbuilt.length).toBeGreaterThan(0);
-    const computed = await fetch(`${url}/v1/spaces/spc_x/content/computed/document`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(computed.status).toBe(501);
-    expect(await computed.json()).toEqual({
+    // An operation of the AI area (issue 33), which stays unbuilt longer than the others.
+    const topics = await fetch(`${url}/v1/orgs/org_x/sites/site_x/topics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(topics.status).toBe(501);
+    expect(await topics.json()).toEqual({
       error: {
         code: 501,
-        message:
-          "POST /v1/spaces/spc_x/content/computed/document (getComputedDocument) is part of the published API but not built in this service",
+        message: "GET /v1/orgs/org_x/sites/site_x/topics (listSiteTopics) is part of the published API but not built in this service",
       },
     });
     expect((await fetch(`${url}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
