@@ -7,7 +7,13 @@ import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { RequestListener } from "node:http";
 import { createYoga, type GraphiQLOptions } from "graphql-yoga";
 import { Counter, Gauge, Registry } from "prom-client";
-import { DEFAULT_GRAPHQL_LIMITS, DEFAULT_INTEGRATION_SETTINGS, DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS, type Config } from "./config.ts";
+import {
+  DEFAULT_GRAPHQL_LIMITS,
+  DEFAULT_INTEGRATION_SETTINGS,
+  DEFAULT_ORGANIZATIONS_PER_USER_MAX,
+  DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
+  type Config,
+} from "./config.ts";
 import { systemClock, type Clock } from "./core/clock.ts";
 import { createCoreContext, type Services } from "./core/context.ts";
 import { DEFAULT_REALTIME_LIMITS, RealtimeBus, type RealtimeLimits } from "./core/realtime/bus.ts";
@@ -90,6 +96,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       | "rateLimits"
       | "openapiRefetchIntervalHours"
       | "visitorTokenMaxLifetimeSeconds"
+      | "organizationsPerUserMax"
     >
   > & {
     /** Bounds of realtime subscriptions (tests lower them). */
@@ -189,6 +196,7 @@ export function createApp({
       dataDir: join(tmpdir(), "docs-service-git", randomBytes(6).toString("hex")),
       ...config.git,
     }),
+    organizations: { maxCreatedPerUser: config.organizationsPerUserMax ?? DEFAULT_ORGANIZATIONS_PER_USER_MAX },
     gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts, repositories: config.gitSyncRepositories ?? [] },
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),

@@ -84,6 +84,9 @@ export interface GraphQLLimits {
   executionTimeoutMs: number;
 }
 
+/** Organizations one user may create through `createOrganization` (ORGANIZATIONS_PER_USER_MAX). */
+export const DEFAULT_ORGANIZATIONS_PER_USER_MAX = 10;
+
 /** How far ahead a visitor token's `exp` may be (issue 28): a week. */
 export const DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS = 7 * 24 * 3600;
 
@@ -324,6 +327,9 @@ export const variables = {
     .describe(
       "Refused share keys and visitor tokens per window from one client address (default 30); further site requests carrying one get 429.",
     ),
+  ORGANIZATIONS_PER_USER_MAX: optional(integer(0, 100_000))
+    .transform((value) => value ?? DEFAULT_ORGANIZATIONS_PER_USER_MAX)
+    .describe(`Organizations one user may create through the API (default ${DEFAULT_ORGANIZATIONS_PER_USER_MAX}); 0 turns creation off.`),
   VISITOR_TOKEN_MAX_LIFETIME_SECONDS: optional(integer(60, 366 * 86_400))
     .transform((value) => value ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS)
     .describe(
@@ -393,6 +399,7 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   visitorTokenMaxLifetimeSeconds: number;
+  organizationsPerUserMax: number;
   /** Bounds of realtime subscriptions (src/core/realtime/bus.ts). */
   realtime: { maxPerToken: number; maxPerInstance: number; maxQueuedEvents: number };
 }
@@ -499,6 +506,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     visitorTokenMaxLifetimeSeconds: value.VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
+    organizationsPerUserMax: value.ORGANIZATIONS_PER_USER_MAX,
     realtime: {
       maxPerToken: value.REALTIME_MAX_SUBSCRIPTIONS_PER_TOKEN,
       maxPerInstance: value.REALTIME_MAX_SUBSCRIPTIONS,

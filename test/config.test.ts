@@ -57,6 +57,7 @@ describe("loadConfig", () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 60_000,
       visitorTokenMaxLifetimeSeconds: 604_800,
+      organizationsPerUserMax: 10,
       realtime: { maxPerToken: 100, maxPerInstance: 10_000, maxQueuedEvents: 100 },
     });
   });
@@ -96,6 +97,7 @@ describe("loadConfig", () => {
       HEADERS_TIMEOUT_MS: "3000",
       REQUEST_TIMEOUT_MS: "4000",
       VISITOR_TOKEN_MAX_LIFETIME_SECONDS: "3600",
+      ORGANIZATIONS_PER_USER_MAX: "2",
       INTEGRATION_CPU_MS: "250",
       INTEGRATION_MEMORY_MB: "64",
       INTEGRATION_TIMEOUT_MS: "3000",
@@ -163,6 +165,7 @@ describe("loadConfig", () => {
       headersTimeoutMs: 3000,
       requestTimeoutMs: 4000,
       visitorTokenMaxLifetimeSeconds: 3600,
+      organizationsPerUserMax: 2,
       realtime: { maxPerToken: 7, maxPerInstance: 70, maxQueuedEvents: 3 },
     });
   });

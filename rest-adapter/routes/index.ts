@@ -26,6 +26,7 @@ import { siteRedirectRoutes } from "./site-redirects.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
+import { inviteRoutes } from "./invites.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -55,4 +56,6 @@ export const routes: RestRoute[] = [
   ...integrationRoutes,
   ...systemRoutes,
   ...integrationBlockRoutes,
+  // Issue 30, area 2: organizations, invites, users.
+  ...inviteRoutes,
 ];

@@ -59,6 +59,8 @@ export interface Services {
   sites: SitePolicy;
   /** Insight events of published sites waiting to be written in batches (src/core/insights). */
   insights: InsightsRecorder;
+  /** How many organizations one user may create (ORGANIZATIONS_PER_USER_MAX). */
+  organizations: { maxCreatedPerUser: number };
   /** The spaces as Git repositories (src/core/git). */
   git: GitRepositories;
   /** Git Sync: the key sealing remote credentials, and whether remotes may be private hosts (src/core/git/sync.ts). */

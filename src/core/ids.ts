@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   PermissionGrant: "grt",
   SamlProvider: "saml",
   LinkInvite: "inv",
+  EmailInvite: "einv",
   Page: "pg",
   File: "file",
   ReusableContent: "rc",

@@ -153,7 +153,7 @@ builder.objectFields(OrganizationRef, (t) => ({
   }),
 }));
 
-const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
+export const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
   description: "A link anyone can use to join the organization with a role",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Id of the invite link" }),
@@ -164,6 +164,11 @@ const LinkInviteRef = builder.objectRef<LinkInvite>("LinkInvite").implement({
       resolve: (i) => i.organizationId,
     }),
     createdAt: t.expose("createdAt", { description: "When the invite link was created", type: "DateTime" }),
+    expiresAt: t.expose("expiresAt", {
+      description: "After this instant the link lets nobody join; null: until it is deleted",
+      type: "DateTime",
+      nullable: true,
+    }),
   }),
 });
 
@@ -278,12 +283,17 @@ builder.mutationFields((t) => ({
           fields: (f) => ({
             organization: f.id({ description: "Id of the organization", required: true }),
             role: f.field({ type: MemberRole, description: "null: guests; absent: the organization's defaultRole" }),
+            expiresAt: f.field({ type: "DateTime", description: "When the link stops letting anyone join (in the future); absent: never" }),
           }),
         }),
       }),
     },
     resolve: async (_root, { input }, { core }) => ({
-      linkInvite: await createLinkInvite(core, { organizationId: input.organization, role: (input as { role?: string | null }).role }),
+      linkInvite: await createLinkInvite(core, {
+        organizationId: input.organization,
+        role: (input as { role?: string | null }).role,
+        expiresAt: input.expiresAt,
+      }),
     }),
   }),
   deleteLinkInvite: t.field({

@@ -6,6 +6,7 @@ import "./organizations.ts";
 import "./collections.ts";
 import "./spaces.ts";
 import "./members.ts";
+import "./invites.ts";
 import "./teams.ts";
 import "./grants.ts";
 import "./saml.ts";

@@ -164,6 +164,51 @@ function revisionFixtures(): Record<string, Fixture> {
   };
 }
 
+/** Issue 30, area 2: creating organizations, invites, joining, users by id. */
+function organizationJoinFixtures(): Record<string, Fixture> {
+  const newLinkInvite = async () => {
+    const id = newId("LinkInvite");
+    await prisma().linkInvite.create({ data: { id, organizationId, role: "read", createdById: "matrix" } });
+    return id;
+  };
+  /** A fresh organization the caller is not in (joining the matrix's own would change who sees what). */
+  const newOrganization = async (emailDomains: string[] = []) => {
+    const id = newId("Organization");
+    await prisma().organization.create({ data: { id, title: "Matrix join", emailDomains } });
+    return id;
+  };
+  return {
+    "POST /v1/orgs": async () => ({ path: "/v1/orgs", body: { title: "Matrix created" } }),
+    "POST /v1/orgs/:organizationId/invites": async () => ({
+      path: org("/invites"),
+      body: { emails: [`invitee-${newId("User").slice(4).toLowerCase()}@example.com`] },
+    }),
+    "POST /v1/orgs/:organizationId/invites/:inviteId": async (callerUserId) => {
+      const target = await newOrganization();
+      const user = callerUserId ? await prisma().user.findUniqueOrThrow({ where: { id: callerUserId } }) : null;
+      const id = newId("EmailInvite");
+      await prisma().emailInvite.create({
+        data: { id, organizationId: target, email: user?.email.toLowerCase() ?? "nobody@example.com", role: "read", createdById: "matrix" },
+      });
+      return { path: `/v1/orgs/${target}/invites/${id}` };
+    },
+    "POST /v1/orgs/:organizationId/join": async () => ({ path: `/v1/orgs/${await newOrganization(["example.com"])}/join` }),
+    "GET /v1/orgs/:organizationId/link-invites": async () => ({ path: org("/link-invites") }),
+    "POST /v1/orgs/:organizationId/link-invites": async () => ({ path: org("/link-invites"), body: { role: "read" } }),
+    "GET /v1/orgs/:organizationId/link-invites/:inviteId": async () => ({ path: org(`/link-invites/${await newLinkInvite()}`) }),
+    "PATCH /v1/orgs/:organizationId/link-invites/:inviteId": async () => ({
+      path: org(`/link-invites/${await newLinkInvite()}`),
+      body: { role: "edit" },
+    }),
+    "GET /v1/users/:userId": async () => ({ path: `/v1/users/${ownerUserId}` }),
+    "PATCH /v1/users/:userId": async (callerUserId) => ({
+      path: `/v1/users/${callerUserId ?? ownerUserId}`,
+      body: { displayName: "Matrix caller" },
+    }),
+    "POST /v1/user/notifications/token": async () => ({ path: "/v1/user/notifications/token" }),
+  };
+}
+
 /** A change request (opened by the owner) on a new space with content: its REST path by id and by number. */
 async function newChangeRequest() {
   const content = await newContent();
@@ -679,6 +724,8 @@ const FIXTURES: Record<string, Fixture> = {
     await prisma().linkInvite.create({ data: { id, organizationId, role: "read", createdById: "matrix" } });
     return { path: org(`/link-invites/${id}`) };
   },
+
+  ...organizationJoinFixtures(),
 
   "GET /v1/orgs/:organizationId/teams": async () => ({ path: org("/teams") }),
   "PUT /v1/orgs/:organizationId/teams": async () => ({ path: org("/teams"), body: { title: "Created" } }),

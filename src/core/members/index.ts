@@ -73,7 +73,7 @@ export async function listMembers(
  * Runs `work` in a transaction holding the organization's member lock, so two admins demoting
  * each other at once cannot leave the organization without an admin.
  */
-function withMembersLock<T>(ctx: CoreContext, organizationId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export function withMembersLock<T>(ctx: CoreContext, organizationId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return ctx.prisma.$transaction(
     async (tx) => {
       await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`members:${organizationId}`}))::text`;
@@ -279,20 +279,36 @@ export async function inviteMembers(ctx: CoreContext, input: { organizationId: s
   return members;
 }
 
-/** A link anyone can use to join with `role`; refused (409) when the organization disabled invite links. */
-export async function createLinkInvite(ctx: CoreContext, input: { organizationId: string; role?: string | null }): Promise<LinkInvite> {
+/** Invite links an organization may hold at once. */
+export const LINK_INVITES_PER_ORGANIZATION_MAX = 100;
+
+/**
+ * A link anyone can use to join with `role`, until `expiresAt` if given (in the future); refused
+ * (409) when the organization disabled invite links or holds LINK_INVITES_PER_ORGANIZATION_MAX.
+ */
+export async function createLinkInvite(
+  ctx: CoreContext,
+  input: { organizationId: string; role?: string | null; expiresAt?: Date | null },
+): Promise<LinkInvite> {
   const role = input.role === undefined ? undefined : checkRole("role", input.role);
+  if (input.expiresAt && input.expiresAt.getTime() <= ctx.clock.now().getTime()) throw badInput("expiresAt must be in the future");
   const organization: Organization = await requireOrganization(ctx, input.organizationId, "invite.manage");
   if (!organization.inviteLinks) {
     throw conflict("Invite links are disabled in this organization (inviteLinks is false): enable them first");
   }
-  return ctx.prisma.linkInvite.create({
-    data: {
-      id: newId("LinkInvite"),
-      organizationId: organization.id,
-      role: role === undefined ? organization.defaultRole : role,
-      createdById: ctx.viewer.userId,
-    },
+  return withMembersLock(ctx, organization.id, async (tx) => {
+    if ((await tx.linkInvite.count({ where: { organizationId: organization.id } })) >= LINK_INVITES_PER_ORGANIZATION_MAX) {
+      throw conflict(`The organization holds at most ${LINK_INVITES_PER_ORGANIZATION_MAX} invite links: delete one first`);
+    }
+    return tx.linkInvite.create({
+      data: {
+        id: newId("LinkInvite"),
+        organizationId: organization.id,
+        role: role === undefined ? organization.defaultRole : role,
+        createdById: ctx.viewer.userId,
+        expiresAt: input.expiresAt ?? null,
+      },
+    });
   });
 }
 

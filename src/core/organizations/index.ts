@@ -5,9 +5,10 @@ import { isRole, ROLES } from "../auth/roles.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext } from "../context.ts";
 import { badInput, conflict, quote } from "../errors.ts";
+import { newId } from "../ids.ts";
 import { paginate, type PageArgs, type PageSource } from "../pagination.ts";
 import { checkLength, checkUrl } from "../validate.ts";
-import { checkDefaultContentSite } from "../sites/index.ts";
+import { checkDefaultContentSite, createSite } from "../sites/index.ts";
 
 export * from "./read.ts";
 import { requireOrganization } from "./read.ts";
@@ -70,6 +71,54 @@ export interface OrganizationPatch {
 const HOSTNAME = /^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
+function checkTitle(value: string): string {
+  const title = checkLength("title", value, { min: 2, max: 255 });
+  // The published OrganizationTitle: `\S.*\S` (no blank title, no whitespace at either end).
+  if (!/^\S.*\S$/s.test(title)) throw badInput("title must not start or end with whitespace, nor be blank");
+  return title;
+}
+
+function checkEmailDomains(domains: unknown[]): string[] {
+  if (domains.length > 100) throw badInput(`emailDomains lists at most 100 domains (got ${domains.length})`);
+  for (const domain of domains) {
+    if (typeof domain !== "string" || !DOMAIN.test(domain)) throw badInput(`emailDomains: ${quote(domain)} is not a domain name`);
+  }
+  return [...new Set((domains as string[]).map((d) => d.toLowerCase()))];
+}
+
+/**
+ * A new organization with the caller as its admin. A user may create at most
+ * ORGANIZATIONS_PER_USER_MAX organizations (409 beyond; counted under a per-user lock so parallel
+ * requests cannot pass it). `withDefaultSite`: also an empty site, titled as the organization.
+ */
+export async function createOrganization(
+  ctx: CoreContext,
+  input: { title: string; emailDomains?: string[] | null; withDefaultSite?: boolean | null },
+): Promise<Organization> {
+  if (ctx.viewer.installationId) throw badInput("An integration's token cannot create an organization");
+  const title = checkTitle(input.title);
+  const emailDomains = input.emailDomains ? checkEmailDomains(input.emailDomains) : [];
+  const max = ctx.organizations.maxCreatedPerUser;
+  const organization = await ctx.prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`organizations-created-by:${ctx.viewer.userId}`}))::text`;
+      const created = await tx.organization.count({ where: { createdById: ctx.viewer.userId } });
+      if (created >= max) {
+        throw conflict(`A user may create at most ${max} organizations (ORGANIZATIONS_PER_USER_MAX); you created ${created}`);
+      }
+      const row = await tx.organization.create({
+        data: { id: newId("Organization"), title, emailDomains, createdById: ctx.viewer.userId },
+      });
+      await tx.member.create({ data: { organizationId: row.id, userId: ctx.viewer.userId, role: "admin" } });
+      return row;
+    },
+    { maxWait: 15_000, timeout: 30_000 },
+  );
+  ctx.loaders.organization.prime(organization.id, organization);
+  if (input.withDefaultSite) await createSite(ctx, { organizationId: organization.id, title });
+  return organization;
+}
+
 export async function updateOrganization(ctx: CoreContext, id: string, patch: OrganizationPatch) {
   await requireOrganization(ctx, id, "organization.update");
   const data: Prisma.OrganizationUpdateInput = {};
@@ -78,12 +127,7 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
     if (!title.trim()) throw badInput("title must not be blank");
     data.title = title;
   }
-  if (patch.emailDomains !== undefined) {
-    for (const domain of patch.emailDomains) {
-      if (!DOMAIN.test(domain)) throw badInput(`emailDomains: ${quote(domain)} is not a domain name`);
-    }
-    data.emailDomains = [...new Set(patch.emailDomains.map((d) => d.toLowerCase()))];
-  }
+  if (patch.emailDomains !== undefined) data.emailDomains = checkEmailDomains(patch.emailDomains);
   if (patch.hostname !== undefined) {
     checkLength("hostname", patch.hostname, { min: 3, max: 32 });
     if (!HOSTNAME.test(patch.hostname)) {

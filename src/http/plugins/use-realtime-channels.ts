@@ -7,6 +7,7 @@ import type { Plugin } from "graphql-yoga";
 import { createCoreContext, type Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import type { ChannelEvent, Subscription } from "../../core/realtime/bus.ts";
+import { isNotificationsChannel, verifyNotificationsToken } from "../../core/users/notifications-token.ts";
 import { errorResponse } from "../errors.ts";
 
 export const CHANNELS_PATH = "/v1/channels";
@@ -72,6 +73,26 @@ function stream(subscription: Subscription, heartbeatMs: number): Response {
 }
 
 export function useRealtimeChannels(services: Services, { heartbeatMs }: { heartbeatMs: number }): Plugin {
+  /**
+   * The API token of the Authorization header, or a notifications token (`token` parameter, from
+   * createUserNotificationsToken), which opens the user's own user channels only.
+   */
+  async function viewerOf(request: Request, input: Record<string, string>) {
+    if (input.token === undefined) return services.tokens.authenticate(request.headers.get("authorization"));
+    const token = input.token;
+    delete input.token;
+    if (request.headers.get("authorization"))
+      throw new DomainError("BAD_REQUEST", "token: send either a token parameter or an Authorization header");
+    const viewer = verifyNotificationsToken(services.signer, token);
+    if (!isNotificationsChannel(input.channel)) {
+      throw new DomainError(
+        "FORBIDDEN",
+        "token: a notifications token opens only the user-profile, user-organizations and user-api-tokens channels",
+      );
+    }
+    return viewer;
+  }
+
   async function serve(request: Request, url: URL): Promise<Response> {
     if (request.method !== "GET")
       return errorResponse(405, `Method ${request.method} is not allowed on ${CHANNELS_PATH}; use GET`, { Allow: "GET" });
@@ -81,7 +102,7 @@ export function useRealtimeChannels(services: Services, { heartbeatMs }: { heart
       input[name] = value;
     }
     try {
-      const viewer = await services.tokens.authenticate(request.headers.get("authorization"));
+      const viewer = await viewerOf(request, input);
       const subscription = await services.realtime.subscribe(createCoreContext(services, viewer), input);
       request.signal?.addEventListener("abort", () => subscription.end(), { once: true });
       return stream(subscription, heartbeatMs);
