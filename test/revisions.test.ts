@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/core/ids.ts";
-import { expectGraphQLError, expectRawRestError, expectRestError, graphqlData } from "./support/expect.ts";
+import { expectGraphQLError, expectRawRestError, expectRestError, graphqlData, publishedRest } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -320,5 +320,66 @@ describe("who may read a revision, and bad input", () => {
     );
     expect([five.pages, fifty.pages]).toEqual([3, 48]);
     expect(fifty.statements).toBe(five.statements);
+  });
+});
+
+describe("getDocumentById: a document of the space by its id", () => {
+  const doc = (text: string) => ({
+    object: "document",
+    data: {},
+    nodes: [{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text, marks: [] }] }] }],
+  });
+
+  it("answers a body of the head, of an older revision, of a change request and of a reusable content, in the published shape", async () => {
+    const own = await newSpace("Documents");
+    const created = await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: own.id, title: "Notes", markdown: "First words." },
+    });
+    const page = created.createPage.page.id;
+    // The first body is now only in an older revision.
+    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { revision { id } } }`, {
+      input: { space: own.id, page, markdown: "Second words." },
+    });
+    const { data: cr } = await server.client(A.token).spaces.createChangeRequest(own.id, { subject: "Draft" });
+    await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { revision { id } } }`, {
+      input: { space: own.id, changeRequest: cr.id, page, markdown: "Draft words." },
+    });
+    const api = server.client(reader.token).spaces;
+    for (const [text, expected] of [
+      ["Second words.", "Second words."],
+      ["First words.", "First words."],
+      ["Draft words.", "Draft words."],
+    ]) {
+      const { data } = await api.getDocumentById(own.id, sha(text));
+      expect(data, text).toEqual(doc(expected));
+    }
+    const raw = await publishedRest(server, reader.token, "GET", `/v1/spaces/${own.id}/documents/${sha("First words.")}?schema=current`);
+    expect(raw.body).toEqual(doc("First words."));
+    const snippet = await api.getDocumentById(space.id, sha(SNIPPET));
+    expect(snippet.data).toEqual(doc(SNIPPET));
+    const gqlData = await gql(`query($s: ID!, $id: ID!) { space(id: $s) { document(id: $id) } }`, { s: own.id, id: sha("Draft words.") });
+    expect(gqlData.space.document).toEqual(doc("Draft words."));
+  });
+
+  it("answers 404 for a body only another space holds, another organization's caller, and ids that are not content hashes; 400 for a bad schema", async () => {
+    const own = await newSpace("Documents 2");
+    // INSTALL is a body of the seeded space, not of this one.
+    await expectRestError(server.client(A.token).spaces.getDocumentById(own.id, sha(INSTALL)), 404, sha(INSTALL));
+    await expectRestError(server.client(B.token).spaces.getDocumentById(space.id, sha(INSTALL)), 404);
+    await expectRestError(server.client(A.token).spaces.getDocumentById(space.id, sha("nowhere")), 404);
+    await expectRawRestError(server, A.token, "GET", `/v1/spaces/${space.id}/documents/${encodeURIComponent("x'\"<>")}`, undefined, 404);
+    await expectRawRestError(
+      server,
+      A.token,
+      "GET",
+      `/v1/spaces/${space.id}/documents/${sha(INSTALL)}?schema=old`,
+      undefined,
+      400,
+      "schema",
+    );
+    expectGraphQLError(
+      await server.graphql(A.token, `query($s: ID!, $id: ID!) { space(id: $s) { document(id: $id) } }`, { s: own.id, id: sha(INSTALL) }),
+      "NOT_FOUND",
+    );
   });
 });

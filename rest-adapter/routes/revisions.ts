@@ -8,7 +8,8 @@
 // id is. The flags (`metadata`, `computed`, `format`, `format.markdown.refs`, `evaluated`,
 // `dereferenced`) mean what they mean on the head's rows.
 import { graphql, type ResultOf } from "../graphql.ts";
-import { compact, listBody, ListInfo, pageVariables, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { compact, listBody, ListInfo, pageVariables, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { quote } from "../../src/core/errors.ts";
 import {
   checkDocumentFlags,
   FileFields,
@@ -34,7 +35,25 @@ const PREFIX = "/v1/spaces/:spaceId/revisions/:revisionId";
 const revisionVariables = ({ params }: RestRequest) => ({ space: params.spaceId, revision: params.revisionId });
 const DOCUMENT_QUERY = { evaluated: "string", dereferenced: "string" } as const;
 
+/** The published `schema` of a document read: this service has one document schema, `current`. */
+const DOCUMENT_SCHEMAS = ["current", "next"];
+
 export const revisionRoutes: RestRoute[] = [
+  typedRoute({
+    method: "GET",
+    path: "/v1/spaces/:spaceId/documents/:documentId",
+    action: "space.read",
+    query: { schema: "string" },
+    document: graphql(`query GetSpaceDocument($space: ID!, $id: ID!) { space(id: $space) { document(id: $id) } }`),
+    variables: ({ params, query }) => {
+      if (query.schema !== undefined && !DOCUMENT_SCHEMAS.includes(String(query.schema))) {
+        throw new RestInputError(`schema must be one of ${DOCUMENT_SCHEMAS.join(", ")} (got ${quote(query.schema)})`);
+      }
+      return { space: params.spaceId, id: params.documentId };
+    },
+    status: 200,
+    body: (data) => data.space.document,
+  }),
   typedRoute({
     method: "GET",
     path: PREFIX,

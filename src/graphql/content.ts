@@ -7,7 +7,17 @@ import type { CoreContext } from "../core/context.ts";
 import { markdownToDocument } from "../core/content/document.ts";
 import { formatMarkdownRefs, type MarkdownRefs } from "../core/links/refs.ts";
 import { downloadUrlOf } from "../core/content/files.ts";
-import { contentOf, documentOf, fileOf, markdownOf, pageAtPath, pageOf, readRevision, reusableContentOf } from "../core/content/index.ts";
+import {
+  contentOf,
+  documentInSpace,
+  documentOf,
+  fileOf,
+  markdownOf,
+  pageAtPath,
+  pageOf,
+  readRevision,
+  reusableContentOf,
+} from "../core/content/index.ts";
 import {
   childPath,
   headRevision,
@@ -447,6 +457,13 @@ builder.objectFields(SpaceRef, (t) => ({
     description: "A revision of this space (not found when it is another space's)",
     args: { id: t.arg.id({ required: true }) },
     resolve: (s, { id }, { core }) => readRevision(core, s.id, id),
+  }),
+  document: t.field({
+    type: "JSON",
+    description:
+      "A document of the space by id (the content hash of a page's or reusable content's body in any of its revisions), parsed into a document tree; not found when no revision of the space holds it",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (s, { id }, { core }) => documentInSpace(core, s.id, id),
   }),
 }));
 

@@ -96,7 +96,14 @@ async function newTeam(): Promise<string> {
 }
 
 /** A new space whose head revision holds one document page (with a child), one file and one reusable content. */
-async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: string; revisionId: string; reusableContentId: string }> {
+async function newContent(): Promise<{
+  spaceId: string;
+  pageId: string;
+  fileId: string;
+  revisionId: string;
+  reusableContentId: string;
+  documentId: string;
+}> {
   const spaceId = await newSpace();
   const sha = (data: Buffer) => createHash("sha256").update(data).digest("hex");
   const body = Buffer.from("# Matrix\n\nBody.");
@@ -136,7 +143,7 @@ async function newContent(): Promise<{ spaceId: string; pageId: string; fileId: 
     },
   });
   await prisma().space.update({ where: { id: spaceId }, data: { revisionId } });
-  return { spaceId, pageId, fileId, revisionId, reusableContentId };
+  return { spaceId, pageId, fileId, revisionId, reusableContentId, documentId: sha(body) };
 }
 
 /** Reads of a revision by id, and of the head's reusable contents (issue 30). */
@@ -159,6 +166,7 @@ function revisionFixtures(): Record<string, Fixture> {
       (c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}/document`,
     ),
     "GET /v1/spaces/:spaceId/pdf": on(() => "/pdf"),
+    "GET /v1/spaces/:spaceId/documents/:documentId": on((c) => `/documents/${c.documentId}`),
     "GET /v1/orgs/:organizationId/change-requests": async () => ({ path: `/v1/orgs/${organizationId}/change-requests` }),
     "GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId": on((c) => `/content/reusable-contents/${c.reusableContentId}`),
   };

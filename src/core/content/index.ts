@@ -112,6 +112,41 @@ export async function documentOf(ctx: CoreContext, page: { body?: string }): Pro
   return cachedDocument(page.body, async () => (await markdownOf(ctx, page)) ?? "");
 }
 
+/** A document id: the SHA-256 content hash of a page's or reusable content's body. */
+const DOCUMENT_ID = /^[0-9a-f]{64}$/;
+
+/** Whether a revision holds a page or reusable content whose body is `hash`. */
+function revisionHoldsBody(revision: Revision, hash: string): boolean {
+  for (const located of pageIndex(revision).byId.values()) if (located.page.body === hash) return true;
+  return (contentOf(revision).reusableContents ?? []).some((entry) => entry.body === hash);
+}
+
+/**
+ * A document of a space by id (the content hash of a body): the body of a page or reusable
+ * content in any revision of the space, its change requests' included, parsed. The head is looked
+ * at first; then one statement looks through the space's other revisions. A hash that no revision
+ * of the space holds is not found (404), even if another space holds it: a body is the space's
+ * only through its revisions.
+ */
+export async function documentInSpace(ctx: CoreContext, spaceId: string, documentId: string): Promise<JsonDocument> {
+  const { space } = await readSpace(ctx, spaceId);
+  if (!DOCUMENT_ID.test(documentId)) throw notFound("document", documentId);
+  const head = await ctx.loaders.revision.load(space.revisionId);
+  let held = !!head && revisionHoldsBody(head, documentId);
+  if (!held) {
+    const hash = JSON.stringify({ h: documentId });
+    const rows = await ctx.prisma.$queryRaw<{ found: number }[]>`
+      SELECT 1 AS found FROM "Revision"
+      WHERE "spaceId" = ${spaceId}
+        AND (jsonb_path_exists(pages::jsonb, '$.** ? (@.body == $h)', ${hash}::jsonb)
+          OR jsonb_path_exists("reusableContents"::jsonb, '$[*] ? (@.body == $h)', ${hash}::jsonb))
+      LIMIT 1`;
+    held = rows.length > 0;
+  }
+  if (!held) throw notFound("document", documentId);
+  return (await documentOf(ctx, { body: documentId }))!;
+}
+
 /** New bytes an edit batch brings: page bodies (markdown) and uploaded files. */
 export interface NewBlobs {
   markdown: string[];
