@@ -22,6 +22,7 @@ import { openapiRoutes } from "./openapi.ts";
 import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
 import { fontRoutes } from "./fonts.ts";
+import { glossaryRoutes } from "./glossary.ts";
 import { siteRedirectRoutes } from "./site-redirects.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
@@ -52,6 +53,7 @@ export const routes: RestRoute[] = [
   ...reviewRoutes,
   ...translationRoutes,
   ...fontRoutes,
+  ...glossaryRoutes,
   ...siteRedirectRoutes,
   ...integrationRoutes,
   ...systemRoutes,

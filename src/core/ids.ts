@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   TranslationSettings: "trs",
   TranslationTarget: "trt",
   CustomFont: "font",
+  GlossaryEntry: "gle",
   ChangeRequestReview: "rvw",
   Site: "site",
   SiteSpace: "ssp",

@@ -24,6 +24,7 @@ import "./pdf.ts";
 import "./openapi.ts";
 import "./translations.ts";
 import "./fonts.ts";
+import "./glossary.ts";
 import "./sites.ts";
 import "./site-redirects.ts";
 import "./custom-hostnames.ts";

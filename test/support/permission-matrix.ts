@@ -789,6 +789,15 @@ const FIXTURES: Record<string, Fixture> = {
     body: { fontFaces: [{ weight: 700, storageKey: "https://fonts.example.com/matrix-700.woff2" }] },
   }),
   "DELETE /v1/orgs/:organizationId/fonts/:fontId": async () => ({ path: org(`/fonts/${await newFont()}`) }),
+  // Translation glossary (issue 30, urls)
+  "GET /v1/orgs/:organizationId/translations-glossary": async () => ({ path: org("/translations-glossary") }),
+  "PUT /v1/orgs/:organizationId/translations-glossary": async () => ({
+    path: org("/translations-glossary"),
+    body: { operations: [{ type: "update", id: await newGlossaryEntry(), translations: { en: "matrix", fr: "matrice" } }] },
+  }),
+  "GET /v1/orgs/:organizationId/translations-glossary/:glossaryEntryId": async () => ({
+    path: org(`/translations-glossary/${await newGlossaryEntry()}`),
+  }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
   "POST /v1/orgs/:organizationId/openapi": async () => ({
     path: org("/openapi"),
@@ -1128,6 +1137,16 @@ async function newRedirect() {
     },
   });
   return { path, redirectId };
+}
+
+/** A glossary entry, written directly. */
+async function newGlossaryEntry(): Promise<string> {
+  const id = newId("GlossaryEntry");
+  const now = new Date();
+  await prisma().glossaryEntry.create({
+    data: { id, organizationId, translations: { en: "matrix" }, createdAt: now, updatedAt: now },
+  });
+  return id;
 }
 
 /** A custom font with its regular face, written directly. */

@@ -20,12 +20,12 @@ import { type PageArgs } from "../pagination.ts";
 import { semanticChanges } from "../reviews/changes.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { checkLength } from "../validate.ts";
+import { glossaryFor, glossaryOf, LANGUAGE_CODE, translationsOf } from "./glossary.ts";
 import { bodiesNeeded, planSync } from "./sync.ts";
 
 export const TRANSLATION_TITLE_MAX = 100;
 export const TRANSLATION_LANGUAGES_MAX = 50;
-/** A language code: a BCP 47-like tag (`fr`, `pt-br`, `zh-tw`), compared lowercase. */
-export const LANGUAGE_CODE = /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/;
+export { LANGUAGE_CODE } from "./glossary.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Input rules
@@ -195,7 +195,7 @@ export async function updateTranslation(ctx: CoreContext, organizationId: string
     if (sourceChanged)
       await tx.translationTarget.updateMany({
         where: { translationId: id },
-        data: { syncedRevisionId: null, syncedAt: null, untranslated: {} },
+        data: { syncedRevisionId: null, syncedAt: null, untranslated: {}, untranslatedSource: {} },
       });
     return tx.translationSettings.update({
       where: { id },
@@ -248,7 +248,7 @@ export async function setTarget(ctx: CoreContext, translationId: string, input: 
   if (other) throw conflict(`space: ${quote(space.id)} is already the target of ${quote(other.language)}`);
   const existing = targets.find((target) => target.language === language);
   if (existing?.spaceId === space.id) return existing;
-  const data = { spaceId: space.id, syncedRevisionId: null, syncedAt: null, untranslated: {} };
+  const data = { spaceId: space.id, syncedRevisionId: null, syncedAt: null, untranslated: {}, untranslatedSource: {} };
   const target = existing
     ? await ctx.prisma.translationTarget.update({ where: { id: existing.id }, data })
     : await ctx.prisma.translationTarget.create({
@@ -296,21 +296,26 @@ export async function runTranslation(
     }),
   );
   const sourceHead = await revisionAt(ctx, source);
+  // The organization's glossary, applied to what the run copies into each target.
+  const glossary = (await glossaryOf(ctx, organizationId)).map(translationsOf);
   const sourcePages = contentOf(sourceHead).pages;
   const runs: TargetRun[] = [];
   for (const [index, target] of targets.entries()) {
     const head = await revisionAt(ctx, heads[index]!.space);
     const targetPages = contentOf(head).pages;
     const untranslated = untranslatedOf(target);
+    const untranslatedSource = target.untranslatedSource as Record<string, string>;
     const synced = target.syncedRevisionId ? await ctx.loaders.revision.load(target.syncedRevisionId) : null;
     const syncedSourceIds = new Set(synced ? flatten(contentOf(synced).pages).map((located) => located.page.id) : []);
-    const bodies = await loadBodies(ctx, bodiesNeeded(sourcePages, targetPages, untranslated));
+    const bodies = await loadBodies(ctx, bodiesNeeded(sourcePages, targetPages, untranslated, untranslatedSource));
     const plan = planSync({
       source: sourcePages,
       target: targetPages,
       syncedSourceIds,
       untranslated,
+      untranslatedSource,
       bodies,
+      copy: glossaryFor(glossary, target.language) ?? undefined,
       bodyHash: (markdown) => sha256(Buffer.from(markdown, "utf8")),
       now: ctx.clock.now().toISOString(),
     });
@@ -323,7 +328,12 @@ export async function runTranslation(
     }
     const updated = await ctx.prisma.translationTarget.update({
       where: { id: target.id },
-      data: { syncedRevisionId: sourceHead.id, syncedAt: ctx.clock.now(), untranslated: plan.untranslated },
+      data: {
+        syncedRevisionId: sourceHead.id,
+        syncedAt: ctx.clock.now(),
+        untranslated: plan.untranslated,
+        untranslatedSource: plan.untranslatedSource,
+      },
     });
     runs.push({ target: updated, added: plan.added, moved: plan.moved, deleted: plan.deleted, refreshed: plan.refreshed });
   }

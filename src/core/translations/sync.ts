@@ -32,6 +32,8 @@ export interface SyncPlan {
   refreshed: string[];
   /** Untranslated pages after the run: page id -> the body hash they were copied with. */
   untranslated: Record<string, string>;
+  /** For those whose copy differs from the source body: page id -> the source body's hash. */
+  untranslatedSource: Record<string, string>;
 }
 
 export interface SyncInput {
@@ -40,14 +42,23 @@ export interface SyncInput {
   /** Page ids of the source revision the target was last synced from (empty: never synced). */
   syncedSourceIds: ReadonlySet<string>;
   untranslated: Record<string, string>;
+  /** Page id -> the source body hash a copy was made from, where it differs from the copy's. */
+  untranslatedSource: Record<string, string>;
   /** Markdown of the source bodies the plan may copy, by hash. */
   bodies: ReadonlyMap<string, string>;
+  /** What a copy says for a source body (the glossary applied); the body itself when absent. */
+  copy?: (markdown: string) => string;
   bodyHash: (markdown: string) => string;
   now: string;
 }
 
 /** The source pages whose bodies a plan may copy (new pages, and untranslated ones whose source changed). */
-export function bodiesNeeded(source: PageNode[], target: PageNode[], untranslated: Record<string, string>): string[] {
+export function bodiesNeeded(
+  source: PageNode[],
+  target: PageNode[],
+  untranslated: Record<string, string>,
+  untranslatedSource: Record<string, string> = {},
+): string[] {
   const inTarget = new Map(flatten(target).map((located) => [located.page.id, located.page]));
   return flatten(source)
     .map((located) => located.page)
@@ -56,7 +67,7 @@ export function bodiesNeeded(source: PageNode[], target: PageNode[], untranslate
       const copy = inTarget.get(page.id);
       if (!copy) return true;
       const copied = untranslated[page.id];
-      return copied !== undefined && copy.body === copied && page.body !== copied;
+      return copied !== undefined && copy.body === copied && page.body !== (untranslatedSource[page.id] ?? copied);
     })
     .map((page) => page.body!);
 }
@@ -77,7 +88,17 @@ const fieldsOf = (page: PageNode): PageFields => ({
 
 export function planSync(input: SyncInput): SyncPlan {
   let working: Content = { pages: input.target, files: [] };
-  const plan: SyncPlan = { edits: [], added: [], moved: [], deleted: [], refreshed: [], untranslated: {} };
+  const plan: SyncPlan = { edits: [], added: [], moved: [], deleted: [], refreshed: [], untranslated: {}, untranslatedSource: {} };
+  /** The copy of a source body and what to record of it. */
+  const copyOf = (sourceHash: string | undefined) => {
+    const source = sourceHash ? (input.bodies.get(sourceHash) ?? "") : "";
+    return input.copy ? input.copy(source) : source;
+  };
+  const record = (id: string, body: string, sourceHash: string | undefined) => {
+    const hash = input.bodyHash(body);
+    plan.untranslated[id] = hash;
+    if (sourceHash && hash !== sourceHash) plan.untranslatedSource[id] = sourceHash;
+  };
   const apply = (edit: ContentEdit) => {
     working = applyEdits(working, [edit], input.bodyHash, input.now);
     plan.edits.push(edit);
@@ -107,7 +128,7 @@ export function planSync(input: SyncInput): SyncPlan {
     for (const page of list) {
       const current = findPage(working.pages, page.id);
       if (!current) {
-        const body = page.kind === "document" ? (page.body ? (input.bodies.get(page.body) ?? "") : "") : undefined;
+        const body = page.kind === "document" ? copyOf(page.body ?? undefined) : undefined;
         apply({
           op: "createPage",
           id: page.id,
@@ -117,7 +138,7 @@ export function planSync(input: SyncInput): SyncPlan {
           position: positionAt(page.id, parent, previous),
         });
         plan.added.push(page.id);
-        if (page.kind === "document") plan.untranslated[page.id] = input.bodyHash(body ?? "");
+        if (page.kind === "document") record(page.id, body ?? "", page.body ?? undefined);
       } else {
         const siblings = childrenOf(current.parentId);
         const index = siblings.findIndex((sibling) => sibling.id === page.id);
@@ -130,13 +151,15 @@ export function planSync(input: SyncInput): SyncPlan {
         if (copied !== undefined && current.page.kind === "document") {
           if (current.page.body !== copied) {
             // Edited in the target since it was copied: translated.
-          } else if (page.body && page.body !== copied) {
-            const body = input.bodies.get(page.body) ?? "";
+          } else if (page.body && page.body !== (input.untranslatedSource[page.id] ?? copied)) {
+            const body = copyOf(page.body);
             apply({ op: "updatePage", id: page.id, fields: {}, body });
             plan.refreshed.push(page.id);
-            plan.untranslated[page.id] = input.bodyHash(body);
+            record(page.id, body, page.body);
           } else {
             plan.untranslated[page.id] = copied;
+            const source = input.untranslatedSource[page.id];
+            if (source !== undefined) plan.untranslatedSource[page.id] = source;
           }
         }
       }
