@@ -383,3 +383,77 @@ describe("getDocumentById: a document of the space by its id", () => {
     );
   });
 });
+
+describe("getRevisionSemanticChanges: what a revision changed against its parent", () => {
+  const CHANGES = `query($s: ID!, $r: ID!, $limit: Int) { space(id: $s) { revisionById(id: $r) { changes(limit: $limit) { more changes { type } } } } }`;
+
+  it("answers a page created, a body edited, a merge with the change request it merged, and the first revision's pages", async () => {
+    const own = await newSpace("Changes");
+    const created = await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { revision { id } page { id } } }`, {
+      input: { space: own.id, title: "Notes", markdown: "One." },
+    });
+    const page = created.createPage.page.id;
+    const edited = await gql(`mutation($input: UpdatePageInput!) { updatePage(input: $input) { revision { id } } }`, {
+      input: { space: own.id, page, markdown: "Two." },
+    });
+    const api = server.client(reader.token).spaces;
+    const first = await api.getRevisionSemanticChanges(own.id, created.createPage.revision.id);
+    expect(first.data).toEqual({
+      changes: [{ type: "page_created", page: { id: page, type: "document", title: "Notes", path: "notes" } }],
+    });
+    const second = await publishedRest(
+      server,
+      reader.token,
+      "GET",
+      `/v1/spaces/${own.id}/revisions/${edited.updatePage.revision.id}/changes`,
+    );
+    expect(second.body).toEqual({
+      changes: [
+        {
+          type: "page_edited",
+          page: { id: page, type: "document", title: "Notes", path: "notes" },
+          attributes: { document: { before: sha("One."), after: sha("Two.") } },
+        },
+      ],
+    });
+    const initial = await api.getRevisionSemanticChanges(own.id, own.initial);
+    expect(initial.data).toEqual({ changes: [] });
+
+    const { data: cr } = await server.client(A.token).spaces.createChangeRequest(own.id, { subject: "More" });
+    await gql(`mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+      input: { space: own.id, changeRequest: cr.id, title: "Extra", markdown: "Extra." },
+    });
+    await server.client(A.token).spaces.updateChangeRequestById(own.id, cr.id, { status: "open" });
+    const merged = await server.client(A.token).spaces.mergeChangeRequest(own.id, cr.id);
+    const merge = await publishedRest(server, reader.token, "GET", `/v1/spaces/${own.id}/revisions/${merged.data.revision}/changes`);
+    expect(merge.body.mergedFrom).toMatchObject({ object: "change-request", id: cr.id, subject: "More", status: "merged" });
+    expect(merge.body.changes).toEqual([
+      { type: "page_created", page: { id: expect.any(String), type: "document", title: "Extra", path: "extra" } },
+    ]);
+  });
+
+  it("limits the list and says how many more; refuses a bad limit naming it; another space's revision is 404", async () => {
+    const limited = await publishedRest(server, A.token, "GET", `/v1/spaces/${space.id}/revisions/${ids.revision}/changes?limit=1`);
+    // The seeded revision, against the empty first revision: Guide, Install, Reference, API, three files, a reusable content.
+    expect(limited.body.changes).toHaveLength(1);
+    expect(limited.body.more).toBe(7);
+    const all = await gql(CHANGES, { s: space.id, r: ids.revision, limit: 100 });
+    expect(all.space.revisionById.changes.changes.map((c: { type: string }) => c.type)).toEqual([
+      "PAGE_CREATED",
+      "PAGE_CREATED",
+      "PAGE_CREATED",
+      "PAGE_CREATED",
+      "FILE_CREATED",
+      "FILE_CREATED",
+      "FILE_CREATED",
+      "REUSABLE_CONTENT_CREATED",
+    ]);
+    const base = `/v1/spaces/${space.id}/revisions/${ids.revision}/changes`;
+    await expectRawRestError(server, A.token, "GET", `${base}?limit=0`, undefined, 400, "limit");
+    await expectRawRestError(server, A.token, "GET", `${base}?limit=5000`, undefined, 400, "limit");
+    const other = await newSpace("Other changes");
+    await expectRestError(server.client(A.token).spaces.getRevisionSemanticChanges(other.id, ids.revision), 404, ids.revision);
+    await expectRestError(server.client(B.token).spaces.getRevisionSemanticChanges(space.id, ids.revision), 404);
+    expectGraphQLError(await server.graphql(A.token, CHANGES, { s: space.id, r: ids.revision, limit: 0 }), "BAD_REQUEST", "limit");
+  });
+});

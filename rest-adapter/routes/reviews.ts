@@ -20,6 +20,7 @@ import {
 } from "../route.ts";
 import { CommentFields, markdownIn, restComment } from "./comments.ts";
 import { restUser, UserFields } from "./members.ts";
+import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 
 const CR = "/v1/spaces/:spaceId/change-requests/:changeRequestId";
 const LIST_QUERY = { page: "string", limit: "limit" } as const;
@@ -108,6 +109,34 @@ function userIds(value: unknown): string[] {
 }
 
 export const reviewRoutes: RestRoute[] = [
+  typedRoute({
+    method: "GET",
+    path: "/v1/spaces/:spaceId/revisions/:revisionId/changes",
+    action: "space.read",
+    // metadata and computed change nothing here (no computed content; the changes carry no metadata).
+    query: { limit: "limit", metadata: "boolean", computed: "boolean" },
+    document: graphql(
+      `query RevisionChanges($space: ID!, $revision: ID!, $limit: Int) {
+        space(id: $space) {
+          revisionById(id: $revision) { changes(limit: $limit) { changes { ...ChangeFields } more } mergedFrom { ...ChangeRequestFields } }
+        }
+      }`,
+      [ChangeFields, ChangeRequestFields],
+    ),
+    variables: ({ params, query }) => ({ space: params.spaceId, revision: params.revisionId, limit: query.limit }),
+    status: 200,
+    body: (data) => {
+      const {
+        changes: { changes, more },
+        mergedFrom,
+      } = data.space.revisionById;
+      return {
+        ...(mergedFrom ? { mergedFrom: restChangeRequest(mergedFrom) } : {}),
+        changes: changes.map(restChange),
+        ...(more ? { more } : {}),
+      };
+    },
+  }),
   typedRoute({
     method: "GET",
     path: `${CR}/reviews`,

@@ -15,6 +15,7 @@ import {
   listReviews,
   removeRequestedReviewer,
   requestReviewers,
+  revisionSemanticChanges,
   submitReview,
   type ChangedPage,
   type Contributor,
@@ -24,6 +25,7 @@ import {
 import type { FileEntry } from "../core/content/tree.ts";
 import { builder } from "./builder.ts";
 import { ChangeRequestRef } from "./change-requests.ts";
+import { RevisionRef } from "./content.ts";
 import { CommentRef, shownUser } from "./comments.ts";
 import { enumName, toConnection } from "./common.ts";
 import { UserRef } from "./organizations.ts";
@@ -266,6 +268,16 @@ builder.objectFields(ChangeRequestRef, (t) => ({
     resolve: (c, { limit }, { core }) => changeRequestChanges(core, c, limit),
   }),
 }));
+
+builder.objectField(RevisionRef, "changes", (t) =>
+  t.field({
+    type: ChangesRef,
+    description:
+      "What the revision changed against its first parent (none: every page is created): pages (tree order), files, reusable contents, variables",
+    args: { limit: t.arg.int({ description: "At most this many changes (default 10, at most 1000)" }) },
+    resolve: (r, { limit }, { core }) => revisionSemanticChanges(core, r.spaceId, r.id, limit),
+  }),
+);
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 const changeRequestTarget = (f: PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">) => ({

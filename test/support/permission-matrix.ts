@@ -167,6 +167,7 @@ function revisionFixtures(): Record<string, Fixture> {
     ),
     "GET /v1/spaces/:spaceId/pdf": on(() => "/pdf"),
     "GET /v1/spaces/:spaceId/documents/:documentId": on((c) => `/documents/${c.documentId}`),
+    [`${R}/changes`]: on((c) => `/revisions/${c.revisionId}/changes`),
     "GET /v1/orgs/:organizationId/change-requests": async () => ({ path: `/v1/orgs/${organizationId}/change-requests` }),
     "GET /v1/spaces/:spaceId/content/reusable-contents/:reusableContentId": on((c) => `/content/reusable-contents/${c.reusableContentId}`),
   };

@@ -4,7 +4,7 @@
 // Computed on read from the two revisions' trees; bodies are compared by hash, never loaded.
 import type { ChangeRequest } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { contentOf } from "../content/index.ts";
+import { contentOf, readRevision } from "../content/index.ts";
 import { flatten, type Content, type FileEntry, type LocatedPage, type PageNode, type ReusableContentEntry } from "../content/tree.ts";
 import { badInput, notFound } from "../errors.ts";
 import { readSpace } from "../spaces/index.ts";
@@ -214,4 +214,15 @@ export async function revisionChanges(
   const base: Content = from ? contentOf(from) : { pages: [], files: [] };
   const changes = fromId === toId ? [] : semanticChanges(base, contentOf(to));
   return { changes: changes.slice(0, take), more: Math.max(0, changes.length - take) };
+}
+
+/**
+ * What a revision changed: its changes against its first parent (for a merge, the space's head
+ * before the merge; for an update of a change request, the change request's head before it), the
+ * first `limit` and how many more. A space's first revision has no parent: every page it holds
+ * counts as created. A revision of another space, or of a space the caller cannot read, is 404.
+ */
+export async function revisionSemanticChanges(ctx: CoreContext, spaceId: string, revisionId: string, limit: number | null | undefined) {
+  const revision = await readRevision(ctx, spaceId, revisionId);
+  return revisionChanges(ctx, spaceId, revision.parentIds[0] ?? null, revision.id, limit);
 }
