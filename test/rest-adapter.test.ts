@@ -376,7 +376,7 @@ describe("routing", () => {
   it.each([
     ["PUT", "/v1/spaces/spc_x", ["DELETE", "GET", "PATCH"]],
     ["POST", "/v1/spaces/spc_x", ["DELETE", "GET", "PATCH"]],
-    ["DELETE", "/v1/orgs", ["GET"]],
+    ["DELETE", "/v1/orgs", ["GET", "POST"]],
     ["POST", "/v1/orgs/org_x", ["GET", "PATCH"]],
     ["GET", "/v1/spaces/spc_x/duplicate", ["POST"]],
     ["PUT", "/v1/orgs/org_x/spaces", ["GET", "POST"]],
