@@ -24,6 +24,7 @@ import { translationRoutes } from "./translations.ts";
 import { fontRoutes } from "./fonts.ts";
 import { glossaryRoutes } from "./glossary.ts";
 import { siteRedirectRoutes } from "./site-redirects.ts";
+import { siteExtraRoutes } from "./site-extras.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
@@ -55,6 +56,7 @@ export const routes: RestRoute[] = [
   ...fontRoutes,
   ...glossaryRoutes,
   ...siteRedirectRoutes,
+  ...siteExtraRoutes,
   ...integrationRoutes,
   ...systemRoutes,
   ...integrationBlockRoutes,

@@ -18,7 +18,7 @@ import {
   typedRoute,
 } from "../route.ts";
 
-const IntegrationFields = graphql(`
+export const IntegrationFields = graphql(`
   fragment IntegrationFields on Integration {
     name version title description summary previewImages target verified visibility scopes categories
     blocks contentSources configurations externalLinks contentSecurityPolicy
@@ -27,7 +27,7 @@ const IntegrationFields = graphql(`
     permissions { admin }
   }`);
 
-const InstallationFields = graphql(`
+export const InstallationFields = graphql(`
   fragment InstallationFields on IntegrationInstallation {
     id status spaceSelection siteSelection spacesCount configuration externalIds createdAt updatedAt
     organization { id }

@@ -26,7 +26,7 @@ export const SiteFields = graphql(`
     permissions { view access edit create admin installIntegration viewAdaptiveSchema editAdaptiveSchema }
   }`);
 
-const SiteSpaceFields = graphql(
+export const SiteSpaceFields = graphql(
   `
   fragment SiteSpaceFields on SiteSpace {
     id path condition default hidden title

@@ -33,6 +33,7 @@ export const ID_PREFIXES = {
   SiteSectionGroup: "ssg",
   SiteShareLink: "shl",
   SiteRedirect: "srd",
+  SiteExternalLink: "sxl",
   Integration: "intg",
   IntegrationInstallation: "inst",
   IntegrationEvent: "ievt",

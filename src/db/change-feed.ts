@@ -32,6 +32,7 @@ export const SITE_TABLES = [
   "IntegrationSiteInstallation",
   "CustomFont",
   "SiteRedirect",
+  "SiteExternalLink",
 ] as const;
 
 /** The NOTIFY channel of the triggers on SITE_TABLES. */

@@ -25,6 +25,8 @@ import {
   listInstallations,
   listIntegrations,
   listOrganizationIntegrations,
+  listOrganizationInstallations,
+  listSiteIntegrations,
   listSpaceIntegrations,
   loadVisibleEvents,
   loadVisibleInstallations,
@@ -616,6 +618,33 @@ builder.objectFields(SpaceRef, (t) => ({
     },
     { name: "SpaceIntegrationConnection" },
     { name: "SpaceIntegrationEdge" },
+  ),
+}));
+
+builder.objectFields(SiteRef, (t) => ({
+  integrations: t.connection(
+    {
+      type: IntegrationRef,
+      description: "Integrations installed on the site: active in its organization and on every site or on this one",
+      args: filterArgs,
+      resolve: async (site, args, { core }) => toConnection(await listSiteIntegrations(core, site.organizationId, site.id, args, args)),
+    },
+    { name: "SiteIntegrationConnection" },
+    { name: "SiteIntegrationEdge" },
+  ),
+}));
+
+builder.objectFields(OrganizationRef, (t) => ({
+  installations: t.connection(
+    {
+      type: IntegrationInstallationRef,
+      description: "The installations made in the organization, each with its integration, oldest first (admins)",
+      args: { search: t.arg.string({ description: "Only installations of integrations whose name or title contains this" }) },
+      resolve: async (organization, args, { core }) =>
+        toConnection(await listOrganizationInstallations(core, organization.id, { search: args.search }, args)),
+    },
+    { name: "OrganizationInstallationConnection" },
+    { name: "OrganizationInstallationEdge" },
   ),
 }));
 

@@ -10,6 +10,7 @@ import {
   ORGANIZATION_TYPES,
   updateOrganization,
 } from "../core/organizations/index.ts";
+import { getSubdomain } from "../core/organizations/subdomains.ts";
 import { builder } from "./builder.ts";
 import { enumName, MemberRole, ownProperty, toConnection } from "./common.ts";
 
@@ -229,3 +230,20 @@ export function nullMeansUnchanged<T extends object, K extends keyof T>(input: T
   for (const key of keys) if (result[key] === null) delete result[key];
   return result as Omit<T, K> & { [P in K]?: Exclude<T[P], null> };
 }
+
+builder.queryField("subdomain", (t) =>
+  t.field({
+    description:
+      "The organization that holds a subdomain (its hostname); not found when no organization of the caller holds it, whether or not another one does",
+    type: builder.simpleObject("Subdomain", {
+      description: "A subdomain and the organization that holds it (the published Subdomain)",
+      fields: (f) => ({
+        subdomain: f.string({ description: "The subdomain, for example my-company" }),
+        organizationId: f.id({ description: "The organization that holds it" }),
+        isActive: f.boolean({ description: "Whether the organization serves it now" }),
+      }),
+    }),
+    args: { subdomain: t.arg.string({ required: true, description: "3 to 32 lowercase letters, digits and inner hyphens" }) },
+    resolve: (_root, { subdomain }, { core }) => getSubdomain(core, subdomain),
+  }),
+);

@@ -27,6 +27,7 @@ import "./fonts.ts";
 import "./glossary.ts";
 import "./sites.ts";
 import "./site-redirects.ts";
+import "./site-extras.ts";
 import "./custom-hostnames.ts";
 import "./tokens.ts";
 import "./integrations.ts";

@@ -480,6 +480,30 @@ const SITE_FIXTURES: Record<string, Fixture> = {
   },
   [`POST ${SITE}/search/prewarm`]: async () => ({ path: `${(await newSite()).path}/search/prewarm` }),
   [`GET ${SITE}/redirect`]: async () => ({ path: `${(await newRedirect()).path}/redirect?source=/matrix-old` }),
+  // Site extras (issue 30, areas 5 to 7)
+  [`GET ${SITE}/integrations`]: async () => ({ path: `${(await newSite()).path}/integrations` }),
+  "GET /v1/orgs/:organizationId/installations": async () => ({ path: org("/installations") }),
+  [`POST ${SITE}/site-spaces/:siteSpaceId/duplicate`]: async () => {
+    const { path, siteSpaceId } = await newSite();
+    return { path: `${path}/site-spaces/${siteSpaceId}/duplicate`, body: {} };
+  },
+  [`GET ${SITE}/publishing/preview`]: async () => ({ path: `${(await newSite()).path}/publishing/preview` }),
+  [`POST ${SITE}/external-links`]: async () => ({
+    path: `${(await newSiteWithSections()).path}/external-links`,
+    body: { title: "Matrix link", url: "https://example.com/matrix" },
+  }),
+  [`PATCH ${SITE}/external-links/:siteExternalLinkId`]: async () => {
+    const { path, linkId } = await newExternalLink();
+    return { path: `${path}/external-links/${linkId}`, body: { title: "Renamed link" } };
+  },
+  [`DELETE ${SITE}/external-links/:siteExternalLinkId`]: async () => {
+    const { path, linkId } = await newExternalLink();
+    return { path: `${path}/external-links/${linkId}` };
+  },
+  "GET /v1/subdomains/:subdomain": async () => {
+    await prisma().organization.update({ where: { id: organizationId }, data: { hostname: "matrix-subdomain" } });
+    return { path: "/v1/subdomains/matrix-subdomain" };
+  },
 };
 
 /** The fixtures of the permission routes of one kind of content; `newItem` makes a fresh one (its id). */
@@ -1148,6 +1172,23 @@ async function newGlossaryEntry(): Promise<string> {
     data: { id, organizationId, translations: { en: "matrix" }, createdAt: now, updatedAt: now },
   });
   return id;
+}
+
+/** A new site with sections and an external link, written directly: the site's path and the link's id. */
+async function newExternalLink() {
+  const { path } = await newSiteWithSections();
+  const linkId = newId("SiteExternalLink");
+  await prisma().siteExternalLink.create({
+    data: {
+      id: linkId,
+      siteId: path.split("/").pop()!,
+      title: "Matrix link",
+      url: "https://example.com/matrix",
+      sortKey: "a0",
+      createdAt: new Date(),
+    },
+  });
+  return { path, linkId };
 }
 
 /** A custom font with its regular face, written directly. */

@@ -258,6 +258,67 @@ export async function listSpaceIntegrations(ctx: CoreContext, spaceId: string, f
   return paginateIntegrations(ctx, where, page);
 }
 
+/**
+ * Integrations installed on a site (readers of the site may list them): the site's organization
+ * has an active installation of it that is on every site (`site_selection: all`) or on this one
+ * (an active site installation). The site-side half of installedWhere.
+ */
+export async function listSiteIntegrations(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  filters: IntegrationFilters,
+  page: PageArgs,
+) {
+  const site = await requireSite(ctx, organizationId, siteId, "site.read");
+  const where = {
+    AND: [
+      {
+        installations: {
+          some: {
+            organizationId: site.organizationId,
+            status: "active",
+            OR: [{ siteSelection: "all" }, { sites: { some: { siteId: site.id, status: "active" } } }],
+          },
+        },
+      },
+      ...simpleFilters(filters),
+    ],
+  } satisfies Prisma.IntegrationWhereInput;
+  return paginateIntegrations(ctx, where, page);
+}
+
+/**
+ * The installations made in an organization, each with its integration, oldest first: for the
+ * organization's admins (installations hold their configuration, which may carry credentials).
+ * `search` keeps those whose integration's name or title contains it.
+ */
+export async function listOrganizationInstallations(
+  ctx: CoreContext,
+  organizationId: string,
+  filters: { search?: string | null },
+  page: PageArgs,
+): Promise<Page<IntegrationInstallation>> {
+  await requireOrganization(ctx, organizationId, "integration.install");
+  if (filters.search != null && filters.search.length > 512) throw badInput("search must be at most 512 characters");
+  const where = {
+    organizationId,
+    ...(filters.search
+      ? {
+          integration: {
+            OR: [{ name: { contains: filters.search, mode: "insensitive" } }, { title: { contains: filters.search, mode: "insensitive" } }],
+          },
+        }
+      : {}),
+  } satisfies Prisma.IntegrationInstallationWhereInput;
+  return paginate<IntegrationInstallation, typeof where>(page, {
+    sortField: "createdAt",
+    sortKind: "date",
+    where,
+    rows: ctx.prisma.integrationInstallation,
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Publishing
 // ---------------------------------------------------------------------------------------------

@@ -263,7 +263,7 @@ async function withSiteLock<T>(ctx: CoreContext, siteId: string, work: (tx: Tran
 }
 
 /** `withSiteLock` for an edit of the site's structure, by one who may make it. */
-async function editStructure<T>(
+export async function editStructure<T>(
   ctx: CoreContext,
   organizationId: string | null | undefined,
   siteId: string,

@@ -6,14 +6,24 @@
 // a repeated view sends no statement. The rendered response is cached under the fingerprint.
 import { createHash } from "node:crypto";
 import { jwtVerify, type JWTPayload } from "jose";
-import { type CustomFont, Prisma, type Site, type SiteSection, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
+import {
+  type CustomFont,
+  Prisma,
+  type Site,
+  type SiteExternalLink,
+  type SiteSection,
+  type SiteSpace,
+  type Space,
+} from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
 import type { ChangeFeed } from "../../db/change-feed.ts";
 import { contentOf } from "../content/index.ts";
 import { downloadUrlOf } from "../content/files.ts";
 import { flatten, findPageByPath, type FileEntry, type LocatedPage, type PageNode } from "../content/tree.ts";
 import { EMPTY_ADAPTIVE_SCHEMA, unsignedClaimsValidator } from "./adaptive.ts";
-import type { VisitorClaims } from "./conditions.ts";
+import { conditionHolds, type VisitorClaims } from "./conditions.ts";
+import { externalLinksOf, safeLinkUrl } from "./external-links.ts";
+import { previewClaims } from "./preview.ts";
 import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
 import { QUERY_MAX, searchSections, searchSpaces } from "../search/index.ts";
@@ -153,7 +163,7 @@ interface Fingerprint {
   visibility: string;
   hostname: string | null;
   updatedAt: Date;
-  /** A digest of the site's row, its structure rows and its live redirects: any change of the site changes it. */
+  /** A digest of the site's row, its structure rows, its live redirects and external links: any change of the site changes it. */
   version: string;
   heads: string | null;
   /**
@@ -180,7 +190,8 @@ async function fingerprintOf(services: Services, by: { siteId: string } | { host
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSpace" x WHERE x."siteId" = s.id), '')
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSection" x WHERE x."siteId" = s.id), '')
         || coalesce((SELECT string_agg(x::text, ',' ORDER BY x.id) FROM "SiteSectionGroup" x WHERE x."siteId" = s.id), '')
-        || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM "SiteRedirect" x WHERE x."siteId" = s.id AND NOT x.draft), '')) AS version,
+        || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM "SiteRedirect" x WHERE x."siteId" = s.id AND NOT x.draft), '')
+        || coalesce((SELECT md5(string_agg(x::text, ',' ORDER BY x.id)) FROM "SiteExternalLink" x WHERE x."siteId" = s.id AND NOT x.draft), '')) AS version,
       (SELECT string_agg(sp.id || ':' || sp."revisionId" || ':' || coalesce(sp."deletedAt"::text, '') || ':' || md5(sp.title), ',' ORDER BY sp.id)
          FROM "SiteSpace" ss JOIN "Space" sp ON sp.id = ss."spaceId" WHERE ss."siteId" = s.id) AS heads,
       (SELECT md5(string_agg(i.id || ':' || i.version || ':' || md5(i::text) || ':' || md5(inst::text)
@@ -226,12 +237,21 @@ async function admit(
   cache: SiteCache,
   request: SiteRequest,
   now: number,
-): Promise<{ fingerprint: Fingerprint; access: { claims: VisitorClaims; cookies: string[] } } | SiteResponse | null> {
+): Promise<{ fingerprint: Fingerprint; access: { claims: VisitorClaims; cookies: string[] }; preview?: true } | SiteResponse | null> {
   const by = request.site;
   const fingerprint = await cache.remember("siteId" in by ? `id|${by.siteId}` : `host|${by.hostname}`, now, () =>
     fingerprintOf(services, by),
   );
   if (!fingerprint && "hostname" in by) return null;
+  // A preview (src/core/sites/preview.ts) opens the site published or not, whatever its visibility.
+  const previewCookie = fingerprint && `site_preview_${fingerprint.id}`;
+  const previewToken = fingerprint && (request.query.get("preview") ?? request.cookies[previewCookie!]);
+  if (fingerprint && previewToken) {
+    const claims = await previewClaims(fingerprint, previewToken, services.clock.now());
+    if (!claims) return credentialRefused(refusal(403, "This preview link is not valid (expired, or the site's key changed).")).refused;
+    const cookies = request.query.get("preview") ? [cookieOf(previewCookie!, previewToken, request.base)] : [];
+    return { fingerprint, access: { claims, cookies }, preview: true };
+  }
   if (!fingerprint || !fingerprint.published) return notFoundPage("No published site here.");
   const access = await visitorAccess(services, cache, fingerprint, request, now);
   if ("refused" in access) return access.refused;
@@ -274,10 +294,11 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   }
   const headers: Record<string, string> = { ...response.headers };
   const cookies = access.cookies;
-  if (fingerprint.visibility !== "public") headers["X-Robots-Tag"] = "noindex";
-  // Share-link and visitor-auth pages are private to their visitor: no shared cache keeps them.
-  headers["Cache-Control"] =
-    fingerprint.visibility === "public" || fingerprint.visibility === "unlisted"
+  if (fingerprint.visibility !== "public" || admitted.preview) headers["X-Robots-Tag"] = "noindex";
+  // Share-link and visitor-auth pages are private to their visitor: no shared cache keeps them; nor previews.
+  headers["Cache-Control"] = admitted.preview
+    ? "private, no-store"
+    : fingerprint.visibility === "public" || fingerprint.visibility === "unlisted"
       ? "public, max-age=0, must-revalidate"
       : "private, no-cache";
   if (request.ifNoneMatch && request.ifNoneMatch === response.etag)
@@ -629,17 +650,20 @@ interface Loaded {
   assets: PageAssets;
   /** The organization's custom fonts that the site's customization (or a site space's) names, by id. */
   fonts: Map<string, CustomFont>;
+  /** The live external links of the header the visitor sees (their condition holds), in order. */
+  externalLinks: SiteExternalLink[];
 }
 
 async function load(services: Services, fingerprint: Fingerprint, claims: VisitorClaims): Promise<Loaded> {
   const prisma = services.prisma;
   const siteId = fingerprint.id;
-  const [site, siteSpaces, sections, groups, scripts] = await Promise.all([
+  const [site, siteSpaces, sections, groups, scripts, externalLinks] = await Promise.all([
     prisma.site.findUniqueOrThrow({ where: { id: siteId } }),
     prisma.siteSpace.findMany({ where: { siteId } }),
     prisma.siteSection.findMany({ where: { siteId } }),
     prisma.siteSectionGroup.findMany({ where: { siteId } }),
     pageScriptsOf(services, fingerprint),
+    externalLinksOf(prisma, siteId),
   ]);
   const spaces = await prisma.space.findMany({ where: { id: { in: siteSpaces.map((s) => s.spaceId) }, deletedAt: null } });
   const live = new Set(spaces.map((space) => space.id));
@@ -674,6 +698,7 @@ async function load(services: Services, fingerprint: Fingerprint, claims: Visito
     contents,
     assets,
     fonts: new Map(fonts.map((font) => [font.id, font])),
+    externalLinks: externalLinks.filter((link) => conditionHolds(link.condition, claims)),
   };
 }
 
@@ -971,7 +996,16 @@ function withChrome(
       const here = section.id === place.section?.id ? ' aria-current="page"' : "";
       return `<a href="${escapeHtml(urlOfSection(base, structure, section) || base)}/"${here}>${escapeHtml(section.title)}</a>`;
     })
-    .join("");
+    .join("")
+    // External links after the sections; a stored URL that is not a safe http(s) URL is left out.
+    .concat(
+      loaded.externalLinks
+        .map((link) => {
+          const href = safeLinkUrl(link.url);
+          return href ? `<a class="external" href="${escapeHtml(href)}" rel="noopener noreferrer">${escapeHtml(link.title)}</a>` : "";
+        })
+        .join(""),
+    );
   const variants = siteSpacesIn(structure, place.section?.id ?? null).filter((s) => !s.hidden);
   const switcher =
     variants.length > 1
