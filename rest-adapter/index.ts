@@ -148,7 +148,8 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     if (body instanceof Response) return body;
     let variableValues: Record<string, unknown>;
     try {
-      variableValues = definedValues(route.variables({ params, query, body }));
+      const headers = route.headers && Object.fromEntries(route.headers.map((name) => [name, request.headers.get(name) ?? undefined]));
+      variableValues = definedValues(route.variables({ params, query, body, ...(headers ? { headers } : {}) }));
     } catch (error) {
       if (error instanceof RestInputError) return errorResponse(400, error.message);
       throw error;

@@ -14,6 +14,8 @@ export interface RestRequest {
   params: Record<string, string>;
   query: Record<string, string | number | boolean | string[] | undefined>;
   body: Record<string, unknown>;
+  /** The request headers the route names in `headers`, by lowercase name. */
+  headers?: Record<string, string | undefined>;
 }
 
 export interface RestRoute {
@@ -23,10 +25,13 @@ export interface RestRoute {
   /**
    * The operation of the permission matrix (src/core/auth/policy.ts) the route performs; its
    * resolvers enforce it, and the matrix test checks every route against it for every role.
+   * `partner`: the ad partner's routes, for the key the service is configured with (X-GitBook-Partner-Key), no role.
    */
-  action: Action | "viewer";
+  action: Action | "viewer" | "partner";
   /** Largest JSON body of this route (default MAX_BODY_BYTES, 1 MiB): publishing an integration carries its script. */
   maxBodyBytes?: number;
+  /** Request headers the route reads (lowercase names), given to `variables` as `headers`. */
+  headers?: string[];
   /** Query parameters the route reads, parsed and checked before the operation runs. */
   query?: Record<string, QueryParamType>;
   document: string;

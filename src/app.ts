@@ -97,6 +97,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       | "openapiRefetchIntervalHours"
       | "visitorTokenMaxLifetimeSeconds"
       | "organizationsPerUserMax"
+      | "adsPartnerKey"
     >
   > & {
     /** Bounds of realtime subscriptions (tests lower them). */
@@ -188,6 +189,7 @@ export function createApp({
       visitorTokenMaxLifetimeSeconds: config.visitorTokenMaxLifetimeSeconds ?? DEFAULT_VISITOR_TOKEN_MAX_LIFETIME_SECONDS,
       resolveTxt: config.resolveTxt ?? systemTxtResolver(),
       llmsFullMaxBytes: config.llmsFullMaxBytes ?? DEFAULT_LLMS_FULL_MAX_BYTES,
+      adsPartnerKey: config.adsPartnerKey,
     },
     insights: new InsightsRecorder(database.prisma, { ...DEFAULT_INSIGHTS_LIMITS, ...config.insights }, logger),
     git: new GitRepositories(database.prisma, {

@@ -222,6 +222,9 @@ export const variables = {
   GIT_SYNC_KEY: optional(secretKey()).describe(
     "Key that seals the credentials of Git Sync remotes in the database (at least 32 characters); unset, a random key per start (stored credentials then stop working after a restart).",
   ),
+  ADS_PARTNER_KEY: optional(secretKey()).describe(
+    "The key (at least 32 characters) the ad partner presents as X-GitBook-Partner-Key on the partner's ads routes; unset, there is no partner and those routes refuse every call.",
+  ),
   GIT_SYNC_REPOSITORIES: optional(z.string()).describe(
     'The repositories Git Sync installations may connect to, as JSON: `[{"id": 1, "provider": "github", "url": "https://user:token@github.com/acme/docs.git"}]` (ids are the published repositoryId / projectId; credentials in the URL are used for that repository); default none.',
   ),
@@ -377,6 +380,8 @@ export interface Config {
   filesSecret: string | undefined;
   /** Seals the credentials of Git Sync remotes (src/core/git/sync.ts). Unset: a random key per start. */
   gitSyncKey: string | undefined;
+  /** The ad partner's key (src/core/sites/ads.ts); none: no partner. */
+  adsPartnerKey?: string;
   /** GIT_SYNC_REPOSITORIES: the repositories Git Sync installations may connect to. */
   gitSyncRepositories: GitSyncRepositoryConfig[];
   importAllowPrivateHosts: boolean;
@@ -415,7 +420,7 @@ export class ConfigError extends Error {
 const schema = z.object(variables);
 
 /** Never echoed in an error: they hold passwords or keys. */
-const SECRETS: ReadonlySet<string> = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES"]);
+const SECRETS: ReadonlySet<string> = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES", "ADS_PARTNER_KEY"]);
 
 /**
  * This process's environment with `extra` added, for a child process that needs variables of its
@@ -467,6 +472,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: value.SEED_DEMO,
     filesSecret: value.FILES_SECRET,
     gitSyncKey: value.GIT_SYNC_KEY,
+    adsPartnerKey: value.ADS_PARTNER_KEY,
     gitSyncRepositories: gitSyncRepositoriesOf(value.GIT_SYNC_REPOSITORIES),
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,

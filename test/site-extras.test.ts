@@ -2,8 +2,10 @@
 // against the published schemas: the integrations installed on a site, an organization's
 // installations, subdomains. Another organization's ids answer like unknown ones; bad input is a
 // 400 naming the field.
+import { SiteAdsTopic } from "@gitbook/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectRestError, graphqlData, publishedRest } from "./support/expect.ts";
+import { validateResponse } from "./support/openapi.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -12,6 +14,7 @@ let B: { organizationId: string; token: string; userId: string };
 let reader: { token: string };
 
 const rest = (method: string, url: string, body?: unknown, token = A.token) => publishedRest(server, token, method, url, body);
+const PARTNER_KEY = "c0ffee4b1d5e7a9f2468ace013579bdf02468ace13579bdf";
 const SCRIPT = "export default { async fetch() { return new Response('ok'); } };";
 
 /** A private integration of A, published through the API. */
@@ -35,7 +38,7 @@ async function newSite(title: string, organization = A) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ adsPartnerKey: PARTNER_KEY });
   A = await server.bootstrap("Extras");
   B = await server.bootstrap("Other extras");
   reader = await server.addMember(A.organizationId, "read");
@@ -453,5 +456,162 @@ describe("duplicating a site space", () => {
     const otherSource = (await api.orgs.listSiteSpaces(A.organizationId, other.siteId)).data.items[0]!;
     await expectRestError(api.orgs.duplicateSiteSpace(A.organizationId, siteId, otherSource.id, {}), 404);
     expect([await spaces(), await siteSpaces()]).toEqual([spacesBefore + 1, siteSpacesBefore]);
+  });
+});
+
+describe("site ads", () => {
+  /** A raw partner call with the key given (none: no header). */
+  async function partner(method: string, url: string, body?: unknown, key: string | null = PARTNER_KEY) {
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${A.token}`,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(key ? { "x-gitbook-partner-key": key } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const answer = { status: response.status, body: text ? JSON.parse(text) : undefined };
+    expect(validateResponse(method, url, answer.status, answer.body)).toEqual([]);
+    return answer;
+  }
+  const adsOf = async (siteId: string) => (await server.client(A.token).orgs.getSiteById(A.organizationId, siteId)).data.ads;
+  const stored = (siteId: string) =>
+    server.database.prisma.site.findUniqueOrThrow({
+      where: { id: siteId },
+      select: { adsStatus: true, adsTopic: true, adsZoneId: true, adsReportingId: true, adsReason: true },
+    });
+
+  async function publicSite(title: string) {
+    const created = await newSite(title);
+    await server.client(A.token).orgs.publishSite(A.organizationId, created.siteId);
+    return created;
+  }
+
+  it("goes from pending to review, live and disabled; pages load nothing from an ad network", async () => {
+    const unpublished = await newSite("Not ads ready");
+    expect(await adsOf(unpublished.siteId)).toEqual({ status: "pending", submittable: false });
+    const { siteId, path } = await publicSite("Ads ready");
+    expect(await adsOf(siteId)).toEqual({ status: "pending", submittable: true });
+    const submitted = await rest("POST", `${path}/ads`, { status: "in-review", topic: "webdev" });
+    expect(submitted.status).toBe(204);
+    expect(await adsOf(siteId)).toEqual({ status: "in-review", topic: "webdev" });
+
+    // The partner lists it, with a contact, and answers.
+    const listed = await publishedRest(server, A.token, "GET", "/v1/ads/sites", undefined);
+    expect(listed.status).toBe(403);
+    const list = await partner("GET", "/v1/ads/sites");
+    expect(list.status).toBe(200);
+    const item = list.body.items.find((row: { id: string }) => row.id === siteId);
+    expect(item).toEqual({
+      id: siteId,
+      url: `${server.url}/sites/${siteId}/`,
+      email: expect.stringMatching(/@example\.com$/),
+      topic: "webdev",
+      status: "in-review",
+    });
+    expect((await partner("PATCH", `/v1/ads/sites/${siteId}`, { status: "live", zoneId: "zone-1", reportingId: "rep-1" })).status).toBe(
+      204,
+    );
+    expect(await adsOf(siteId)).toEqual({ status: "live", topic: "webdev", zoneId: "zone-1" });
+    const live = await partner("GET", "/v1/ads/sites?status=live");
+    expect(live.body.items.map((row: { id: string }) => row.id)).toContain(siteId);
+
+    // The published page loads nothing of an ad network: its only scripts and frames are its own.
+    const html = await (await fetch(`${server.url}/sites/${siteId}/`)).text();
+    expect(html).not.toContain("zone-1");
+    for (const [, src] of html.matchAll(/<(?:script|iframe|img)[^>]+src="([^"]+)"/g))
+      expect(src.startsWith("/") || src.startsWith(server.url) || src.startsWith("data:"), src).toBe(true);
+
+    await server.client(A.token).orgs.updateSiteAdsById(A.organizationId, siteId, { status: "disabled" });
+    expect(await adsOf(siteId)).toEqual({ status: "disabled", topic: "webdev", zoneId: "zone-1" });
+  });
+
+  it("refuses bad input, readers, other organizations and anyone without the partner's key, with nothing changed", async () => {
+    const { siteId, path } = await publicSite("Ads refused");
+    const before = await stored(siteId);
+    for (const [body, field] of [
+      [{ status: "live" }, "status"],
+      [{ status: "in-review" }, "topic"],
+      [{ status: "in-review", topic: "gambling" }, "topic"],
+      [{ status: "disabled" }, "status"],
+      [{ status: 3 }, "status"],
+    ] as const) {
+      const response = await server.rest(A.token, "POST", `${path}/ads`, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.message).toContain(field);
+    }
+    await expectRestError(
+      server.client(reader.token).orgs.updateSiteAdsById(A.organizationId, siteId, { status: "in-review", topic: SiteAdsTopic.Webdev }),
+      403,
+    );
+    await expectRestError(
+      server.client(B.token).orgs.updateSiteAdsById(A.organizationId, siteId, { status: "in-review", topic: SiteAdsTopic.Webdev }),
+      404,
+    );
+    expect(await stored(siteId)).toEqual(before);
+
+    // The partner: only with its key, only for submitted sites, fields named.
+    await rest("POST", `${path}/ads`, { status: "in-review", topic: "crypto" });
+    const submitted = await stored(siteId);
+    expect((await partner("GET", "/v1/ads/sites", undefined, null)).status).toBe(403);
+    expect((await partner("GET", "/v1/ads/sites", undefined, "f".repeat(48))).status).toBe(403);
+    expect((await partner("PATCH", `/v1/ads/sites/${siteId}`, { status: "rejected" }, "f".repeat(48))).status).toBe(403);
+    for (const [body, field] of [
+      [{ status: "live", zoneId: "z" }, "reportingId"],
+      [{ status: "live", reportingId: "r" }, "zoneId"],
+      [{ status: "rejected", reason: "r".repeat(513) }, "reason"],
+      [{ status: "in-review" }, "status"],
+      [{}, "status"],
+    ] as const) {
+      const response = await partner("PATCH", `/v1/ads/sites/${siteId}`, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.message).toContain(field);
+    }
+    expect((await partner("GET", "/v1/ads/sites?status=pending")).status).toBe(400);
+    // A site that was never submitted is not the partner's to answer.
+    const never = await publicSite("Never submitted");
+    expect((await partner("PATCH", `/v1/ads/sites/${never.siteId}`, { status: "live", zoneId: "z", reportingId: "r" })).status).toBe(404);
+    expect(await stored(siteId)).toEqual(submitted);
+    expect((await stored(never.siteId)).adsStatus).toBe("pending");
+    // Rejected with a reason, then submitted again.
+    expect((await partner("PATCH", `/v1/ads/sites/${siteId}`, { status: "rejected", reason: "Off topic" })).status).toBe(204);
+    expect(await adsOf(siteId)).toEqual({ status: "rejected", reason: "Off topic" });
+    expect((await rest("POST", `${path}/ads`, { status: "in-review" })).status).toBe(204);
+    expect(await adsOf(siteId)).toEqual({ status: "in-review", topic: "crypto" });
+  });
+});
+
+describe("site template", () => {
+  it("gives a site without content a starter space with a welcome page, once", async () => {
+    const api = server.client(A.token);
+    const { data: site } = await api.orgs.createSite(A.organizationId, { title: "Templated" });
+    const path = `/v1/orgs/${A.organizationId}/sites/${site.id}`;
+    const response = await server.rest(A.token, "POST", `${path}/template`);
+    expect(response.status).toBe(200);
+    const { data: siteSpaces } = await api.orgs.listSiteSpaces(A.organizationId, site.id);
+    expect(siteSpaces.items.map((item) => item.space.title)).toEqual(["Getting started"]);
+    const { data: pages } = await api.spaces.listPages(siteSpaces.items[0]!.space.id);
+    expect(pages.pages.map((page) => page.title)).toEqual(["Welcome"]);
+    await api.orgs.publishSite(A.organizationId, site.id);
+    expect(await (await fetch(`${server.url}/sites/${site.id}/`)).text()).toContain("This site was started from the template.");
+    // A site that shows content is left as it is.
+    const spaces = await server.database.prisma.space.count({ where: { organizationId: A.organizationId } });
+    const again = await server.rest(A.token, "POST", `${path}/template`);
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toContain("site");
+    expect(await server.database.prisma.space.count({ where: { organizationId: A.organizationId } })).toBe(spaces);
+  });
+
+  it("refuses readers and other organizations with nothing created", async () => {
+    const { data: site } = await server.client(A.token).orgs.createSite(A.organizationId, { title: "Not templated" });
+    const spaces = () => server.database.prisma.space.count();
+    const before = await spaces();
+    await expectRestError(server.client(reader.token).orgs.applyTemplateToSite(A.organizationId, site.id), 403);
+    await expectRestError(server.client(B.token).orgs.applyTemplateToSite(A.organizationId, site.id), 404);
+    await expectRestError(server.client(B.token).orgs.applyTemplateToSite(B.organizationId, site.id), 404);
+    expect(await spaces()).toBe(before);
+    expect(await server.database.prisma.siteSpace.count({ where: { siteId: site.id } })).toBe(0);
   });
 });

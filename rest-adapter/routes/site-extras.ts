@@ -68,7 +68,108 @@ function externalLinkOf(body: RestRequest["body"], creating: boolean) {
   return input;
 }
 
+const PARTNER_KEY = "x-gitbook-partner-key";
+
 export const siteExtraRoutes: RestRoute[] = [
+  typedRoute({
+    method: "POST",
+    path: `${prefix}/template`,
+    action: "site.editStructure",
+    document: graphql(`
+      mutation ApplySiteTemplate($input: ApplySiteTemplateInput!) {
+        applySiteTemplate(input: $input) {
+          site {
+            id
+          }
+        }
+      }
+    `),
+    variables: ({ params }) => ({ input: site(params) }),
+    status: 200,
+  }),
+  typedRoute({
+    method: "POST",
+    path: `${prefix}/ads`,
+    action: "site.configure",
+    document: graphql(`
+      mutation UpdateSiteAds($input: UpdateSiteAdsInput!) {
+        updateSiteAds(input: $input) {
+          site {
+            id
+          }
+        }
+      }
+    `),
+    variables: ({ params, body }) => {
+      for (const key of ["status", "topic"] as const)
+        if (body[key] != null && typeof body[key] !== "string") throw new RestInputError(`${key} must be a string`);
+      return { input: { ...site(params), status: body.status as string | undefined, topic: body.topic as string | undefined } };
+    },
+    status: 204,
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/ads/sites",
+    action: "partner",
+    headers: [PARTNER_KEY],
+    query: { page: "string", limit: "limit", status: "string" },
+    document: graphql(
+      `
+        query AdsListSites($partnerKey: String!, $status: String, $first: Int, $after: String) {
+          adsPartnerSites(partnerKey: $partnerKey, status: $status, first: $first, after: $after) {
+            totalCount
+            pageInfo {
+              ...ListInfo
+            }
+            nodes {
+              id
+              url
+              email
+              topic
+              ads
+            }
+          }
+        }
+      `,
+      [ListInfo],
+    ),
+    variables: ({ query, headers }) => ({ partnerKey: headers?.[PARTNER_KEY] ?? "", status: query.status, ...pageVariables(query) }),
+    status: 200,
+    body: (data) =>
+      listBody(data.adsPartnerSites, (node) => {
+        const { submittable: _submittable, ...ads } = node.ads as Record<string, unknown>;
+        return { id: node.id, url: node.url, email: node.email, topic: node.topic, ...ads };
+      }),
+  }),
+  typedRoute({
+    method: "PATCH",
+    path: "/v1/ads/sites/:siteId",
+    action: "partner",
+    headers: [PARTNER_KEY],
+    document: graphql(`
+      mutation AdsUpdateSite($input: PartnerUpdateSiteAdsInput!) {
+        partnerUpdateSiteAds(input: $input) {
+          siteId
+        }
+      }
+    `),
+    variables: ({ params, body, headers }) => {
+      for (const key of ["status", "zoneId", "reportingId", "reason"] as const)
+        if (body[key] != null && typeof body[key] !== "string") throw new RestInputError(`${key} must be a string`);
+      if (typeof body.status !== "string") throw new RestInputError("status is required (live, rejected or pending)");
+      return {
+        input: {
+          partnerKey: headers?.[PARTNER_KEY] ?? "",
+          site: params.siteId,
+          status: body.status,
+          zoneId: body.zoneId as string | undefined,
+          reportingId: body.reportingId as string | undefined,
+          reason: body.reason as string | undefined,
+        },
+      };
+    },
+    status: 204,
+  }),
   typedRoute({
     method: "POST",
     path: `${prefix}/site-spaces/:siteSpaceId/duplicate`,

@@ -21,7 +21,7 @@ import { restSpace, SpaceFields } from "./spaces.ts";
 export const SiteFields = graphql(`
   fragment SiteFields on Site {
     id title type visibility published hostname basename proxy adaptiveContent agentsContext createdAt
-    siteSpaceCount
+    siteSpaceCount ads
     urls { location app preview published }
     permissions { view access edit create admin installIntegration viewAdaptiveSchema editAdaptiveSchema }
   }`);
@@ -86,7 +86,7 @@ export function restSite(s: FragmentOf<typeof SiteFields>) {
     ...compact({ hostname: s.hostname, basename: s.basename }),
     ...(s.proxy ? { proxy: { origin: s.proxy, target: s.urls.preview } } : {}),
     adaptiveContent: { enabled: s.adaptiveContent },
-    ads: { status: "pending", submittable: false },
+    ads: s.ads,
     agentsContext: restEnum(s.agentsContext),
     features: [],
     urls: compact(s.urls),

@@ -1,12 +1,14 @@
 // Site extras (issue 30): the external links of a site's header. Rules are in
 // src/core/sites/external-links.ts.
-import type { SiteExternalLink } from "../generated/prisma/client.ts";
+import type { Site, SiteExternalLink } from "../generated/prisma/client.ts";
 import { createExternalLink, deleteExternalLink, externalLinksOf, updateExternalLink } from "../core/sites/external-links.ts";
 import { sitePreviewUrl } from "../core/sites/preview.ts";
+import { adsOf, partnerListSites, partnerUpdateSite, updateSiteAds } from "../core/sites/ads.ts";
 import { builder } from "./builder.ts";
-import { inputDescription, payloadDescription } from "./common.ts";
+import { inputDescription, payloadDescription, toConnection } from "./common.ts";
 import { SiteRef, SiteSpaceRef } from "./sites.ts";
 import { duplicateSiteSpace } from "../core/sites/duplicate.ts";
+import { applySiteTemplate } from "../core/sites/template.ts";
 
 const siteField = "The site";
 const organizationField = "When given, the site must be of this organization (not found otherwise)";
@@ -38,6 +40,12 @@ export const SiteExternalLinkRef = builder.objectRef<SiteExternalLink>("SiteExte
 });
 
 builder.objectFields(SiteRef, (t) => ({
+  ads: t.field({
+    type: "JSON",
+    description:
+      "The site's ads review state (the published SiteAds): pending, in-review, live, rejected or disabled. Stored only: pages load nothing from an ad network",
+    resolve: (site) => adsOf(site),
+  }),
   previewUrl: t.string({
     description: "A URL that opens the site as it is now, published or not, for one hour (the published getSitePublishingPreviewById)",
     args: {
@@ -175,4 +183,103 @@ builder.mutationFields((t) => ({
       siteSpace: await duplicateSiteSpace(core, input.organization, String(input.site), String(input.siteSpace), { draft: input.draft }),
     }),
   }),
+  applySiteTemplate: t.field({
+    type: builder.simpleObject("ApplySiteTemplatePayload", {
+      description: payloadDescription("ApplySiteTemplatePayload"),
+      fields: (p) => ({ site: p.field({ type: SiteRef, description: "The site, now showing the starter space" }) }),
+    }),
+    description:
+      "Gives a site that shows no content yet a starter space (Getting started, with a welcome page) as its site space; a site showing content is left as it is (400)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("ApplySiteTemplateInput", {
+          description: inputDescription("ApplySiteTemplateInput"),
+          fields: (f) => ({
+            site: f.id({ required: true, description: siteField }),
+            organization: f.id({ description: organizationField }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({ site: await applySiteTemplate(core, input.organization, String(input.site)) }),
+  }),
+  updateSiteAds: t.field({
+    type: builder.simpleObject("UpdateSiteAdsPayload", {
+      description: payloadDescription("UpdateSiteAdsPayload"),
+      fields: (p) => ({ site: p.field({ type: SiteRef, description: "The site, as it is now" }) }),
+    }),
+    description: "Submits the site for ads review (in-review, with a topic), turns live ads off (disabled) or changes the topic (admins)",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateSiteAdsInput", {
+          description: inputDescription("UpdateSiteAdsInput"),
+          fields: (f) => ({
+            site: f.id({ required: true, description: siteField }),
+            organization: f.id({ description: organizationField }),
+            status: f.string({ description: "in-review or disabled" }),
+            topic: f.string({ description: "webdev or crypto" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      site: await updateSiteAds(core, input.organization, String(input.site), { status: input.status, topic: input.topic }),
+    }),
+  }),
+  partnerUpdateSiteAds: t.field({
+    type: builder.simpleObject("PartnerUpdateSiteAdsPayload", {
+      description: payloadDescription("PartnerUpdateSiteAdsPayload"),
+      fields: (p) => ({ siteId: p.id({ description: "The site" }) }),
+    }),
+    description: "The ad partner's answer for a site submitted to it: live (zone and reporting ids), rejected (a reason) or pending",
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("PartnerUpdateSiteAdsInput", {
+          description: inputDescription("PartnerUpdateSiteAdsInput"),
+          fields: (f) => ({
+            partnerKey: f.string({ required: true, description: "The ad partner's key" }),
+            site: f.id({ required: true, description: siteField }),
+            status: f.string({ required: true, description: "live, rejected or pending" }),
+            zoneId: f.string({ description: "The ad network's zone (live)" }),
+            reportingId: f.string({ description: "The id to fetch reporting data (live)" }),
+            reason: f.string({ description: "Why (rejected), at most 512 characters" }),
+          }),
+        }),
+      }),
+    },
+    resolve: async (_root, { input }, { core }) => ({
+      siteId: (await partnerUpdateSite(core, input.partnerKey, String(input.site), input)).id,
+    }),
+  }),
 }));
+
+const PartnerSiteRef = builder.objectRef<{ site: Site; url: string; email: string }>("AdsPartnerSite").implement({
+  description: "A site as the ad partner sees it",
+  fields: (t) => ({
+    id: t.id({ description: "The site", resolve: (row) => row.site.id }),
+    url: t.exposeString("url", { description: "The site's published URL" }),
+    email: t.exposeString("email", { description: "A contact: an admin of the site's organization" }),
+    // Listed sites were submitted, which needs a topic (partnerListSites lists no site without one).
+    topic: t.string({ description: "The topic it was submitted with", resolve: (row) => row.site.adsTopic! }),
+    ads: t.field({ type: "JSON", description: "The site's ads state", resolve: (row) => adsOf(row.site) }),
+  }),
+});
+
+builder.queryField("adsPartnerSites", (t) =>
+  t.connection(
+    {
+      type: PartnerSiteRef,
+      description: "The ad partner: sites whose ads are in a state (default in-review), oldest first",
+      args: {
+        partnerKey: t.arg.string({ required: true, description: "The ad partner's key" }),
+        status: t.arg.string({ description: "in-review (default), live or rejected" }),
+      },
+      resolve: async (_root, args, { core }) => toConnection(await partnerListSites(core, args.partnerKey, args.status, args)),
+    },
+    { name: "AdsPartnerSiteConnection" },
+    { name: "AdsPartnerSiteEdge" },
+  ),
+);

@@ -483,6 +483,16 @@ const SITE_FIXTURES: Record<string, Fixture> = {
   // Site extras (issue 30, areas 5 to 7)
   [`GET ${SITE}/integrations`]: async () => ({ path: `${(await newSite()).path}/integrations` }),
   "GET /v1/orgs/:organizationId/installations": async () => ({ path: org("/installations") }),
+  [`POST ${SITE}/template`]: async () => {
+    const response = await server.rest(ownerToken, "POST", org("/sites"), { title: "Matrix template" });
+    return { path: org(`/sites/${response.body.id}/template`) };
+  },
+  [`POST ${SITE}/ads`]: async () => ({ path: `${(await newSite()).path}/ads`, body: { topic: "webdev" } }),
+  "GET /v1/ads/sites": async () => ({ path: "/v1/ads/sites" }),
+  "PATCH /v1/ads/sites/:siteId": async () => ({
+    path: `/v1/ads/sites/${(await newSite()).path.split("/").pop()}`,
+    body: { status: "rejected", reason: "Matrix" },
+  }),
   [`POST ${SITE}/site-spaces/:siteSpaceId/duplicate`]: async () => {
     const { path, siteSpaceId } = await newSite();
     return { path: `${path}/site-spaces/${siteSpaceId}/duplicate`, body: {} };
@@ -1244,6 +1254,8 @@ type Outcome = "allowed" | 401 | 403 | 404;
 /** What POLICY says for `route` called by a member with `role` (null: a guest) of the organization. */
 function expectedFor(route: RestRoute, role: Role | null): Outcome {
   if (route.action === "viewer") return "allowed";
+  // The ad partner's routes answer its key, never a role (the matrix's server has no partner).
+  if (route.action === "partner") return 403;
   const rule: Rule = POLICY[route.action];
   if (rule.scope === "collection" || rule.scope === "space" || rule.scope === "site") {
     // No grants and no default levels here: the effective role is the organization role, and a
@@ -1321,7 +1333,10 @@ export function permissionMatrix(shard: number, shards: number) {
     });
 
     it("names an operation of the matrix on every route", () => {
-      for (const route of routes) expect(route.action === "viewer" || route.action in POLICY, `${route.method} ${route.path}`).toBe(true);
+      for (const route of routes)
+        expect(route.action === "viewer" || route.action === "partner" || route.action in POLICY, `${route.method} ${route.path}`).toBe(
+          true,
+        );
     });
   });
 
@@ -1338,7 +1353,7 @@ export function permissionMatrix(shard: number, shards: number) {
 
     it.skipIf(SAMPLED && index % 2 === 1)("as another organization's admin: 404 (allowed for the caller's own resources)", async () => {
       const result = await call(route, otherAdminToken);
-      const expected: Outcome = route.action === "viewer" ? "allowed" : 404;
+      const expected: Outcome = route.action === "viewer" ? "allowed" : route.action === "partner" ? 403 : 404;
       expect(outcomeOf(result.status), `${result.path}: ${result.message ?? ""}`).toBe(expected);
     });
 

@@ -11,6 +11,8 @@ export interface SitePolicy {
   resolveTxt: TxtResolver;
   /** Bound of a site's `llms-full.txt` in bytes: pages beyond it are left out, and the file says so. */
   llmsFullMaxBytes: number;
+  /** The ad partner's key (ADS_PARTNER_KEY, src/core/sites/ads.ts); none: no partner. */
+  adsPartnerKey?: string;
 }
 
 /** Every page of a site of some hundred pages fits; a larger one stops at a page's end and says so. */
