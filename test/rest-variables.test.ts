@@ -99,6 +99,9 @@ describe("rows of the real table whose variables feed an argument with a default
     }
     expect(fed.sort()).toEqual(
       [
+        "GET /v1/orgs/:organizationId/change-requests Organization.changeRequests(finding)",
+        "GET /v1/orgs/:organizationId/change-requests Organization.changeRequests(orderBy)",
+        "GET /v1/orgs/:organizationId/change-requests Organization.changeRequests(status)",
         "GET /v1/orgs/:organizationId/collections Organization.collections(nested)",
         "GET /v1/orgs/:organizationId/members Organization.members(order)",
         "GET /v1/orgs/:organizationId/members Organization.members(sort)",
