@@ -29,6 +29,7 @@ import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
 import { inviteRoutes } from "./invites.ts";
+import { urlLookupRoutes } from "./url-lookup.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -62,4 +63,6 @@ export const routes: RestRoute[] = [
   ...integrationBlockRoutes,
   // Issue 30, area 2: organizations, invites, users.
   ...inviteRoutes,
+  // Issue 30: URL resolution and embeds.
+  ...urlLookupRoutes,
 ];

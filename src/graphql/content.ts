@@ -65,7 +65,11 @@ async function topPages(core: CoreContext, revision: Revision): Promise<PageItem
   return childrenOf({ revision, appBase, path: "" }, contentOf(revision).pages, null);
 }
 
-async function locatedItem(core: CoreContext, revision: Revision, located: { page: PageNode; path: string; parentId: string | null }) {
+export async function locatedItem(
+  core: CoreContext,
+  revision: Revision,
+  located: { page: PageNode; path: string; parentId: string | null },
+) {
   return { ...located, revision, appBase: await revisionAppPath(core, revision) };
 }
 

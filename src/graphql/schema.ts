@@ -29,6 +29,7 @@ import "./sites.ts";
 import "./site-redirects.ts";
 import "./site-extras.ts";
 import "./custom-hostnames.ts";
+import "./url-lookup.ts";
 import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";

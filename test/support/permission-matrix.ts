@@ -752,6 +752,11 @@ const FIXTURES: Record<string, Fixture> = {
   },
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/pdf": async () => ({ path: `${(await newChangeRequest()).path}/pdf` }),
 
+  // URL resolution: a space's app URL is read as the space is (a guest and another organization: 404).
+  "GET /v1/urls/content": async () => ({
+    path: `/v1/urls/content?url=${encodeURIComponent(`${server.url}/app/s/${await newSpace()}`)}`,
+  }),
+
   "GET /v1/user": async () => ({ path: "/v1/user" }),
   "GET /v1/email-domains/:emailDomain/orgs": async () => ({ path: `/v1/email-domains/${EMAIL_DOMAIN}/orgs` }),
   "POST /v1/orgs/:organizationId/ping": async () => ({ path: org("/ping") }),
