@@ -46,6 +46,7 @@ import { SiteRendering } from "./core/sites/assets.ts";
 import { maskError, useBoundedErrorMessages } from "./graphql/plugins/use-error-masking.ts";
 import { useExecutionDeadline } from "./graphql/plugins/use-execution-deadline.ts";
 import { useFileDownloads } from "./http/plugins/use-file-downloads.ts";
+import { useStorageUploads } from "./http/plugins/use-storage-uploads.ts";
 import { useGit } from "./http/plugins/use-git.ts";
 import { DEFAULT_GIT_LIMITS, GitRepositories, type GitLimits } from "./core/git/repository.ts";
 import { gitSyncKey, registerGitSyncJobs } from "./core/git/sync.ts";
@@ -271,6 +272,7 @@ export function createApp({
         useGraphQLLimits(services, graphqlLimits),
         useAuth(services),
         useFileDownloads(services),
+        useStorageUploads(services),
         useGit(services, services.git),
         usePdfDownloads(services),
         useIntegrationScripts(services),

@@ -23,6 +23,7 @@ import { reviewRoutes } from "./reviews.ts";
 import { translationRoutes } from "./translations.ts";
 import { fontRoutes } from "./fonts.ts";
 import { glossaryRoutes } from "./glossary.ts";
+import { storageRoutes } from "./storage.ts";
 import { siteRedirectRoutes } from "./site-redirects.ts";
 import { siteExtraRoutes } from "./site-extras.ts";
 import { integrationRoutes } from "./integrations.ts";
@@ -56,6 +57,7 @@ export const routes: RestRoute[] = [
   ...translationRoutes,
   ...fontRoutes,
   ...glossaryRoutes,
+  ...storageRoutes,
   ...siteRedirectRoutes,
   ...siteExtraRoutes,
   ...integrationRoutes,

@@ -25,6 +25,8 @@ const BLOB_REFERRERS = {
   /** A spec's submitted text and the files of each of its versions. */
   openapiSpec: `SELECT "sourceTextHash" FROM "OpenAPISpec"
     UNION ALL SELECT jsonb_path_query(files, 'strict $[*].hash') #>> '{}' FROM "OpenAPISpecVersion"`,
+  /** The bytes a signed storage upload URL accepted (src/core/storage). */
+  storageUpload: `SELECT "blobHash" FROM "StorageUpload" WHERE "blobHash" IS NOT NULL`,
 } as const;
 
 export type BlobReferrer = keyof typeof BLOB_REFERRERS;

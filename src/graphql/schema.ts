@@ -25,6 +25,7 @@ import "./openapi.ts";
 import "./translations.ts";
 import "./fonts.ts";
 import "./glossary.ts";
+import "./storage.ts";
 import "./sites.ts";
 import "./site-redirects.ts";
 import "./site-extras.ts";

@@ -829,6 +829,11 @@ const FIXTURES: Record<string, Fixture> = {
     body: { fontFaces: [{ weight: 700, storageKey: "https://fonts.example.com/matrix-700.woff2" }] },
   }),
   "DELETE /v1/orgs/:organizationId/fonts/:fontId": async () => ({ path: org(`/fonts/${await newFont()}`) }),
+  // Storage uploads (issue 30)
+  "POST /v1/orgs/:organizationId/storage/upload": async () => ({
+    path: org("/storage/upload"),
+    body: { file: { name: "matrix.png", type: "image/png", size: 1024 }, kind: "organization_file" },
+  }),
   // Translation glossary (issue 30, urls)
   "GET /v1/orgs/:organizationId/translations-glossary": async () => ({ path: org("/translations-glossary") }),
   "PUT /v1/orgs/:organizationId/translations-glossary": async () => ({

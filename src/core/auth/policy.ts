@@ -35,6 +35,7 @@ export const POLICY = {
   "organization.update": { scope: "organization", least: "admin", does: "change the organization's settings" },
   "organization.ping": { scope: "organization", least: "member", does: "record activity in the organization" },
   "organization.createContent": { scope: "organization", least: "create", does: "create content at the top level" },
+  "organization.uploadFile": { scope: "organization", least: "edit", does: "upload files to the organization's storage" },
   "organization.transferContent": { scope: "organization", least: "admin", does: "transfer content to or from the organization" },
 
   "member.list": { scope: "organization", least: "read", does: "list the organization's members" },
