@@ -1,34 +1,26 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
 import type { RevisionCache } from "./content/cache.ts";
-import type { TokenVerifier } from "./auth/tokens.ts";
+import type { TokenVerifier, Viewer } from "./auth/tokens.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { Access } from "./auth/access.ts";
 import type { Clock } from "./clock.ts";
 import type { Logger } from "../logger.ts";
 import type { GitRepositories } from "./git/repository.ts";
-import type { GitSyncSettings } from "./git/sync.ts";
+import type { GitSyncSettings } from "./git/sync-settings.ts";
 import type { HtmlReaders } from "./import/html.ts";
 import type { ImportLimits } from "./import/limits.ts";
 import type { ImportTracker } from "./import/progress.ts";
 import type { InsightsRecorder } from "./insights/recorder.ts";
 import type { IntegrationRuntime } from "./integrations/runtime.ts";
 import type { JobQueue } from "./jobs/index.ts";
-import type { OpenAPILimits } from "./openapi/index.ts";
-import type { RealtimeBus } from "./realtime/bus.ts";
+import type { OpenAPILimits } from "./openapi/limits.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 import { RequestScope } from "./request-scope.ts";
 import type { Signer } from "./signer.ts";
 import type { SiteRendering } from "./sites/assets.ts";
 import type { SitePolicy } from "./sites/policy.ts";
 import type { Urls } from "./urls.ts";
-
-export interface Viewer {
-  userId: string;
-  tokenId: string;
-  /** Set when the token is an integration installation's: it acts only within that installation. */
-  installationId?: string;
-}
 
 /** What every request shares, built once by `createApp` from the configuration. */
 export interface Services {
@@ -53,8 +45,6 @@ export interface Services {
   htmlReaders: HtmlReaders;
   /** Events, sandboxes and tokens of integrations. */
   integrations: IntegrationRuntime;
-  /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */
-  realtime: RealtimeBus;
   /** What published sites trust: visitor tokens' lifetime, custom hostnames' DNS proof (src/core/sites/policy.ts). */
   sites: SitePolicy;
   /** Insight events of published sites waiting to be written in batches (src/core/insights). */
@@ -86,5 +76,3 @@ export function createCoreContext(services: Services, viewer: Viewer): CoreConte
   // path, ~8 µs here, where this order costs ~0.3 µs (issue 15).
   return { viewer, loaders, access: new Access(loaders, viewer.installationId), scope: new RequestScope(), ...services };
 }
-
-export type Transaction = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];

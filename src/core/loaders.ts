@@ -15,7 +15,6 @@ import { fontLoaders } from "./fonts/loaders.ts";
 import { integrationLoaders } from "./integrations/loaders.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { RevisionCache } from "./content/cache.ts";
-import type { Services } from "./context.ts";
 
 export * from "./loader-kit.ts";
 
@@ -83,6 +82,6 @@ export function releaseLoaders(loaders: Loaders): void {
 }
 
 /** The loaders of one request, for the viewer: every domain's, built when first used. */
-export function createLoaders(services: Pick<Services, "prisma" | "revisions">, viewerUserId: string | null): Loaders {
+export function createLoaders(services: { prisma: PrismaClient; revisions: RevisionCache }, viewerUserId: string | null): Loaders {
   return new LazyLoaders(services.prisma, viewerUserId, services.revisions) as unknown as Loaders;
 }

@@ -31,7 +31,6 @@ import {
   loadVisibleEvents,
   loadVisibleInstallations,
   loadVisibleIntegrations,
-  manifestOf,
   publishIntegration,
   queueIntegrationTask,
   readEvent,
@@ -44,6 +43,7 @@ import {
   uninstallIntegration,
   updateInstallation,
 } from "../core/integrations/index.ts";
+import { manifestOf } from "../core/integrations/installed.ts";
 import { allows, POLICY } from "../core/auth/policy.ts";
 import { organizationPermissions } from "../core/auth/permissions.ts";
 import type { CoreContext } from "../core/context.ts";

@@ -3,8 +3,15 @@ import { hash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { newId } from "../ids.ts";
 import { unauthenticated } from "../errors.ts";
-import type { Viewer } from "../context.ts";
 import { systemClock, type Clock } from "../clock.ts";
+
+/** Who a request acts as: the user a bearer token names, and that token. */
+export interface Viewer {
+  userId: string;
+  tokenId: string;
+  /** Set when the token is an integration installation's: it acts only within that installation. */
+  installationId?: string;
+}
 
 /** A token's use is recorded (its lastUsedAt, its user's members' lastSeenAt) at most this often. */
 export const ACTIVITY_INTERVAL_MS = 60_000;

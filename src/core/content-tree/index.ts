@@ -4,7 +4,8 @@
 // create a cycle nor compute the same key.
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, quote } from "../errors.ts";
 
 const TX_OPTIONS = { maxWait: 15_000, timeout: 30_000 };

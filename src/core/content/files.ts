@@ -13,6 +13,7 @@ import { newId } from "../ids.ts";
 import type { Signer } from "../signer.ts";
 import { editContent, sha256 } from "./index.ts";
 import { checkRevisionMessage, requireEditableTarget, type ContentTarget } from "./target.ts";
+import { essenceOf, guessContentType, MEDIA_TYPE, OCTET_STREAM } from "./media-types.ts";
 import type { ContentEdit, FileEntry } from "./tree.ts";
 
 /** Largest file accepted (413 above, naming the file). */
@@ -39,58 +40,6 @@ export interface Upload {
 }
 
 const PAYLOAD_TOO_LARGE = (message: string) => new DomainError("PAYLOAD_TOO_LARGE", message);
-
-const EXTENSION_TYPES: Record<string, string> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-  avif: "image/avif",
-  svg: "image/svg+xml",
-  ico: "image/x-icon",
-  bmp: "image/bmp",
-  tif: "image/tiff",
-  tiff: "image/tiff",
-  pdf: "application/pdf",
-  txt: "text/plain",
-  md: "text/markdown",
-  markdown: "text/markdown",
-  csv: "text/csv",
-  html: "text/html",
-  htm: "text/html",
-  css: "text/css",
-  js: "text/javascript",
-  mjs: "text/javascript",
-  json: "application/json",
-  xml: "application/xml",
-  yaml: "application/yaml",
-  yml: "application/yaml",
-  zip: "application/zip",
-  gz: "application/gzip",
-  tar: "application/x-tar",
-  mp4: "video/mp4",
-  webm: "video/webm",
-  mov: "video/quicktime",
-  mp3: "audio/mpeg",
-  wav: "audio/wav",
-  ogg: "audio/ogg",
-  woff: "font/woff",
-  woff2: "font/woff2",
-  ttf: "font/ttf",
-  otf: "font/otf",
-};
-
-const OCTET_STREAM = "application/octet-stream";
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
-
-export function guessContentType(name: string): string {
-  const dot = name.lastIndexOf(".");
-  return (dot >= 0 && EXTENSION_TYPES[name.slice(dot + 1).toLowerCase()]) || OCTET_STREAM;
-}
-
-/** The media type without parameters, lowercased ("text/plain;charset=utf-8" → "text/plain"). */
-export const essenceOf = (contentType: string) => contentType.split(";")[0].trim().toLowerCase();
 
 /**
  * The upload's content type when it is a well-formed media type, else guessed from the name.

@@ -2,8 +2,7 @@
 // batch makes exactly one new revision whose parent is the previous head; edits of one head are
 // serialized by an advisory lock, so two editors at once both land, one after the other, and
 // neither is lost.
-import { createHash } from "node:crypto";
-import type { Prisma, Revision } from "../../generated/prisma/client.ts";
+import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
 import { notFound } from "../errors.ts";
@@ -12,43 +11,15 @@ import { reindexSpace } from "../search/index.ts";
 import { readSpace } from "../spaces/read.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
 import { cachedDocument } from "./cache.ts";
+import { contentColumns, contentOf, sha256 } from "./columns.ts";
 import type { JsonDocument } from "./document.ts";
 import { checkLiveEditing, checkRevisionMessage, findFile, headLockKey, requireEditableTarget, type ContentTarget } from "./target.ts";
-import {
-  applyEdits,
-  flatten,
-  type Content,
-  type ContentEdit,
-  type FileEntry,
-  type LocatedPage,
-  type PageNode,
-  type ReusableContentEntry,
-} from "./tree.ts";
+import { applyEdits, flatten, type ContentEdit, type FileEntry, type LocatedPage, type ReusableContentEntry } from "./tree.ts";
+
+export { contentColumns, contentOf, sha256 };
 
 /** Options of the transactions that move a head: waiting for its lock is part of their time. */
 export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
-
-export const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest("hex");
-
-/** A revision's content columns, as written: the one place `Content` becomes JSON columns. */
-export function contentColumns(content: Content) {
-  return {
-    pages: content.pages as unknown as Prisma.InputJsonArray,
-    files: content.files as unknown as Prisma.InputJsonArray,
-    reusableContents: (content.reusableContents ?? []) as unknown as Prisma.InputJsonArray,
-    variables: content.variables ?? {},
-  };
-}
-
-/** A revision's content, as read: the one place its JSON columns become `Content`. */
-export function contentOf(revision: Revision): Content {
-  return {
-    pages: revision.pages as unknown as PageNode[],
-    files: revision.files as unknown as FileEntry[],
-    reusableContents: (revision.reusableContents ?? []) as unknown as ReusableContentEntry[],
-    variables: (revision.variables ?? {}) as unknown as Record<string, string>,
-  };
-}
 
 /** A revision of a space the caller can read (404 otherwise, or when it is of another space). */
 export async function readRevision(ctx: CoreContext, spaceId: string, revisionId: string): Promise<Revision> {

@@ -11,7 +11,7 @@
 import { posix } from "node:path";
 import YAML from "yaml";
 import { parseBlocks, type FrontMatterBlock } from "../content/blocks/index.ts";
-import { guessContentType } from "../content/files.ts";
+import { guessContentType } from "../content/media-types.ts";
 import { slugify, SLUG, type Content, type FileEntry, type PageLayout, type PageNode } from "../content/tree.ts";
 import { quote } from "../errors.ts";
 

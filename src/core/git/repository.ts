@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { childEnvironment } from "../../config.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { contentOf, sha256 } from "../content/index.ts";
+import { contentOf, sha256 } from "../content/columns.ts";
 import type { FileEntry, PageNode } from "../content/tree.ts";
 import { exportFiles } from "./layout.ts";
 

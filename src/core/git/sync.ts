@@ -16,10 +16,9 @@
 //   URLs whose host resolves to public addresses, and git connects to exactly the addresses that
 //   were checked (`http.curloptResolve`), without redirects. With private hosts allowed (local
 //   use and tests), `file://` remotes are accepted too.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import type { GitSyncRepositoryConfig } from "../../config.ts";
 import type { GitSync } from "../../generated/prisma/client.ts";
 import { createCoreContext, type CoreContext, type Services } from "../context.ts";
 import { badInput, conflict, DomainError, notFound, quote } from "../errors.ts";
@@ -28,20 +27,6 @@ import { requireSpace } from "../spaces/index.ts";
 import { LayoutError } from "./layout.ts";
 import { importCommit } from "./push.ts";
 import { DEFAULT_BRANCH, GitError, runGit } from "./repository.ts";
-
-export interface GitSyncSettings {
-  /** Seals remote credentials at rest (32 bytes). */
-  key: Buffer;
-  /** Lets remotes be loopback, private or `file://` (IMPORT_ALLOW_PRIVATE_HOSTS). */
-  allowPrivateHosts: boolean;
-  /** The repositories installations may connect to (GIT_SYNC_REPOSITORIES). */
-  repositories: GitSyncRepositoryConfig[];
-}
-
-/** A key from the configured secret (any length of at least 32 characters). */
-export function gitSyncKey(secret: string | undefined): Buffer {
-  return secret ? createHash("sha256").update(secret, "utf8").digest() : randomBytes(32);
-}
 
 export const IMPORT_JOB = "git-sync-import";
 export const EXPORT_JOB = "git-sync-export";

@@ -8,7 +8,8 @@
 // row to CONTENT_KINDS rather than a copy of these functions.
 import type { Collection, Space } from "../../generated/prisma/client.ts";
 import { isRole, ROLES, type Role } from "../auth/roles.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";

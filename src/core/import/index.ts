@@ -34,7 +34,7 @@ import { stripUnsafeText } from "../input.ts";
 import { contentOf, editContent, sha256 } from "../content/index.ts";
 import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../content/target.ts";
 import { imageSize } from "image-size";
-import { guessContentType, essenceOf } from "../content/files.ts";
+import { essenceOf, guessContentType } from "../content/media-types.ts";
 import type { ImportLimits } from "./limits.ts";
 import type { ImportProgress } from "./progress.ts";
 import { publicOnly } from "./net.ts";

@@ -23,7 +23,7 @@ import { registerBlockRenderer, type BlockContext, escapeHtml as e } from "../si
 import { contentKitHtml } from "../sites/contentkit-html.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { INTEGRATION_EMBED_LANGUAGE, parseIntegrationEmbed, type IntegrationEmbed } from "./embed.ts";
-import { installedWhere, manifestOf } from "./index.ts";
+import { installedWhere, manifestOf } from "./installed.ts";
 import { ScopeSlot } from "../request-scope.ts";
 
 /** Longest a page waits for its integration blocks (the sandbox's own timeout may be shorter). */

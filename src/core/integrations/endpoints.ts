@@ -26,7 +26,7 @@ import type { Services } from "../context.ts";
 import { DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
-import { manifestOf } from "./index.ts";
+import { manifestOf } from "./installed.ts";
 import { DeliveryError, type SandboxAnswer, type SandboxLog } from "./sandbox.ts";
 
 const PREFIX = /^\/v1\/integrations\/([a-zA-Z0-9\-_.]+)\/integration(?=\/|$)/;

@@ -20,7 +20,8 @@ import type {
   Prisma,
 } from "../../generated/prisma/client.ts";
 import { allows, authorize, POLICY } from "../auth/policy.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, conflict, DomainError, forbidden, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { getOrganization, requireOrganization } from "../organizations/index.ts";
@@ -29,6 +30,7 @@ import { requireSite } from "../sites/index.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { checkLength, checkNoControlCharacters, checkOneOf } from "../validate.ts";
 import { checkConfiguration, type ConfigurationSchema } from "./configuration.ts";
+import { installedWhere, type Manifest, manifestOf } from "./installed.ts";
 
 export const INTEGRATION_NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
 export const INTEGRATION_NAME_MAX = 100;
@@ -63,20 +65,6 @@ const SCRIPT_MAX_BYTES = 5 * 1024 * 1024;
 const ICON_MAX_BYTES = 256 * 1024;
 const PREVIEW_MAX_BYTES = 1024 * 1024;
 const SECRETS_MAX = 50;
-
-/** The manifest fields kept as sent (validated) in `Integration.manifest`. */
-export interface Manifest {
-  runtime?: string;
-  description?: string;
-  summary?: string;
-  blocks?: unknown[];
-  contentSources?: unknown[];
-  configurations?: { account?: ConfigurationSchema; space?: ConfigurationSchema; site?: ConfigurationSchema };
-  externalLinks?: { url: string; label: string }[];
-  contentSecurityPolicy?: unknown;
-}
-
-export const manifestOf = (integration: Integration) => integration.manifest as Manifest;
 
 export interface PublishInput {
   organization?: string | null;
@@ -227,26 +215,6 @@ export async function listOrganizationIntegrations(ctx: CoreContext, organizatio
     AND: [{ OR: [{ visibility: "public" }, { organizationId }] }, ...simpleFilters(filters)],
   } satisfies Prisma.IntegrationWhereInput;
   return paginateIntegrations(ctx, where, page);
-}
-
-/**
- * Where an integration counts as installed on a space (and on a site, when given): its
- * installation in the space's organization is active, and it is on the space (an active space
- * installation, or `space_selection: all`) or on the site (an active site installation, or
- * `site_selection: all`). The one rule of the space's integration list, its blocks, the render
- * route and the blocks of published pages (blocks.ts).
- */
-export function installedWhere(organizationId: string | null, spaceId: string, siteId?: string): Prisma.IntegrationInstallationWhereInput {
-  return {
-    // null: the organization of the space, in the same statement.
-    ...(organizationId ? { organizationId } : { organization: { spaces: { some: { id: spaceId } } } }),
-    status: "active",
-    OR: [
-      { spaceSelection: "all" },
-      { spaces: { some: { spaceId, status: "active" } } },
-      ...(siteId ? [{ siteSelection: "all" }, { sites: { some: { siteId, status: "active" } } }] : []),
-    ],
-  };
 }
 
 /** Integrations installed on a space (readers of the space may list them; the rule of installedWhere). */

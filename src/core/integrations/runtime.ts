@@ -15,13 +15,13 @@ import type { Integration, IntegrationEvent, IntegrationInstallation, Prisma, Pr
 import { issueTokenRow } from "../auth/tokens.ts";
 import type { IntegrationSettings } from "../../config.ts";
 import type { Clock } from "../clock.ts";
-import type { Transaction } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { newId } from "../ids.ts";
 import type { JobQueue } from "../jobs/index.ts";
 import type { Urls } from "../urls.ts";
 import { DomainError, quote } from "../errors.ts";
 import { contentKitProblem } from "./contentkit.ts";
-import { installedWhere, manifestOf } from "./index.ts";
+import { installedWhere, manifestOf } from "./installed.ts";
 import { type AnswerOptions, DeliveryError, type SandboxAnswer, type SandboxLog, type ScriptSandbox } from "./sandbox.ts";
 
 export const EVENT_JOB = "integration.event";

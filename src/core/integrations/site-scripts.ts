@@ -13,7 +13,7 @@ import type { CoreContext, Services } from "../context.ts";
 import { DomainError, notFound, quote } from "../errors.ts";
 import { type PageScript, registerPageScripts } from "../sites/render.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
-import { manifestOf } from "./index.ts";
+import { manifestOf } from "./installed.ts";
 
 const INJECT_SCOPE = "site:script:inject";
 const COOKIES_SCOPE = "site:script:cookies";

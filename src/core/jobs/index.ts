@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Clock } from "../clock.ts";
-import type { Transaction } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { outsideStatementScope } from "../../db/statement-scope.ts";
 
 export interface JobContext {

@@ -4,7 +4,8 @@
 // one with POST /v1/orgs/{organizationId}/invites/{inviteId}.
 import type { EmailInvite, LinkInvite, Organization, Prisma } from "../../generated/prisma/client.ts";
 import { atLeast, isRole, ROLES, type Role } from "../auth/roles.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";

@@ -9,9 +9,19 @@
 // before anything more is sent, when a write may have changed them (the token revoked or
 // changed, a membership, grant or team of the caller, the object's place or deletion): a
 // subscription that lost its access ends with the error of the check.
-import type { CoreContext, Viewer } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Viewer } from "../auth/tokens.ts";
 import { DomainError, tooMany, unauthenticated } from "../errors.ts";
 import { type ChannelIds, channelKey, checkChannel, KINDS_BY_TABLE, type Opened, type RowChange, type ServedChannel } from "./channels.ts";
+
+// The bus reads callers' contexts and the channels' rules, which read most of core: it adds itself
+// to Services here, so that context.ts imports none of that.
+declare module "../context.ts" {
+  interface Services {
+    /** Realtime subscriptions open on this instance, and the events of committed writes they get (src/core/realtime). */
+    realtime: RealtimeBus;
+  }
+}
 
 export interface RealtimeLimits {
   /** Subscriptions one API token may hold open on one instance. */

@@ -4,7 +4,7 @@
 // `allow_bypass` rule. Approvals count when current: the reviewer's latest review, of the change
 // request's head revision.
 import type { ChangeRequest, ChangeRequestReview, Organization, Space } from "../../generated/prisma/client.ts";
-import type { Transaction } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, conflict, quote } from "../errors.ts";
 
 /** The rules this service evaluates. */

@@ -4,7 +4,8 @@
 // the transaction that moves it and rewrites only the pages whose indexed fields changed.
 import { createHash } from "node:crypto";
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, quote, characterCount } from "../errors.ts";
 import { checkPageSize, type PageArgs } from "../pagination.ts";
 import { readableContentFilter } from "../content-tree/index.ts";

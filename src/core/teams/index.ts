@@ -3,7 +3,8 @@
 // and changing its members an organization admin or an owner of the team (scope "team").
 import type { Prisma, Team, TeamMember } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../auth/policy.ts";
-import type { CoreContext, Transaction } from "../context.ts";
+import type { CoreContext } from "../context.ts";
+import type { Transaction } from "../../db/transaction.ts";
 import { badInput, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";

@@ -4,7 +4,8 @@
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "../errors.ts";
 import type { Services } from "../../core/context.ts";
-import { FILES_PATH, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, checkDownload, essenceOf } from "../../core/content/files.ts";
+import { FILES_PATH, MAX_FILE_BYTES, MAX_UPLOAD_REQUEST_BYTES, checkDownload } from "../../core/content/files.ts";
+import { essenceOf } from "../../core/content/media-types.ts";
 
 /** Shown in the page (`inline`); anything else is downloaded, so that HTML, SVG or XML uploaded
  * to a space can never run script in this origin (stored XSS). */
