@@ -28,11 +28,13 @@ import { SandboxPool } from "./infra/workerd-sandbox.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS } from "./core/openapi/limits.ts";
 import { registerOpenAPIJobs } from "./core/openapi/index.ts";
-import { registerOpenAPIReference } from "./core/openapi/reference.ts";
-import { registerIntegrationBlocks } from "./core/integrations/blocks.ts";
+import { operationBlock } from "./core/openapi/reference.ts";
+import { OPERATION_EMBED_LANGUAGE } from "./core/openapi/embed.ts";
+import { integrationBlock } from "./core/integrations/blocks.ts";
+import { INTEGRATION_EMBED_LANGUAGE } from "./core/integrations/embed.ts";
 import { useIntegrationEndpoints } from "./http/plugins/use-integration-endpoints.ts";
 import { useEventStream } from "./http/plugins/use-event-stream.ts";
-import { registerSiteScripts } from "./core/integrations/site-scripts.ts";
+import { publishedPageScripts } from "./core/integrations/site-scripts.ts";
 import { useIntegrationScripts } from "./http/plugins/use-integration-scripts.ts";
 import { Signer } from "./core/signer.ts";
 import { Urls } from "./core/urls.ts";
@@ -205,6 +207,13 @@ export function createApp({
     gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts, repositories: config.gitSyncRepositories ?? [] },
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),
+    siteExtensions: {
+      blocks: new Map([
+        [OPERATION_EMBED_LANGUAGE, operationBlock],
+        [INTEGRATION_EMBED_LANGUAGE, integrationBlock],
+      ]),
+      pageScripts: [publishedPageScripts],
+    },
   };
   const graphqlLimits = { ...DEFAULT_GRAPHQL_LIMITS, ...config.graphqlLimits };
   // One registry per app (not prom-client's global one), so apps in one process do not collide.
@@ -293,9 +302,6 @@ export function createApp({
       ].map((plugin) => guardRequestHooks(plugin, { logger, requestIdOf: requestLog.requestIdOf })),
     ),
   });
-  registerOpenAPIReference();
-  registerIntegrationBlocks();
-  registerSiteScripts();
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();
   registerGitSyncJobs(services);

@@ -231,9 +231,7 @@ const MODULE_COLLECTIONS: Record<string, string> = {
   "rest-adapter/route.ts restEnums": "memo: REST names of GraphQL enum values",
   // Caches keyed by the Prisma client: to move into Services.
   "src/db/raw-query.ts adapters": "cache per Prisma client: its driver adapter's prepared reads",
-  // Process-wide registries: to become Services fields built by createApp.
-  "src/core/sites/render.ts blockRenderers": "registry: block renderers registered at import; to move into Services",
-  "src/core/sites/render.ts pageScriptProviders": "registry: page script providers; to move into Services",
+  // Process-wide by nature.
   "src/db/client.ts heldLocks": "process-wide: data directories this process holds locked (one process per directory)",
 };
 

@@ -19,7 +19,7 @@
 // renders it again.
 import type { Integration, IntegrationInstallation } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
-import { registerBlockRenderer, type BlockContext, escapeHtml as e } from "../sites/render.ts";
+import { type BlockContext, escapeHtml as e, type FencedBlockKind } from "../sites/render.ts";
 import { contentKitHtml } from "../sites/contentkit-html.ts";
 import { requireSpace } from "../spaces/index.ts";
 import { INTEGRATION_EMBED_LANGUAGE, parseIntegrationEmbed, type IntegrationEmbed } from "./embed.ts";
@@ -133,6 +133,5 @@ async function loadBlock(content: string, _info: string, context: BlockContext):
 }
 
 /** Makes published pages render `integration` blocks through their scripts (called by createApp). */
-export function registerIntegrationBlocks(): void {
-  registerBlockRenderer(INTEGRATION_EMBED_LANGUAGE, renderBlock, loadBlock);
-}
+/** The fenced block of an integration's block on published pages (`services.siteExtensions.blocks`). */
+export const integrationBlock: FencedBlockKind = { render: renderBlock, load: loadBlock };

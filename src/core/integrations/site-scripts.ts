@@ -11,7 +11,7 @@
 import type { Integration, IntegrationInstallation, Prisma, Site } from "../../generated/prisma/client.ts";
 import type { CoreContext, Services } from "../context.ts";
 import { DomainError, notFound, quote } from "../errors.ts";
-import { type PageScript, registerPageScripts } from "../sites/render.ts";
+import type { PageScript } from "../sites/render.ts";
 import { contentSecurityPolicyHeader } from "./csp.ts";
 import { manifestOf } from "./installed.ts";
 
@@ -50,11 +50,6 @@ export async function publishedPageScripts(services: Services, site: { id: strin
     src: scriptUrl(services, integration, id, site.id),
     contentSecurityPolicy: contentSecurityPolicyHeader(manifestOf(integration).contentSecurityPolicy),
   }));
-}
-
-/** Makes published pages load the scripts of the integrations with `site:script:inject` on their site (called by createApp). */
-export function registerSiteScripts(): void {
-  registerPageScripts(publishedPageScripts);
 }
 
 /** The published `SiteIntegrationScript` items of a site the caller reads (its resolver checked that). */

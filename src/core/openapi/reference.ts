@@ -10,7 +10,7 @@
 // A missing spec, version or operation renders a short notice instead of failing the page.
 import type { OpenAPISpecVersion } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
-import { type BlockContext, escapeHtml, registerBlockRenderer } from "../sites/render.ts";
+import { type BlockContext, escapeHtml, type FencedBlockKind } from "../sites/render.ts";
 import { OPERATION_EMBED_LANGUAGE, type OperationEmbed, parseOperationEmbed } from "./embed.ts";
 import { versionTexts } from "./index.ts";
 
@@ -336,6 +336,5 @@ function renderOperation(content: string, _info: string, loaded?: unknown): stri
 }
 
 /** Makes published pages render `openapi-operation` blocks as API references (called by createApp). */
-export function registerOpenAPIReference(): void {
-  registerBlockRenderer(OPERATION_EMBED_LANGUAGE, renderOperation, loadOperation);
-}
+/** The fenced block of an OpenAPI operation on published pages (`services.siteExtensions.blocks`). */
+export const operationBlock: FencedBlockKind = { render: renderOperation, load: loadOperation };

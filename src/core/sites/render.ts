@@ -45,11 +45,25 @@ export interface BlockContext {
 /** Loads, before the (synchronous) render, what a block needs from the database. */
 export type BlockLoader = (content: string, info: string, context: BlockContext) => Promise<unknown>;
 
-const blockRenderers = new Map<string, { render: BlockRenderer; load?: BlockLoader }>();
+/** How fenced blocks of one language (e.g. an OpenAPI operation block) are rendered, and what is loaded for them first. */
+export interface FencedBlockKind {
+  render: BlockRenderer;
+  load?: BlockLoader;
+}
 
-/** Registers the renderer of fenced blocks of `language` (e.g. an OpenAPI operation block), and its loader. */
-export function registerBlockRenderer(language: string, render: BlockRenderer, load?: BlockLoader): void {
-  blockRenderers.set(language, { render, load });
+/** What other domains add to published pages: renderers of fenced blocks by language, and page scripts. */
+export interface SiteExtensions {
+  blocks: ReadonlyMap<string, FencedBlockKind>;
+  pageScripts: readonly PageScripts[];
+}
+
+// createApp builds the extensions from the domains that define them (OpenAPI, integrations); they
+// read contexts and most of core, so Services names them here rather than in context.ts.
+declare module "../context.ts" {
+  interface Services {
+    /** Fenced-block renderers and page scripts of published pages (src/core/sites/render.ts). */
+    siteExtensions: SiteExtensions;
+  }
 }
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
@@ -68,6 +82,8 @@ interface RenderEnv extends Record<string | symbol, unknown> {
   seen?: Map<string, number>;
   headings?: Heading[];
   page?: PageRender;
+  /** The fenced-block renderers of the page's services (none for ContentKit's markdown). */
+  blocks?: ReadonlyMap<string, FencedBlockKind>;
 }
 
 md.core.ruler.push("resolve_links", (state) => {
@@ -145,7 +161,7 @@ const defaultFence = md.renderer.rules.fence!;
 md.renderer.rules.fence = (tokens, index, options, env, self) => {
   const token = tokens[index];
   const language = token.info.trim().split(/\s+/)[0];
-  const custom = language ? blockRenderers.get(language) : undefined;
+  const custom = language ? (env as RenderEnv).blocks?.get(language) : undefined;
   if (custom) return custom.render(token.content, token.info, token.meta?.loaded);
   const page = (env as RenderEnv).page;
   if (!page) return defaultFence(tokens, index, options, env, self);
@@ -338,7 +354,7 @@ export async function renderPageIn(
   resolver: LinkResolver | undefined,
   highlighter: CodeHighlighter | undefined,
 ): Promise<RenderedPage> {
-  const env: RenderEnv = { resolver, seen: new Map(), headings: [] };
+  const env: RenderEnv = { resolver, seen: new Map(), headings: [], blocks: context.services.siteExtensions.blocks };
   const page = new PageRender(highlighter, env);
   env.page = page;
   const blocks = parseBlocks(markdown);
@@ -360,7 +376,7 @@ export async function renderPageIn(
   await Promise.all([
     highlighter?.prepare(languages),
     ...fences.map(async (token) => {
-      const entry = blockRenderers.get(token.info.trim().split(/\s+/)[0] ?? "");
+      const entry = env.blocks?.get(token.info.trim().split(/\s+/)[0] ?? "");
       if (!entry?.load) return;
       const key = `${token.info}\n${token.content}`;
       if (!loads.has(key)) loads.set(key, entry.load(token.content, token.info, context));
@@ -386,18 +402,13 @@ export interface PageScript {
 
 /**
  * The scripts a site's published pages load (absolute URLs, each in a `<script src async>` and
- * allowed by the page's Content-Security-Policy): integrations register them (site-scripts.ts).
+ * allowed by the page's Content-Security-Policy): integrations provide them (site-scripts.ts).
  */
 export type PageScripts = (services: Services, site: { id: string; organizationId: string }) => Promise<PageScript[]>;
-const pageScriptProviders = new Set<PageScripts>();
 
-export function registerPageScripts(provider: PageScripts): void {
-  pageScriptProviders.add(provider);
-}
-
-/** The scripts of a site's published pages, from every registered provider (none until one is). */
+/** The scripts of a site's published pages, from every provider in `services.siteExtensions`. */
 export async function pageScriptsOf(services: Services, site: { id: string; organizationId: string }): Promise<PageScript[]> {
-  return (await Promise.all([...pageScriptProviders].map((provider) => provider(services, site)))).flat();
+  return (await Promise.all(services.siteExtensions.pageScripts.map((provider) => provider(services, site)))).flat();
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
