@@ -25,6 +25,7 @@ import { fontRoutes } from "./fonts.ts";
 import { glossaryRoutes } from "./glossary.ts";
 import { storageRoutes } from "./storage.ts";
 import { siteRedirectRoutes } from "./site-redirects.ts";
+import { siteInsightsRoutes } from "./site-insights.ts";
 import { siteExtraRoutes } from "./site-extras.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
@@ -59,6 +60,7 @@ export const routes: RestRoute[] = [
   ...glossaryRoutes,
   ...storageRoutes,
   ...siteRedirectRoutes,
+  ...siteInsightsRoutes,
   ...siteExtraRoutes,
   ...integrationRoutes,
   ...systemRoutes,

@@ -28,6 +28,7 @@ import "./glossary.ts";
 import "./storage.ts";
 import "./sites.ts";
 import "./site-redirects.ts";
+import "./site-insights.ts";
 import "./site-extras.ts";
 import "./custom-hostnames.ts";
 import "./url-lookup.ts";

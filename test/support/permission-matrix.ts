@@ -478,6 +478,38 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     const { path, redirectId } = await newRedirect();
     return { path: `${path}/redirects/${redirectId}` };
   },
+  [`POST ${SITE}/insights/events`]: async () => ({
+    path: `${(await newSite()).path}/insights/events`,
+    body: {
+      events: [
+        {
+          type: "page_view",
+          session: {
+            visitorId: "matrix-visitor",
+            sessionId: "matrix-session",
+            cookies: {},
+            userAgent: "Matrix",
+            language: null,
+            referrer: null,
+          },
+          location: {
+            url: "https://example.com/matrix",
+            siteSection: null,
+            siteSpace: null,
+            siteShareKey: null,
+            page: null,
+            space: null,
+            revision: null,
+          },
+        },
+      ],
+    },
+  }),
+  [`POST ${SITE}/insights/events/aggregate`]: async () => ({
+    path: `${(await newSite()).path}/insights/events/aggregate`,
+    body: { range: "last7Days", groupBy: [{ column: "eventType" }] },
+  }),
+  [`GET ${SITE}/insights/visitor-segments`]: async () => ({ path: `${(await newSite()).path}/insights/visitor-segments` }),
   [`POST ${SITE}/search/prewarm`]: async () => ({ path: `${(await newSite()).path}/search/prewarm` }),
   [`GET ${SITE}/redirect`]: async () => ({ path: `${(await newRedirect()).path}/redirect?source=/matrix-old` }),
   // Site extras (issue 30, areas 5 to 7)

@@ -146,6 +146,13 @@ export const POLICY = {
   "site.grant": { scope: "site", least: "admin", does: "change who can access the site" },
   "site.listPermissions": { scope: "site", least: "read", does: "see who can access the site and why" },
   "site.delete": { scope: "site", least: "admin", does: "delete the site" },
+  "site.trackInsights": { scope: "site", least: "read", does: "record events of the site's readers" },
+  "site.readInsights": {
+    scope: "site",
+    least: "edit",
+    does: "read the site's insights (aggregated events, visitor segments)",
+    tokenScopes: ["site:insights:read"],
+  },
 } satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;

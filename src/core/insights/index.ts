@@ -119,9 +119,7 @@ export function insightRow(input: InsightEventInput, now: Date): InsightEventRow
  * the instance's bounded buffer (dropped, and counted, when it is full). False when dropped.
  */
 export function recordInsightEvent(services: Pick<Services, "insights" | "clock">, input: InsightEventInput): boolean {
-  try {
-    return services.insights.record(insightRow(input, services.clock.now()));
-  } catch {
-    return false;
-  }
+  const now = services.clock.now();
+  // The row (hashes, user agent, URL) is made when the batch is written, off the answer's path.
+  return services.insights.record(() => insightRow(input, now));
 }

@@ -88,7 +88,8 @@ const SELECTED = Prisma.raw(COLUMNS.map(([name]) => `e."${name}"`).join(", "));
 
 export class InsightsRecorder {
   readonly stats = { recorded: 0, written: 0, dropped: 0, failed: 0 };
-  private buffer: InsightEventRow[] = [];
+  /** Rows, or what makes one: a view's row is made when its batch is written, not while the view waits. */
+  private buffer: (InsightEventRow | (() => InsightEventRow))[] = [];
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> | null = null;
   private closed = false;
@@ -104,8 +105,13 @@ export class InsightsRecorder {
     return this.buffer.length;
   }
 
+  /** How many more events the buffer takes now (a batch that needs more is refused whole, not cut). */
+  get room(): number {
+    return this.closed ? 0 : Math.max(0, this.limits.maxBuffered - this.buffer.length);
+  }
+
   /** Takes the event for a later batch; never waits, never throws. False when it was dropped (buffer full, or closed). */
-  record(event: InsightEventRow): boolean {
+  record(event: InsightEventRow | (() => InsightEventRow)): boolean {
     if (this.closed || this.buffer.length >= this.limits.maxBuffered) {
       this.stats.dropped++;
       return false;
@@ -154,9 +160,19 @@ export class InsightsRecorder {
     return this.writing;
   }
 
-  private async insert(batch: InsightEventRow[]) {
-    const rows = JSON.stringify(batch.map((event) => ({ ...event, timestamp: event.timestamp.toISOString() })));
+  private async insert(batch: (InsightEventRow | (() => InsightEventRow))[]) {
     try {
+      const rows = JSON.stringify(
+        batch.flatMap((made) => {
+          try {
+            const event = typeof made === "function" ? made() : made;
+            return [{ ...event, timestamp: event.timestamp.toISOString() }];
+          } catch {
+            this.stats.failed++; // one event that cannot be made costs only itself
+            return [];
+          }
+        }),
+      );
       const written = await this.prisma.$executeRaw(Prisma.sql`
         INSERT INTO "InsightEvent" (${NAMES})
         SELECT ${SELECTED} FROM jsonb_to_recordset(${rows}::jsonb) AS e(${RECORD})

@@ -35,7 +35,7 @@ import { defaultFavicon, emojiFavicon, readableOn, THEME_JS } from "./style.ts";
 import { mergeContentSecurityPolicies } from "../integrations/csp.ts";
 import { DEFAULT_CUSTOMIZATION, type PageLook, pageLook, siteCustomization, siteSpaceCustomization } from "./customization.ts";
 import { RequestScope } from "../request-scope.ts";
-import { recordInsightEvent } from "../insights/index.ts";
+import { type InsightEventInput, type InsightEventType, recordInsightEvent } from "../insights/index.ts";
 import { cssString, fontFaceRules } from "../fonts/faces.ts";
 import { destinationOf, liveRedirects, locationOf, matchRedirect, REDIRECT_HOPS_MAX, targetOf } from "./redirects.ts";
 
@@ -68,6 +68,32 @@ export interface SiteResponse {
   cookies?: string[];
   /** A share key or visitor token was presented and refused: counted against the address's stricter budget (issue 28). */
   credentialRefused?: boolean;
+  /** The insight event each answer of it records (kept with it in the cache, so a cached view records too). */
+  insight?: SiteInsight;
+}
+
+/** What a rendered answer records of its view: the event's type, where it happened, and what it carries. */
+export interface SiteInsight {
+  type: InsightEventType;
+  location: NonNullable<InsightEventInput["location"]>;
+  data?: Record<string, unknown>;
+}
+
+/** The reader as the HTTP layer knows them, for insight events (the address is hashed, never stored). */
+export interface SiteVisitor {
+  address: string;
+  userAgent: string | null;
+  language: string | null;
+  referrer: string | null;
+}
+
+/** Query parameters that carry a credential: never part of a recorded URL. */
+const CREDENTIAL_PARAMETERS: ReadonlySet<string> = new Set(["shareKey", "jwt_token", "preview"]);
+
+/** The URL a view records: the page's, with its query (its `utm_*`) but without credentials. */
+function recordedUrl(request: SiteRequest): string {
+  const query = new URLSearchParams([...request.query].filter(([name]) => !CREDENTIAL_PARAMETERS.has(name))).toString();
+  return `${request.base}/${request.path}${query ? `?${query}` : ""}`;
 }
 
 interface CacheEntry {
@@ -216,6 +242,8 @@ export interface SiteRequest {
   query: URLSearchParams;
   cookies: Record<string, string>;
   ifNoneMatch: string | null;
+  /** The reader, when views are to be recorded as insight events (the site server's own requests). */
+  visitor?: SiteVisitor;
 }
 
 const notFoundPage = (message = "This page does not exist.") =>
@@ -292,6 +320,16 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
     const etag = `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
     response = cache.set(key, rendered.ttlMs ? rendered : { ...rendered, etag }, now);
   }
+  // Recording never waits (a bounded buffer, written in batches): a cached view stays as fast.
+  if (request.visitor && response.insight && !admitted.preview)
+    recordInsightEvent(services, {
+      siteId: fingerprint.id,
+      type: response.insight.type,
+      url: recordedUrl(request),
+      location: response.insight.location,
+      visitor: { ...request.visitor, claims: access.claims },
+      data: response.insight.data,
+    });
   const headers: Record<string, string> = { ...response.headers };
   const cookies = access.cookies;
   if (fingerprint.visibility !== "public" || admitted.preview) headers["X-Robots-Tag"] = "noindex";
@@ -314,14 +352,6 @@ export const FEEDBACK_RATINGS: readonly string[] = ["bad", "ok", "good"];
 /** The published bound of a feedback comment (characters). */
 export const FEEDBACK_COMMENT_MAX = 512;
 
-/** What the reader who posts feedback is, as the HTTP layer knows them (the address is hashed, never stored). */
-export interface FeedbackVisitor {
-  address: string;
-  userAgent: string | null;
-  language: string | null;
-  referrer: string | null;
-}
-
 /**
  * Records a reader's feedback on the page at `request.path` as one insight event
  * (`page_post_feedback`, or `page_post_feedback_comment` with a comment) and answers a thank-you
@@ -334,7 +364,7 @@ export async function postFeedback(
   cache: SiteCache,
   request: SiteRequest,
   form: URLSearchParams,
-  visitor: FeedbackVisitor,
+  visitor: SiteVisitor,
 ): Promise<SiteResponse | null> {
   const admitted = await admit(services, cache, request, services.clock.now().getTime());
   if (!admitted || "status" in admitted) return admitted;
@@ -804,6 +834,17 @@ async function redirectOf(
   };
 }
 
+/** Where a view of `place` happened, for its insight event (`pageId` null: no page found, a 404). */
+function insightLocation(loaded: Loaded, place: Place, pageId: string | null): SiteInsight["location"] {
+  return {
+    siteSectionId: place.section?.id ?? null,
+    siteSpaceId: place.siteSpace.id,
+    spaceId: place.siteSpace.spaceId,
+    pageId,
+    revisionId: loaded.spaces.get(place.siteSpace.spaceId)?.revisionId ?? null,
+  };
+}
+
 const firstDocument = (pages: PageNode[]) => flatten(pages).find((located) => located.page.kind === "document" && !located.page.hidden);
 
 async function render(services: Services, fingerprint: Fingerprint, request: SiteRequest, claims: VisitorClaims): Promise<SiteResponse> {
@@ -818,8 +859,10 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
     };
   }
   if (request.path === "sitemap.xml") return sitemap(loaded, base, indexed);
-  if (request.path === "llms.txt") return llms(loaded, base);
-  if (request.path === "llms-full.txt") return llmsFull(services, loaded, base);
+  if (request.path === "llms.txt")
+    return { ...llms(loaded, base), insight: { type: "llms_request", location: {}, data: { llmsVariant: "standard" } } };
+  if (request.path === "llms-full.txt")
+    return { ...(await llmsFull(services, loaded, base)), insight: { type: "llms_request", location: {}, data: { llmsVariant: "full" } } };
   if (request.path === "favicon.ico") return favicon(pageLook(siteCustomization(loaded.site)));
 
   const markdownWanted = request.path.endsWith(".md");
@@ -828,17 +871,22 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   if (!place) return (await redirectOf(services, loaded, fingerprint, request)) ?? notFoundPage("This site has no content yet.");
   const content = loaded.contents.get(place.siteSpace.spaceId)!;
   if (place.rest[0] === "~search") return searchPage(services, loaded, place, request.query.get("q") ?? "", indexed);
+  const notFoundInsight: SiteInsight = { type: "page_view", location: insightLocation(loaded, place, null) };
   const located = place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages);
   if (!located) {
     const redirect = await redirectOf(services, loaded, fingerprint, request);
     if (redirect) return redirect;
   }
   if (!located)
-    return withChrome(loaded, place, indexed, {
-      status: 404,
-      title: "Not found",
-      main: "<h1>Not found</h1><p>This page does not exist.</p>",
-    });
+    return {
+      ...withChrome(loaded, place, indexed, {
+        status: 404,
+        title: "Not found",
+        main: "<h1>Not found</h1><p>This page does not exist.</p>",
+      }),
+      insight: notFoundInsight,
+    };
+  const pageInsight = (type: InsightEventType): SiteInsight => ({ type, location: insightLocation(loaded, place, located.page.id) });
   const markdown = located.page.body ? await bodyOf(services, located.page.body) : "";
   // The page's title is shown once: a Markdown body that starts with the same level-1 heading loses it.
   const body = withoutTitleHeading(markdown, located.page.title);
@@ -859,6 +907,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
       contentType: "text/markdown; charset=utf-8",
       body: `# ${located.page.title}\n\nSource: ${html}\n\n${body}`,
       headers: { Link: `<${encodeURI(html)}>; rel="canonical"; type="text/html"` },
+      insight: pageInsight("page_markdown_request"),
     };
   }
 
@@ -888,7 +937,7 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
     style: rendered.style,
     math: rendered.math,
   });
-  return blocks.volatile ? { ...response, ttlMs: VOLATILE_TTL_MS } : response;
+  return { ...response, insight: pageInsight("page_view"), ...(blocks.volatile ? { ttlMs: VOLATILE_TTL_MS } : {}) };
 }
 
 /** The page's parents (pages and groups), linked where they are pages; nothing for a top-level page. */
@@ -1243,6 +1292,7 @@ async function llmsFull(services: Services, loaded: Loaded, base: string): Promi
 async function searchPage(services: Services, loaded: Loaded, place: Place, query: string, indexed: boolean): Promise<SiteResponse> {
   const trimmed = query.trim().slice(0, QUERY_MAX);
   let results = "";
+  let hits = 0;
   if (trimmed) {
     const spaces = [...new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, loaded.spaces.get(s.spaceId)!])).values()];
     const found = await searchSpaces(
@@ -1253,6 +1303,7 @@ async function searchPage(services: Services, loaded: Loaded, place: Place, quer
       { synonyms: loaded.structure.site.searchSynonyms as string[][] },
     );
     const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", loaded.structure, place.siteSpace).length);
+    hits = found.items.reduce((count, space) => count + space.pages.length, 0);
     results = found.items
       .flatMap((space) => {
         const siteSpace = loaded.structure.siteSpaces.find((s) => s.spaceId === space.id)!;
@@ -1264,9 +1315,17 @@ async function searchPage(services: Services, loaded: Loaded, place: Place, quer
       })
       .join("");
   }
-  return withChrome(loaded, place, indexed, {
+  const response = withChrome(loaded, place, indexed, {
     status: 200,
     title: "Search",
     main: `<h1>Search</h1>${trimmed ? `<p>Results for “${escapeHtml(trimmed)}”</p><ul class="results">${results || "<li>No results</li>"}</ul>` : ""}`,
   });
+  // The search box opened without a query is `search_open`; a query, with whether it found anything.
+  const location = insightLocation(loaded, place, null);
+  return {
+    ...response,
+    insight: trimmed
+      ? { type: "search_type_query", location, data: { query: trimmed, found: hits > 0 } }
+      : { type: "search_open", location },
+  };
 }

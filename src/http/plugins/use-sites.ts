@@ -6,7 +6,15 @@
 import type { FetchAPI, Plugin } from "graphql-yoga";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Services } from "../../core/context.ts";
-import { openSiteReader, postFeedback, serveSite, type SiteCache, type SiteRequest, type SiteResponse } from "../../core/sites/serve.ts";
+import {
+  openSiteReader,
+  postFeedback,
+  serveSite,
+  type SiteCache,
+  type SiteRequest,
+  type SiteResponse,
+  type SiteVisitor,
+} from "../../core/sites/serve.ts";
 import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
@@ -44,6 +52,14 @@ function parseCookies(header: string | null): Record<string, string> {
   }
   return cookies;
 }
+
+/** The reader of a request, for insight events (no cookie is read or set for them). */
+const visitorOf = (request: Request, address: string): SiteVisitor => ({
+  address,
+  userAgent: request.headers.get("user-agent"),
+  language: request.headers.get("accept-language")?.split(",")[0]?.trim().slice(0, 64) || null,
+  referrer: request.headers.get("referer"),
+});
 
 /** Whether a site request presents a share key or a visitor token (in its query or a cookie of ours). */
 const presentsCredential = (request: Request, url: URL) =>
@@ -153,13 +169,15 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
         endResponse(read.refused);
         return;
       }
-      result = await postFeedback(services, cache, siteRequest, read.form, {
-        address,
-        userAgent: request.headers.get("user-agent"),
-        language: request.headers.get("accept-language")?.split(",")[0]?.trim() || null,
-        referrer: request.headers.get("referer"),
-      });
-    } else result = await serveSite(services, cache, siteRequest);
+      result = await postFeedback(services, cache, siteRequest, read.form, visitorOf(request, address));
+    }
+    // A GET is a view (recorded); a HEAD only asks about one.
+    else
+      result = await serveSite(
+        services,
+        cache,
+        request.method === "GET" ? { ...siteRequest, visitor: visitorOf(request, address) } : siteRequest,
+      );
     // A Host that is no site's (the service by another of its names): the service answers.
     if (!result) return;
     if (result.credentialRefused) credentialFailures?.count(address);
