@@ -120,6 +120,22 @@ export function restPage(p: PageData, childrenOf: (id: string) => PageData[]): R
   };
 }
 
+export const MetaLinksFields = graphql(`
+  fragment PageMetaLinksFields on PageMetaLinks {
+    canonical { kind page url }
+    alternates { kind page url }
+  }`);
+
+type MetaLinkTargetData = NonNullable<ResultOf<typeof MetaLinksFields>["canonical"]>;
+const restMetaLinkTarget = (target: MetaLinkTargetData) =>
+  target.kind === "page" ? { kind: "page", page: target.page ?? "" } : { kind: "url", url: target.url ?? "" };
+
+/** The published RevisionPageMetaLinks. */
+export const restMetaLinks = (links: ResultOf<typeof MetaLinksFields>) => ({
+  ...compact({ canonical: links.canonical ? restMetaLinkTarget(links.canonical) : undefined }),
+  alternates: links.alternates.map(restMetaLinkTarget),
+});
+
 /** Children by parent id, from a flat depth-first list of pages with their `parentId`. */
 function childIndex(pages: PageData[]) {
   const children = new Map<string | null, PageData[]>();
@@ -283,6 +299,20 @@ export const contentRoutes: RestRoute[] = [
     variables: (request) => ({ ...targetVariables(request), path: request.params["*"] ?? "", ...pageFormatVariables(request) }),
     status: 200,
     body: (data) => singlePage(data.contentTarget.page),
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/spaces/:spaceId/content/page/:pageId/meta-links",
+    action: "space.read",
+    document: graphql(
+      `query ListPageMetaLinks($space: ID!, $changeRequest: ID, $page: ID!) {
+        contentTarget(space: $space, changeRequest: $changeRequest) { page(id: $page) { metaLinks { ...PageMetaLinksFields } } }
+      }`,
+      [MetaLinksFields],
+    ),
+    variables: (request) => ({ ...targetVariables(request), page: request.params.pageId }),
+    status: 200,
+    body: (data) => restMetaLinks(data.contentTarget.page.metaLinks),
   }),
   typedRoute({
     method: "GET",

@@ -14,10 +14,12 @@ import {
   checkDocumentFlags,
   FileFields,
   FLAGS,
+  MetaLinksFields,
   PAGE_QUERY,
   PageFields,
   pageFormatVariables,
   restFile,
+  restMetaLinks,
   restPageTree,
   restRevision,
   RevisionFields,
@@ -156,6 +158,20 @@ export const revisionRoutes: RestRoute[] = [
     },
     status: 200,
     body: (data) => data.space.revisionById.pageDocument,
+  }),
+  typedRoute({
+    method: "GET",
+    path: `${PREFIX}/page/:pageId/meta-links`,
+    action: "space.read",
+    document: graphql(
+      `query ListRevisionPageMetaLinks($space: ID!, $revision: ID!, $page: ID!) {
+        space(id: $space) { revisionById(id: $revision) { page(id: $page) { metaLinks { ...PageMetaLinksFields } } } }
+      }`,
+      [MetaLinksFields],
+    ),
+    variables: (request) => ({ ...revisionVariables(request), page: request.params.pageId }),
+    status: 200,
+    body: (data) => restMetaLinks(data.space.revisionById.page.metaLinks),
   }),
   typedRoute({
     method: "GET",

@@ -5,6 +5,7 @@ import type { Revision } from "../generated/prisma/client.ts";
 import type { CoreContext } from "../core/context.ts";
 import { contentOf, editContent, pageOf } from "../core/content/index.ts";
 import { REVISION_MESSAGE_MAX, revisionAppPath, type ContentTarget } from "../core/content/target.ts";
+import type { MetaLinkTarget, PageMetaLinks } from "../core/content/meta-links.ts";
 import { type ContentEdit, type PageCover, type PageFields, type PageLayout } from "../core/content/tree.ts";
 import { DomainError, badInput } from "../core/errors.ts";
 import { newId } from "../core/ids.ts";
@@ -44,6 +45,23 @@ const PageCoverInput = builder.inputType("PageCoverInput", {
   }),
 });
 
+const MetaLinkTargetInput = builder.inputType("MetaLinkTargetInput", {
+  description: "Where a meta link points: exactly one of page and url",
+  isOneOf: true,
+  fields: (f) => ({
+    page: f.id({ description: "A page of the same content" }),
+    url: f.string({ description: "An absolute http(s) URL, at most 2048 characters" }),
+  }),
+});
+
+const PageMetaLinksInput = builder.inputType("PageMetaLinksInput", {
+  description: "The whole meta links of a document page: on update they replace the current ones (null removes them)",
+  fields: (f) => ({
+    canonical: f.field({ type: MetaLinkTargetInput, description: "The canonical version of the page; absent or null: none" }),
+    alternates: f.field({ type: [MetaLinkTargetInput], description: "Alternate versions, at most 20; absent or null: none" }),
+  }),
+});
+
 const MARKDOWN_DESCRIPTION = "Body of a document page, at most 1 MiB (UTF-8) (413 above)";
 
 /** Fields of a page that create and update share. */
@@ -62,6 +80,10 @@ const pageFields = (f: Fields) => ({
   cover: f.field({ description: "The cover image (a file of the content); null removes it", type: PageCoverInput }),
   markdown: f.string({ description: MARKDOWN_DESCRIPTION }),
   href: f.string({ description: "Target URL (link pages only)" }),
+  metaLinks: f.field({
+    description: "Canonical and alternate versions of the page (documents only); null removes them",
+    type: PageMetaLinksInput,
+  }),
 });
 
 const createFields = (f: Fields) => ({
@@ -188,6 +210,19 @@ function coverOf(cover: typeof PageCoverInput.$inferInput | null | undefined): P
   return Object.fromEntries(Object.entries(cover).filter(([, value]) => value != null)) as PageCover;
 }
 
+function metaLinkTarget(input: typeof MetaLinkTargetInput.$inferInput): MetaLinkTarget {
+  // The schema (@oneOf) admits exactly one field.
+  return input.page != null ? { kind: "page", page: input.page } : { kind: "url", url: input.url ?? "" };
+}
+
+function metaLinksOf(input: typeof PageMetaLinksInput.$inferInput | null | undefined): PageMetaLinks | null | undefined {
+  if (!input) return input;
+  return {
+    ...(input.canonical ? { canonical: metaLinkTarget(input.canonical) } : {}),
+    alternates: (input.alternates ?? []).map(metaLinkTarget),
+  };
+}
+
 function createEdit(input: CreateInput): ContentEdit & { op: "createPage" } {
   const fields: PageFields = {
     title: input.title,
@@ -201,6 +236,7 @@ function createEdit(input: CreateInput): ContentEdit & { op: "createPage" } {
     layout: orUndefined(layoutOf(input.layout)),
     cover: orUndefined(coverOf(input.cover)),
     href: orUndefined(input.href),
+    metaLinks: orUndefined(metaLinksOf(input.metaLinks)),
   };
   return {
     op: "createPage",
@@ -213,11 +249,12 @@ function createEdit(input: CreateInput): ContentEdit & { op: "createPage" } {
 }
 
 function updateEdit(input: UpdateInput): ContentEdit & { op: "updatePage" } {
-  const { page, markdown, layout, cover, ...rest } = input;
+  const { page, markdown, layout, cover, metaLinks, ...rest } = input;
   const fields: PageFields = {
     ...nullMeansUnchanged(rest, ["title", "slug", "hidden", "noIndex", "noRobotsIndex"]),
     ...(layout !== undefined ? { layout: layoutOf(layout) } : {}),
     ...(cover !== undefined ? { cover: coverOf(cover) } : {}),
+    ...(metaLinks !== undefined ? { metaLinks: metaLinksOf(metaLinks) } : {}),
   };
   const edit = { op: "updatePage" as const, id: page, fields: dropUndefined(fields), body: orUndefined(markdown) };
   if (Object.keys(edit.fields).length === 0 && edit.body === undefined) {

@@ -14,10 +14,12 @@ import {
   fileOf,
   markdownOf,
   pageAtPath,
+  pageMetaLinks,
   pageOf,
   readRevision,
   reusableContentOf,
 } from "../core/content/index.ts";
+import type { MetaLinkTarget } from "../core/content/meta-links.ts";
 import {
   childPath,
   headRevision,
@@ -152,6 +154,31 @@ const PageCoverRef = builder.simpleObject("PageCover", {
   }),
 });
 
+const MetaLinkTargetRef = builder.objectRef<MetaLinkTarget>("MetaLinkTarget").implement({
+  description: "Where a meta link points: a page of the same content, or an external URL",
+  fields: (t) => ({
+    kind: t.string({ description: "page or url", resolve: (target) => target.kind }),
+    page: t.id({
+      nullable: true,
+      description: "Id of the page (kind page)",
+      resolve: (target) => (target.kind === "page" ? target.page : null),
+    }),
+    url: t.string({
+      nullable: true,
+      description: "The absolute http(s) URL (kind url)",
+      resolve: (target) => (target.kind === "url" ? target.url : null),
+    }),
+  }),
+});
+
+const PageMetaLinksRef = builder.simpleObject("PageMetaLinks", {
+  description: "The canonical and alternate versions a document page declares (none for groups and links)",
+  fields: (t) => ({
+    canonical: t.field({ type: MetaLinkTargetRef, nullable: true, description: "The canonical version of the page; null when none" }),
+    alternates: t.field({ type: [MetaLinkTargetRef], description: "Alternate versions of the page, in the order they were set" }),
+  }),
+});
+
 const FileDimensions = builder.simpleObject("FileDimensions", {
   description: "Width and height of an image, in pixels",
   fields: (t) => ({ width: t.int({ description: "Width in pixels" }), height: t.int({ description: "Height in pixels" }) }),
@@ -229,6 +256,11 @@ PageRef.implement({
               yPos: cover.yPos ?? 0,
             }
           : null,
+    }),
+    metaLinks: t.field({
+      type: PageMetaLinksRef,
+      description: "The canonical and alternate versions the page declares; a link to a page this revision no longer holds is left out",
+      resolve: (p) => pageMetaLinks(p.revision, p.page.id),
     }),
     markdown: t.string({
       nullable: true,

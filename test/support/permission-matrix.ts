@@ -160,6 +160,7 @@ function revisionFixtures(): Record<string, Fixture> {
     [`${R}/files/:fileId`]: on((c) => `/revisions/${c.revisionId}/files/${c.fileId}`),
     [`${R}/page/:pageId`]: on((c) => `/revisions/${c.revisionId}/page/${c.pageId}`),
     [`${R}/page/:pageId/document`]: on((c) => `/revisions/${c.revisionId}/page/${c.pageId}/document`),
+    [`${R}/page/:pageId/meta-links`]: on((c) => `/revisions/${c.revisionId}/page/${c.pageId}/meta-links`),
     [`${R}/path/*`]: on((c) => `/revisions/${c.revisionId}/path/matrix/child`),
     [`${R}/reusable-contents/:reusableContentId`]: on((c) => `/revisions/${c.revisionId}/reusable-contents/${c.reusableContentId}`),
     [`${R}/reusable-contents/:reusableContentId/document`]: on(
@@ -716,6 +717,10 @@ const FIXTURES: Record<string, Fixture> = {
     const { spaceId, pageId } = await newContent();
     return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/links` };
   },
+  "GET /v1/spaces/:spaceId/content/page/:pageId/meta-links": async () => {
+    const { spaceId, pageId } = await newContent();
+    return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/meta-links` };
+  },
   "GET /v1/spaces/:spaceId/content/page/:pageId/backlinks": async () => {
     const { spaceId, pageId } = await newContent();
     return { path: `/v1/spaces/${spaceId}/content/page/${pageId}/backlinks` };
@@ -769,6 +774,10 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/links": async () => {
     const { path, pageId } = await newChangeRequest();
     return { path: `${path}/content/page/${pageId}/links` };
+  },
+  "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/meta-links": async () => {
+    const { byNumber, pageId } = await newChangeRequest();
+    return { path: `${byNumber}/content/page/${pageId}/meta-links` };
   },
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/content/page/:pageId/backlinks": async () => {
     const { path, pageId } = await newChangeRequest();

@@ -236,6 +236,7 @@ const PAGE_FIELDS = [
   "cover",
   "variables",
   "href",
+  "metaLinks",
 ] as const satisfies readonly (keyof PageData)[];
 
 /** The pages of one side, by id: their versions, where they stand, and each parent's children in order. */

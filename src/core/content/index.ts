@@ -12,6 +12,7 @@ import { readSpace } from "../spaces/read.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
 import { cachedDocument } from "./cache.ts";
 import { contentColumns, contentOf, sha256 } from "./columns.ts";
+import { metaLinksIn, type PageMetaLinks } from "./meta-links.ts";
 import type { JsonDocument } from "./document.ts";
 import { checkLiveEditing, checkRevisionMessage, findFile, headLockKey, requireEditableTarget, type ContentTarget } from "./target.ts";
 import { applyEdits, flatten, type ContentEdit, type FileEntry, type LocatedPage, type ReusableContentEntry } from "./tree.ts";
@@ -59,6 +60,12 @@ export function pageAtPath(revision: Revision, path: string) {
   const located = pageIndex(revision).byPath.get(path.replace(/^\/+|\/+$/g, ""));
   if (!located) throw notFound("page at path", path);
   return located;
+}
+
+/** A page's meta links in a revision (none for groups and links; 404 for a page it does not hold). */
+export function pageMetaLinks(revision: Revision, pageId: string): PageMetaLinks {
+  const { byId } = pageIndex(revision);
+  return metaLinksIn(pageOf(revision, pageId).page.metaLinks, (id) => byId.has(id));
 }
 
 export const fileOf = (revision: Revision, fileId: string): FileEntry => findFile(contentOf(revision).files, fileId);

@@ -2,6 +2,7 @@
 // data: a revision stores `PageNode[]` and `FileEntry[]` as JSON; bodies and file bytes are blobs
 // named by their SHA-256 (`body`, `blob`).
 import { DomainError, badInput, notFound, quote, characterCount } from "../errors.ts";
+import { checkMetaLinks, type PageMetaLinks } from "./meta-links.ts";
 
 export const PAGE_KINDS = ["document", "group", "link"] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
@@ -37,6 +38,8 @@ export interface PageNode {
   layout?: PageLayout;
   cover?: PageCover;
   variables: Record<string, string>;
+  /** Canonical and alternate versions of the page (documents only). Absent: none. */
+  metaLinks?: PageMetaLinks;
   /** SHA-256 of the markdown body (documents only). */
   body?: string;
   /** Target URL (links only). */
@@ -240,6 +243,7 @@ export interface PageFields {
   cover?: PageCover | null;
   variables?: Record<string, string>;
   href?: string | null;
+  metaLinks?: PageMetaLinks | null;
 }
 
 function checkBody(markdown: string | undefined) {
@@ -254,7 +258,7 @@ function checkPosition(position: PagePosition) {
   if (position.before && position.after) throw badInput("before and after cannot both be given");
 }
 
-function checkFields(fields: PageFields, files: FileEntry[]) {
+function checkFields(fields: PageFields, { pages, files }: Pick<Content, "pages" | "files">, kind: PageKind) {
   if (fields.title !== undefined && (fields.title.trim() === "" || characterCount(fields.title) > PAGE_TITLE_MAX)) {
     throw badInput(`title must be 1 to ${PAGE_TITLE_MAX} characters`);
   }
@@ -270,6 +274,10 @@ function checkFields(fields: PageFields, files: FileEntry[]) {
     const file = fields.cover?.[key];
     if (file && !files.some((entry) => entry.id === file)) throw badInput(`cover.${key}: no file ${quote(file)} in this content`);
   }
+  if (fields.metaLinks != null) {
+    if (kind !== "document") throw badInput(`metaLinks: only documents have meta links (this is a ${kind})`);
+    checkMetaLinks(fields.metaLinks, (id) => findPage(pages, id) !== undefined);
+  }
 }
 
 /** Applies optional fields: undefined leaves a field, null removes an optional one. */
@@ -278,7 +286,7 @@ function withFields(page: PageNode, fields: PageFields): PageNode {
   for (const key of ["title", "slug", "hidden", "noIndex", "noRobotsIndex", "variables"] as const) {
     if (fields[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = fields[key];
   }
-  for (const key of ["emoji", "icon", "description", "layout", "cover", "href"] as const) {
+  for (const key of ["emoji", "icon", "description", "layout", "cover", "href", "metaLinks"] as const) {
     if (fields[key] === null) delete next[key];
     else if (fields[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = fields[key];
   }
@@ -353,7 +361,7 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
   let variables = content.variables ?? {};
   switch (edit.op) {
     case "createPage": {
-      checkFields(edit.fields, files);
+      checkFields(edit.fields, content, edit.kind);
       checkPosition(edit.position);
       if (!edit.fields.title) throw badInput("title is required to create a page");
       if (edit.kind === "link" && !edit.fields.href) throw badInput("href is required to create a link page");
@@ -387,7 +395,7 @@ function applyEdit(content: Content, edit: ContentEdit, bodyHash: (markdown: str
     case "updatePage": {
       const located = findPage(pages, edit.id);
       if (!located) throw notFound("page", edit.id);
-      checkFields(edit.fields, files);
+      checkFields(edit.fields, content, located.page.kind);
       if (edit.body !== undefined && located.page.kind !== "document")
         throw badInput(`markdown: page ${quote(edit.id)} is a ${located.page.kind}: only documents have markdown`);
       if (edit.fields.href != null && located.page.kind !== "link")
