@@ -12,6 +12,7 @@ import { spaceRoutes } from "./spaces.ts";
 import { teamRoutes } from "./teams.ts";
 import { linkRoutes } from "./links.ts";
 import { changeRequestsRoutes } from "./change-requests.ts";
+import { conversationRoutes } from "./conversations.ts";
 import { commentsRoutes } from "./comments.ts";
 import { pdfRoutes } from "./pdf.ts";
 import { contentReusableContentRoutes, revisionRoutes } from "./revisions.ts";
@@ -48,6 +49,7 @@ export const routes: RestRoute[] = [
   ...searchRoutes,
   ...linkRoutes,
   ...changeRequestsRoutes,
+  ...conversationRoutes,
   ...commentsRoutes,
   ...pdfRoutes,
   ...grantRoutes,

@@ -18,6 +18,7 @@ import "./git-sync.ts";
 import "./search.ts";
 import "./links.ts";
 import "./change-requests.ts";
+import "./conversations.ts";
 import "./comments.ts";
 import "./reviews.ts";
 import "./pdf.ts";

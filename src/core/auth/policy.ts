@@ -116,6 +116,8 @@ export const POLICY = {
   "changeRequest.merge": { scope: "space", least: "review", does: "merge a change request into the space" },
   "changeRequest.review": { scope: "space", least: "review", does: "review a change request (not your own)" },
   "changeRequest.requestReview": { scope: "space", least: "edit", does: "ask members to review a change request" },
+  "changeRequest.updateConversation": { scope: "space", least: "edit", does: "rename an agent conversation of a change request" },
+  "changeRequest.deleteConversation": { scope: "space", least: "edit", does: "delete an agent conversation of a change request" },
 
   "comment.read": { scope: "space", least: "read", does: "read the comments of the space and its change requests" },
   "comment.post": { scope: "space", least: "comment", does: "comment or reply in the space and its change requests" },
