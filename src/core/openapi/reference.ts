@@ -11,7 +11,7 @@
 import type { OpenAPISpecVersion } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
 import { type BlockContext, escapeHtml, type FencedBlockKind } from "../sites/render.ts";
-import { OPERATION_EMBED_LANGUAGE, type OperationEmbed, parseOperationEmbed } from "./embed.ts";
+import { type OperationEmbed, parseOperationEmbed } from "./embed.ts";
 import { versionTexts } from "./index.ts";
 
 type Json = Record<string, unknown>;
