@@ -33,6 +33,7 @@ import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
 import { inviteRoutes } from "./invites.ts";
 import { urlLookupRoutes } from "./url-lookup.ts";
+import { computedRoutes } from "./computed.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -71,4 +72,5 @@ export const routes: RestRoute[] = [
   ...inviteRoutes,
   // Issue 30: URL resolution and embeds.
   ...urlLookupRoutes,
+  ...computedRoutes,
 ];

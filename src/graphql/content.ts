@@ -105,7 +105,7 @@ const PageUrls = builder.simpleObject("PageUrls", {
 });
 
 /** The effective layout: stored settings over the defaults. */
-const LAYOUT_DEFAULTS = {
+export const LAYOUT_DEFAULTS = {
   width: "default",
   cover: true,
   coverSize: "hero",
@@ -121,7 +121,7 @@ const LAYOUT_DEFAULTS = {
   anchors: true,
 };
 
-const PageLayoutRef = builder.objectRef<typeof LAYOUT_DEFAULTS>("PageLayout").implement({
+export const PageLayoutRef = builder.objectRef<typeof LAYOUT_DEFAULTS>("PageLayout").implement({
   description: "How a document page is shown: each setting as stored, else its default",
   fields: (t) => ({
     width: t.exposeString("width", { description: "default or wide" }),

@@ -33,6 +33,7 @@ import "./site-insights.ts";
 import "./site-extras.ts";
 import "./custom-hostnames.ts";
 import "./url-lookup.ts";
+import "./computed.ts";
 import "./tokens.ts";
 import "./integrations.ts";
 import "./integration-blocks.ts";

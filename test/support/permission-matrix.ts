@@ -977,6 +977,30 @@ const FIXTURES: Record<string, Fixture> = {
   ...SITE_FIXTURES,
   ...integrationFixtures(),
   "GET /v1/spaces/:spaceId/integration-blocks": async () => ({ path: `/v1/spaces/${await newSpace()}/integration-blocks` }),
+  // Computed content, from a specification of the organization (read as the space is).
+  "POST /v1/spaces/:spaceId/content/computed/document": async () => ({
+    path: `/v1/spaces/${await newSpace()}/content/computed/document`,
+    body: {
+      source: {
+        type: "builtin:openapi",
+        props: { doc: "models" },
+        dependencies: { spec: { ref: { kind: "openapi", spec: (await newSpec()).slug } } },
+      },
+      seed: "matrix",
+    },
+  }),
+  "POST /v1/spaces/:spaceId/content/computed/revision": async () => ({
+    path: `/v1/spaces/${await newSpace()}/content/computed/revision`,
+    body: {
+      source: {
+        type: "builtin:openapi",
+        props: { models: true },
+        dependencies: { spec: { ref: { kind: "openapi", spec: (await newSpec()).slug } } },
+      },
+      seed: "matrix",
+    },
+  }),
+
   "GET /v1/orgs/:organizationId/sites/:siteId/integration-scripts": async () => ({ path: `${(await newSite()).path}/integration-scripts` }),
   // Who can access a space, collection or site
   ...permissionFixtures(
