@@ -106,17 +106,8 @@ export function listBody<Node>(connection: Connection<Node>, toItem: (node: Node
 
 /** GraphQL enum value (SHARE_LINK) → REST value (share-link). */
 export function restEnum(value: string | null): string | null {
-  if (value === null) return null;
-  // Remembered by value (issue 15: three per item of a list of spaces made two strings each); enum
-  // values are a small closed set, and the memo stops growing past that anyway.
-  let rest = restEnums.get(value);
-  if (rest === undefined) {
-    rest = value.toLowerCase().replace(/_/g, "-");
-    if (restEnums.size < 1000) restEnums.set(value, rest);
-  }
-  return rest;
+  return value === null ? null : value.toLowerCase().replace(/_/g, "-");
 }
-const restEnums = new Map<string, string>();
 
 /** A REST input that cannot be translated to the operation's variables: answered with 400. */
 export class RestInputError extends Error {}

@@ -224,11 +224,8 @@ const MODULE_COLLECTIONS: Record<string, string> = {
   // Memo tables of values derived from immutable inputs: to move into Services.
   "src/core/content/index.ts pageIndexes": "memo: page index of an immutable revision (weak)",
   "src/core/links/refs.ts resolvers": "memo: link resolver of an immutable revision (weak)",
-  "src/graphql/builder.ts isoStrings": "memo: ISO strings of timestamps; to become a bounded cache in Services",
   "src/db/pglite-prepared.ts planOnceTexts": "memo: statements planned once, the same for every PGlite",
   "src/core/sites/adaptive.ts unsignedValidators": "memo: compiled JSON Schema validators (weak)",
-  "src/core/sites/customization.ts validators": "memo: compiled JSON Schema validators (two keys)",
-  "rest-adapter/route.ts restEnums": "memo: REST names of GraphQL enum values",
   // Caches keyed by the Prisma client: to move into Services.
   "src/db/raw-query.ts adapters": "cache per Prisma client: its driver adapter's prepared reads",
   // Process-wide by nature.

@@ -4,13 +4,13 @@
 // timestamp (within five minutes of now, as published) and its site's sections and site spaces;
 // the first problem refuses the whole batch (400 naming the field), so a bad batch records nothing.
 // A batch that the instance's buffer has no room for is refused whole too (429), never cut.
-import { createRequire } from "node:module";
-import Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import type { CoreContext } from "../context.ts";
 import { badInput, quote, tooMany } from "../errors.ts";
 import { requireSite, structureOf } from "../sites/index.ts";
 import { checkUrl } from "../validate.ts";
+import { lazily } from "../lazily.ts";
+import { publishedSpec, publishedValidator } from "../published-schemas.ts";
 import { INSIGHT_EVENT_TYPES, type InsightEventInput, type InsightEventType, insightRow } from "./index.ts";
 
 /** Events of one request. */
@@ -20,32 +20,16 @@ export const TRACK_EVENT_MAX_BYTES = 8 * 1024;
 /** How far an event's timestamp may be from now (the published "within 5 minutes"). */
 export const TRACK_TIMESTAMP_SKEW_MS = 5 * 60 * 1000;
 
-const SPEC_ID = "gitbook-api";
-/** The published schema of each event type, compiled on first use (the spec is large). */
-const compiled: { byType?: Record<string, ValidateFunction> } = {};
-
-/** The published schema's name of each event type's variant (SiteInsightsEvent's oneOf, by its `type` enum). */
-function validators(): Record<string, ValidateFunction> {
-  if (!compiled.byType) {
-    const spec = createRequire(import.meta.url)("@gitbook/api/spec/openapi.json") as {
-      components: { schemas: Record<string, { properties?: unknown; allOf?: { properties?: { type?: { enum?: string[] } } }[] }> };
-    };
-    // Formats are checked here where they matter (the URL, the timestamp); shapes, enums and lengths by the schema.
-    const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, validateFormats: false });
-    // `PlainObject` (visitor claims) lacks `type: object`, so under its `oneOf` a string would match
-    // both it and `string`: read it as the object it describes (as src/core/integrations/contentkit.ts does).
-    const schemas = { ...spec.components.schemas, PlainObject: { ...spec.components.schemas.PlainObject, type: "object" } };
-    ajv.addSchema({ $id: SPEC_ID, components: { ...spec.components, schemas } });
-    const byType: Record<string, ValidateFunction> = {};
-    for (const [name, schema] of Object.entries(spec.components.schemas)) {
-      if (!name.startsWith("SiteInsightsEvent")) continue;
-      const type = schema.allOf?.find((part) => part.properties?.type)?.properties?.type?.enum?.[0];
-      if (type) byType[type] = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${name}` });
-    }
-    compiled.byType = byType;
+/** The published schema of each event type: SiteInsightsEvent's variants, by their `type` enum. */
+const validators = lazily(() => {
+  const byType: Record<string, ValidateFunction> = {};
+  for (const [name, schema] of Object.entries(publishedSpec().components.schemas)) {
+    if (!name.startsWith("SiteInsightsEvent")) continue;
+    const type = schema.allOf?.find((part) => part.properties?.type)?.properties?.type?.enum?.[0];
+    if (type) byType[type] = publishedValidator(`#/components/schemas/${name}`);
   }
-  return compiled.byType;
-}
+  return byType;
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 

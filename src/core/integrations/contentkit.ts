@@ -1,25 +1,9 @@
 // ContentKit answers of integration scripts, checked against the published schema
 // (`ContentKitRenderOutput` in @gitbook/api's OpenAPI document) with Ajv, compiled once.
-import { createRequire } from "node:module";
-import Ajv2020 from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
+import { publishedValidator } from "../published-schemas.ts";
 
-const require = createRequire(import.meta.url);
-const SPEC_ID = "gitbook-api";
-const compiled: { validate?: ValidateFunction } = {};
-
-function validator(): ValidateFunction {
-  if (!compiled.validate) {
-    const spec = require("@gitbook/api/spec/openapi.json") as { components: { schemas: Record<string, object> } };
-    // `PlainObject` lacks `type: object`, so under `oneOf` a string matches both it and `string`:
-    // read it as the object it describes.
-    const schemas = { ...spec.components.schemas, PlainObject: { ...spec.components.schemas.PlainObject, type: "object" } };
-    const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false, validateFormats: false });
-    ajv.addSchema({ $id: SPEC_ID, components: { ...spec.components, schemas } });
-    compiled.validate = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/ContentKitRenderOutput` });
-  }
-  return compiled.validate;
-}
+const validator = (): ValidateFunction => publishedValidator("#/components/schemas/ContentKitRenderOutput");
 
 /** Deeper answers are refused before validation, whose recursion would otherwise overflow the stack. */
 const MAX_DEPTH = 100;

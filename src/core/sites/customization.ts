@@ -2,8 +2,6 @@
 // answer the whole settings object (the published schema requires every group); a PUT replaces
 // what was set, a site space's PATCH overrides single groups for that variant. Settings are
 // checked against the published API's schemas; the published HTML uses what `pageLook` reads.
-import { createRequire } from "node:module";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ValidateFunction } from "ajv";
 import { Prisma, type Site, type SiteSpace } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
@@ -12,6 +10,7 @@ import { requireSite, writeSite } from "./index.ts";
 import { siteLoaders } from "./loaders.ts";
 import { DEFAULT_MONOSPACE_FONT, DEFAULT_TEXT_FONT, MONOSPACE_FONTS, TEXT_FONTS } from "./fonts.ts";
 import { checkFontReferences, customFontReference } from "../fonts/faces.ts";
+import { publishedValidator } from "../published-schemas.ts";
 
 const color = (light: string, dark = light) => ({ light, dark });
 
@@ -81,25 +80,13 @@ export function siteCustomization(site: Pick<Site, "customization" | "customizat
 // Writing: validated against the published API's schemas (SiteCustomizationSettingsInput for the
 // site, the site-space override body for a variant), compiled once from @gitbook/api's spec.
 
-const SPEC_ID = "https://api.gitbook.com/openapi.json";
 const SITE_SPACE_OVERRIDE_SCHEMA =
   "#/paths/~1orgs~1{organizationId}~1sites~1{siteId}~1site-spaces~1{siteSpaceId}~1customization/patch/requestBody/content/application~1json/schema";
 /** Bounds the work one body can cause before it is validated. */
 const CUSTOMIZATION_MAX_BYTES = 64 * 1024;
 
-/** The two validators, compiled on first use (the spec is large; most processes never need them). */
-const validators = new Map<"site" | "override", ValidateFunction>();
-
 function validatorOf(kind: "site" | "override"): ValidateFunction {
-  if (!validators.size) {
-    // Formats are not checked (the spec's own, such as `icon`, have no definition); shapes, enums,
-    // lengths and patterns are. The published HTML checks again what it uses.
-    const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
-    ajv.addSchema(createRequire(import.meta.url)("@gitbook/api/spec/openapi.json"), SPEC_ID);
-    validators.set("site", ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/SiteCustomizationSettingsInput` }));
-    validators.set("override", ajv.compile({ $ref: `${SPEC_ID}${SITE_SPACE_OVERRIDE_SCHEMA}` }));
-  }
-  return validators.get(kind)!;
+  return publishedValidator(kind === "site" ? "#/components/schemas/SiteCustomizationSettingsInput" : SITE_SPACE_OVERRIDE_SCHEMA);
 }
 
 function checkAgainst(kind: "site" | "override", value: unknown): Customization {
