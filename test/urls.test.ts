@@ -2,8 +2,10 @@
 // to what they name, for a caller who can read it. Through the official client (answers checked
 // against the published schemas) and GraphQL, on both databases; another organization's URLs and
 // what the caller cannot read answer 404, as unknown; a bad `url` answers 400 naming it.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectGraphQLError, expectRestError, graphqlData } from "./support/expect.ts";
+import { expectGraphQLError, expectRestError, graphqlData, restFailure } from "./support/expect.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -15,13 +17,55 @@ let guideId: string;
 let installId: string;
 let collectionId: string;
 let changeRequestId: string;
+/** A local website the embeds read (private hosts are allowed on this test's server). */
+let web: Server;
+let webUrl: string;
+const REQUEST_TIMEOUT_MS = 1500;
+const MAX_BYTES = 64 * 1024;
+
+const PAGE = `<!doctype html><html><head><title>Ignored title</title>
+<meta property="og:title" content="The  Widget
+Guide"><meta property="og:site_name" content="Widgets Inc"><meta name="description" content="All about <widgets> & more.">
+<meta property="og:image" content="/cover.png"><link rel="icon" href="/favicon.svg"><link rel="stylesheet" href="/x.css"></head>
+<body><h1>Body</h1></body></html>`;
+
+function startWeb() {
+  web = createServer((req, res) => {
+    if (req.url === "/page") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE);
+    if (req.url === "/plain") return res.writeHead(200, { "content-type": "text/html" }).end("<title>Plain</title><p>x</p>");
+    if (req.url === "/hostile")
+      return res.writeHead(200, { "content-type": "text/html" }).end('<title>Hostile</title><link rel="icon" href="javascript:alert(1)">');
+    if (req.url === "/report.pdf") return res.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.4");
+    if (req.url === "/missing") return res.writeHead(404).end();
+    if (req.url === "/slow") {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.write("<title>Slow");
+      return; // never ends
+    }
+    if (req.url === "/huge") {
+      res.writeHead(200, { "content-type": "text/html" });
+      const chunk = `<p>${"x".repeat(8192)}</p>`;
+      const pump = () => {
+        while (res.write(chunk)) if (res.destroyed) return;
+        res.once("drain", pump);
+      };
+      res.on("error", () => {});
+      return pump();
+    }
+    res.writeHead(404).end();
+  });
+  return new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve)).then(() => {
+    webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  });
+}
 
 const gql = <T = any>(query: string, variables?: Record<string, unknown>, token = A.token) =>
   graphqlData<T>(server, token, query, variables);
 const createPage = `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  await startWeb();
+  server = await startTestServer({ importLimits: { requestTimeoutMs: REQUEST_TIMEOUT_MS, maxBytes: MAX_BYTES } });
   A = await server.bootstrap("Resolving");
   B = await server.bootstrap("Other resolving");
   guest = await server.addMember(A.organizationId, null);
@@ -35,6 +79,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  web?.closeAllConnections();
+  await new Promise((resolve) => web?.close(resolve));
   await server?.close();
 });
 
@@ -121,5 +167,81 @@ describe("GET /urls/content", () => {
       "BAD_REQUEST",
       "url must be an http",
     );
+  });
+});
+
+describe("GET /urls/embed and GET /spaces/{spaceId}/embed", () => {
+  const embed = (url: string, token = A.token) => server.client(token).urls.getEmbedByUrl({ url });
+
+  it("reads an external page's meta tags: title, site, icon, and a rich card of its description and image", async () => {
+    const { data } = await embed(`${webUrl}/page`);
+    expect(data).toEqual({
+      type: "rich",
+      title: "The Widget Guide",
+      site: "Widgets Inc",
+      icon: `${webUrl}/favicon.svg`,
+      html: `<a class="embed-card" href="${webUrl}/page" rel="noopener noreferrer"><img src="${webUrl}/cover.png" alt="" loading="lazy"><strong>The Widget Guide</strong><p>All about &lt;widgets&gt; &amp; more.</p><span>Widgets Inc</span></a>`,
+    });
+  });
+
+  it("answers a link for a page without description or image, and for a file (titled by its name)", async () => {
+    expect((await embed(`${webUrl}/plain`)).data).toEqual({ type: "link", title: "Plain", site: "127.0.0.1" });
+    expect((await embed(`${webUrl}/report.pdf`)).data).toEqual({ type: "link", title: "report.pdf", site: "127.0.0.1" });
+  });
+
+  it("keeps no icon that is not an http(s) URL", async () => {
+    expect((await embed(`${webUrl}/hostile`)).data).toEqual({ type: "link", title: "Hostile", site: "127.0.0.1" });
+  });
+
+  it("answers our own URLs from our data, for a caller who can read them (404 otherwise)", async () => {
+    const host = new URL(server.url).host;
+    expect((await embed(`${server.url}/app/s/${spaceId}/guide/install`)).data).toEqual({ type: "link", title: "Install", site: host });
+    expect((await embed(`${server.url}/app/s/${spaceId}`)).data).toEqual({ type: "link", title: "Manual", site: host });
+    await expectRestError(embed(`${server.url}/app/s/${spaceId}`, B.token), 404, "No content found at url");
+  });
+
+  it("in a space's context: the same embed for a reader of the space, 404 for another organization", async () => {
+    const { data } = await server.client(A.token).spaces.getEmbedByUrlInSpace(spaceId, { url: `${webUrl}/plain` });
+    expect(data).toEqual({ type: "link", title: "Plain", site: "127.0.0.1" });
+    await expectRestError(server.client(B.token).spaces.getEmbedByUrlInSpace(spaceId, { url: `${webUrl}/plain` }), 404);
+  });
+
+  it("answers the same in GraphQL", async () => {
+    const data = await gql(`query($url: String!) { embedByUrl(url: $url) { type title site icon html } }`, { url: `${webUrl}/plain` });
+    expect(data.embedByUrl).toEqual({ type: "link", title: "Plain", site: "127.0.0.1", icon: null, html: null });
+  });
+
+  it("answers 400 naming url for a bad url or a target that answers an error", async () => {
+    await expectRestError(embed(""), 400, "url is required");
+    await expectRestError(embed("file:///etc/passwd"), 400, "url must be an http or https URL");
+    await expectRestError(embed(`${webUrl}/missing`), 400, "url: ");
+  });
+
+  it("bounds a slow and a huge target in time and size while a concurrent request is answered", async () => {
+    const started = Date.now();
+    const slow = restFailure(embed(`${webUrl}/slow`)).then((failure) => ({ failure, ms: Date.now() - started }));
+    const huge = restFailure(embed(`${webUrl}/huge`));
+    const { data } = await embed(`${webUrl}/plain`);
+    const quickMs = Date.now() - started;
+    expect(data.title).toBe("Plain");
+    const { failure, ms } = await slow;
+    expect(quickMs).toBeLessThan(ms);
+    expect(failure.status).toBe(408);
+    expect(ms).toBeLessThan(REQUEST_TIMEOUT_MS + 5000);
+    expect(await huge).toMatchObject({ status: 413 });
+  });
+
+  it("refuses a private host unless IMPORT_ALLOW_PRIVATE_HOSTS, naming the setting", async () => {
+    const strict = await startTestServer({ importAllowPrivateHosts: false });
+    try {
+      const owner = await strict.bootstrap("Strict");
+      await expectRestError(
+        strict.client(owner.token).urls.getEmbedByUrl({ url: `${webUrl}/plain` }),
+        400,
+        "IMPORT_ALLOW_PRIVATE_HOSTS=true",
+      );
+    } finally {
+      await strict.close();
+    }
   });
 });

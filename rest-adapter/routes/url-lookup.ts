@@ -9,7 +9,43 @@ import { restSpace, SpaceFields } from "./spaces.ts";
 /** The `url` query parameter as given: the core checks it (required, absolute http(s), bounded). */
 const urlOf = (query: Record<string, unknown>) => (typeof query.url === "string" ? query.url : "");
 
+const EmbedDocument = graphql(`
+  query GetEmbedByUrl($url: String!, $space: ID) { embedByUrl(url: $url, space: $space) { type title site icon html } }
+`);
+
+/** The published Embed: `html` only on a rich one, `icon` only when there is one. */
+const restEmbed = ({
+  embedByUrl: e,
+}: {
+  embedByUrl: { type: string; title: string; site: string; icon: string | null; html: string | null };
+}) => ({
+  type: e.type,
+  title: e.title,
+  site: e.site,
+  ...compact({ icon: e.icon, html: e.html }),
+});
+
 export const urlLookupRoutes: RestRoute[] = [
+  typedRoute({
+    method: "GET",
+    path: "/v1/urls/embed",
+    action: "viewer",
+    query: { url: "string" },
+    document: EmbedDocument,
+    variables: ({ query }) => ({ url: urlOf(query) }),
+    status: 200,
+    body: restEmbed,
+  }),
+  typedRoute({
+    method: "GET",
+    path: "/v1/spaces/:spaceId/embed",
+    action: "space.read",
+    query: { url: "string" },
+    document: EmbedDocument,
+    variables: ({ query, params }) => ({ url: urlOf(query), space: params.spaceId }),
+    status: 200,
+    body: restEmbed,
+  }),
   typedRoute({
     method: "GET",
     path: "/v1/urls/content",

@@ -818,6 +818,12 @@ const FIXTURES: Record<string, Fixture> = {
     path: `/v1/urls/content?url=${encodeURIComponent(`${server.url}/app/s/${await newSpace()}`)}`,
   }),
 
+  // Embeds: any signed-in caller previews a URL (here the local site the import fixtures read); in a space's context, a reader of it.
+  "GET /v1/urls/embed": async () => ({ path: `/v1/urls/embed?url=${encodeURIComponent(importSiteUrl)}` }),
+  "GET /v1/spaces/:spaceId/embed": async () => ({
+    path: `/v1/spaces/${await newSpace()}/embed?url=${encodeURIComponent(importSiteUrl)}`,
+  }),
+
   "GET /v1/user": async () => ({ path: "/v1/user" }),
   "GET /v1/email-domains/:emailDomain/orgs": async () => ({ path: `/v1/email-domains/${EMAIL_DOMAIN}/orgs` }),
   "POST /v1/orgs/:organizationId/ping": async () => ({ path: org("/ping") }),

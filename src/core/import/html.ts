@@ -10,6 +10,15 @@ export interface PageSummary {
   images: string[];
 }
 
+/** What a link preview shows of a page (its meta tags), URLs as written in the page. */
+export interface PageMeta {
+  title: string;
+  description: string;
+  siteName: string;
+  icon: string;
+  image: string;
+}
+
 export type HtmlOutcome<T> = { ok: true; value: T } | { ok: false; reason: "timeout" | "too-large" | "failed"; message: string };
 
 export interface HtmlReaderLimits {
@@ -22,6 +31,8 @@ export interface HtmlReaderLimits {
 export interface HtmlReader {
   read(html: string): Promise<HtmlOutcome<PageSummary>>;
   convert(html: string, hrefs: Map<string, string>, srcs: Map<string, string>): Promise<HtmlOutcome<{ markdown: string }>>;
+  /** The page's preview (meta tags, title, icon), for embeds. */
+  meta(html: string): Promise<HtmlOutcome<PageMeta>>;
   close(): void;
 }
 

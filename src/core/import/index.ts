@@ -208,10 +208,11 @@ export async function fetchBounded(
   }
 }
 
-const isHtml = (contentType: string) => ["text/html", "application/xhtml+xml"].includes(essenceOf(contentType));
+export const isHtml = (contentType: string) => ["text/html", "application/xhtml+xml"].includes(essenceOf(contentType));
 const isImage = (contentType: string) => essenceOf(contentType).startsWith("image/");
 
-function rootFailure(failure: FetchFailure): DomainError {
+/** The error of a user-given URL that could not be read: 408, 413, 415 or 400, its message naming `url`. */
+export function rootFailure(failure: FetchFailure): DomainError {
   switch (failure.kind) {
     case "timeout":
       return importError(408, `url: ${failure.message}`);

@@ -2,7 +2,7 @@
 // deadline. When a call passes its deadline (or the import's whole budget) the worker is
 // terminated, which stops the CPU work at once, and a new one is started for the next call.
 import { Worker } from "node:worker_threads";
-import type { HtmlOutcome, HtmlReader, HtmlReaderLimits, PageSummary } from "../../core/import/html.ts";
+import type { HtmlOutcome, HtmlReader, HtmlReaderLimits, PageMeta, PageSummary } from "../../core/import/html.ts";
 
 const WORKER_HEAP_MB = 256;
 
@@ -20,6 +20,10 @@ export class HtmlSession implements HtmlReader {
 
   convert(html: string, hrefs: Map<string, string>, srcs: Map<string, string>): Promise<HtmlOutcome<{ markdown: string }>> {
     return this.call({ type: "convert", html, hrefs, srcs });
+  }
+
+  meta(html: string): Promise<HtmlOutcome<PageMeta>> {
+    return this.call({ type: "meta", html, maxNodes: this.limits.maxNodesPerPage });
   }
 
   close() {

@@ -7,6 +7,7 @@
 // Messages in, one answer each:
 //   { type: "read", html, maxNodes, maxLinks } → { title, links, contentLinks, images } or { error }
 //   { type: "convert", html, hrefs, srcs } → { markdown } or { error }
+//   { type: "meta", html, maxNodes } → { title, description, siteName, icon, image } or { error }
 // `links`: every <a href> of the page (for the crawl), `contentLinks`/`images`: the hrefs and
 // srcs of the content element, each at most `maxLinks`, in document order, distinct.
 // `hrefs`/`srcs`: Maps of href → replacement (links beyond the map are left as written).
@@ -87,9 +88,38 @@ function convert({ html, hrefs, srcs }) {
   return { markdown: NodeHtmlMarkdown.translate(content.innerHTML).trim() };
 }
 
+/**
+ * What a link preview (an embed) shows of a page: its Open Graph and Twitter meta tags, else its
+ * <title>, <meta name=description> and <link rel=icon>; URLs as written (the caller resolves and
+ * checks them), text with its whitespace collapsed.
+ */
+function meta({ html, maxNodes }) {
+  const tags = countTags(html);
+  if (tags > maxNodes) return { tooLarge: `it has ${tags} elements: at most ${maxNodes} are read per page` };
+  const root = parse(html, { comment: false, blockTextElements: { script: false, style: false, noscript: false, pre: false } });
+  const metas = new Map();
+  for (const element of root.querySelectorAll("meta[content]")) {
+    const key = (element.getAttribute("property") ?? element.getAttribute("name") ?? "").toLowerCase();
+    const content = clean(element.getAttribute("content"));
+    if (key && content && !metas.has(key)) metas.set(key, content);
+  }
+  const first = (...keys) => keys.map((key) => metas.get(key)).find(Boolean) ?? "";
+  const icon = root
+    .querySelectorAll("link[rel][href]")
+    .find((link) => /(^|\s)(icon|apple-touch-icon)(\s|$)/i.test(link.getAttribute("rel")))
+    ?.getAttribute("href");
+  return {
+    title: first("og:title", "twitter:title") || clean(root.querySelector("title")?.textContent),
+    description: first("og:description", "twitter:description", "description"),
+    siteName: first("og:site_name", "application-name"),
+    icon: clean(icon),
+    image: first("og:image", "og:image:url", "twitter:image"),
+  };
+}
+
 parentPort.on("message", (message) => {
   try {
-    parentPort.postMessage(message.type === "read" ? read(message) : convert(message));
+    parentPort.postMessage(message.type === "read" ? read(message) : message.type === "meta" ? meta(message) : convert(message));
   } catch (error) {
     parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }
