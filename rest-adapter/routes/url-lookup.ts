@@ -1,5 +1,5 @@
 // /v1/urls routes: a URL resolved to what it names (src/core/url-lookup).
-import { graphql } from "../graphql.ts";
+import { graphql, type ResultOf } from "../graphql.ts";
 import { compact, typedRoute, type RestRoute } from "../route.ts";
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
 import { CollectionFields, restCollection } from "./collections.ts";
@@ -25,7 +25,73 @@ const restEmbed = ({
   ...compact({ icon: e.icon, html: e.html }),
 });
 
+const PublishedDocument = graphql(`
+  query GetPublishedContentByUrl($url: String!, $visitor: SiteVisitorInput, $redirectOnError: Boolean) {
+    publishedContentByUrl(url: $url, visitor: $visitor, redirectOnError: $redirectOnError) {
+      content {
+        site siteSection siteSpace space revision organization pathname basePath siteBasePath canonicalUrl complete shareKey contextId preview
+      }
+      redirect { target site redirect }
+    }
+  }
+`);
+
+type PublishedLookup = ResultOf<typeof PublishedDocument>["publishedContentByUrl"];
+
+/**
+ * The published PublishedSiteContentLookup: the content, or a redirect (an external one names its
+ * site). `apiToken` is required by the published schema; no content-scoped token is issued here
+ * (docs/decisions.md), so it is empty: the caller reads the space with its own token.
+ */
+function restPublished({ publishedContentByUrl: found }: { publishedContentByUrl: PublishedLookup }) {
+  const redirect = found.redirect;
+  if (redirect)
+    return redirect.target === "external"
+      ? { target: "external", site: redirect.site, redirect: redirect.redirect }
+      : { target: redirect.target, redirect: redirect.redirect };
+  const c = found.content!;
+  return {
+    site: c.site,
+    ...compact({ siteSection: c.siteSection }),
+    siteSpace: c.siteSpace,
+    space: c.space,
+    revision: c.revision,
+    pathname: c.pathname,
+    basePath: c.basePath,
+    siteBasePath: c.siteBasePath,
+    apiToken: "",
+    organization: c.organization,
+    ...compact({ shareKey: c.shareKey, contextId: c.contextId }),
+    complete: c.complete,
+    canonicalUrl: c.canonicalUrl,
+    preview: c.preview,
+  };
+}
+
 export const urlLookupRoutes: RestRoute[] = [
+  typedRoute({
+    method: "GET",
+    path: "/v1/urls/published",
+    action: "viewer",
+    query: { url: "string", visitorAuthToken: "string", redirectOnError: "boolean" },
+    document: PublishedDocument,
+    variables: ({ query }) => ({
+      url: urlOf(query),
+      visitor: typeof query.visitorAuthToken === "string" ? { jwtToken: query.visitorAuthToken } : null,
+      redirectOnError: query.redirectOnError === true,
+    }),
+    status: 200,
+    body: restPublished,
+  }),
+  typedRoute({
+    method: "POST",
+    path: "/v1/urls/published",
+    action: "viewer",
+    document: PublishedDocument,
+    variables: ({ body }) => ({ url: body.url, visitor: body.visitor ?? null, redirectOnError: body.redirectOnError ?? null }),
+    status: 200,
+    body: restPublished,
+  }),
   typedRoute({
     method: "GET",
     path: "/v1/urls/embed",

@@ -319,6 +319,18 @@ async function newSite() {
   return { path, siteSpaceId: siteSpaces.body.items[0].id as string };
 }
 
+/** The reader's URL of a new published site (its space has a page). */
+async function newPublishedSiteUrl() {
+  const spaceId = await newSpace();
+  await server.graphql(ownerToken, `mutation($input: CreatePageInput!) { createPage(input: $input) { page { id } } }`, {
+    input: { space: spaceId, title: "Matrix page", markdown: "Body." },
+  });
+  const response = await server.rest(ownerToken, "POST", org("/sites"), { title: "Matrix published site", spaces: [spaceId] });
+  const path = org(`/sites/${response.body.id}`);
+  await server.rest(ownerToken, "POST", `${path}/publish`);
+  return `${server.url}/sites/${path.split("/").pop()}/`;
+}
+
 /** A new visitor-auth site: its path. */
 async function newVisitorAuthSite() {
   const { path } = await newSite();
@@ -817,6 +829,12 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/urls/content": async () => ({
     path: `/v1/urls/content?url=${encodeURIComponent(`${server.url}/app/s/${await newSpace()}`)}`,
   }),
+
+  // Published URLs: any signed-in caller resolves a URL of a published site (what its readers see).
+  "GET /v1/urls/published": async () => ({
+    path: `/v1/urls/published?url=${encodeURIComponent(await newPublishedSiteUrl())}`,
+  }),
+  "POST /v1/urls/published": async () => ({ path: "/v1/urls/published", body: { url: await newPublishedSiteUrl() } }),
 
   // Embeds: any signed-in caller previews a URL (here the local site the import fixtures read); in a space's context, a reader of it.
   "GET /v1/urls/embed": async () => ({ path: `/v1/urls/embed?url=${encodeURIComponent(importSiteUrl)}` }),

@@ -16,7 +16,7 @@ import {
   type Space,
 } from "../../generated/prisma/client.ts";
 import type { Services } from "../context.ts";
-import type { ChangeFeed } from "../../db/change-feed.ts";
+import { ChangeFeed } from "../../db/change-feed.ts";
 import { contentOf } from "../content/index.ts";
 import { downloadUrlOf } from "../content/files.ts";
 import { flatten, findPageByPath, type FileEntry, type LocatedPage, type PageNode } from "../content/tree.ts";
@@ -244,6 +244,8 @@ export interface SiteRequest {
   ifNoneMatch: string | null;
   /** The reader, when views are to be recorded as insight events (the site server's own requests). */
   visitor?: SiteVisitor;
+  /** Unsigned claims given as an object (a URL lookup's `visitor.unsignedClaims`), in place of `visitor.<name>` parameters. */
+  unsignedClaims?: Record<string, unknown>;
 }
 
 const notFoundPage = (message = "This page does not exist.") =>
@@ -286,6 +288,12 @@ async function admit(
   return { fingerprint, access };
 }
 
+/** A digest of a visitor's claims: what they see depends on nothing else ("" without claims). */
+function claimsKeyOf(claims: VisitorClaims): string {
+  const text = JSON.stringify(claims);
+  return text === "{}" ? "" : createHash("sha256").update(text).digest("base64url").slice(0, 16);
+}
+
 /**
  * Serves one request of a published site. Unpublished, deleted and unknown sites are 404; a
  * hostname that is no site's is not a site request at all (null: the service answers it, so that
@@ -297,8 +305,7 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   const admitted = await admit(services, cache, request, now);
   if (!admitted || "status" in admitted) return admitted;
   const { fingerprint, access } = admitted;
-  const claims = JSON.stringify(access.claims);
-  const claimsKey = claims === "{}" ? "" : createHash("sha256").update(claims).digest("base64url").slice(0, 16);
+  const claimsKey = claimsKeyOf(access.claims);
   const key = [
     fingerprint.id,
     fingerprint.version,
@@ -342,6 +349,95 @@ export async function serveSite(services: Services, cache: SiteCache, request: S
   if (request.ifNoneMatch && request.ifNoneMatch === response.etag)
     return { status: 304, contentType: response.contentType, body: "", etag: response.etag, headers, cookies };
   return { ...response, headers, cookies };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a URL of a site shows its visitor, as data (the published getPublishedContentByUrl)
+
+/** Where a URL of a site leads its visitor: the site space and page a view of it would show. */
+export interface SiteUrlContent {
+  kind: "content";
+  siteId: string;
+  organizationId: string;
+  sectionId: string | null;
+  siteSpaceId: string;
+  spaceId: string;
+  revisionId: string;
+  /** The page's path in its site space ("" at the site space's root, which shows its first page). */
+  pagePath: string;
+  /** URL of the site (no trailing slash), and of the site space's root. */
+  siteBase: string;
+  spaceBase: string;
+  /** Whether the URL named its site space (and section) itself, or its page: no defaults were taken where another choice existed. */
+  complete: boolean;
+  /** The share key that opened a share-link site. */
+  shareKey: string | null;
+  /** A digest of the visitor's claims when they have any (what they see depends on them). */
+  contextId: string | null;
+  /** Opened by a preview token (the site's preview URL). */
+  preview: boolean;
+}
+
+export type SiteUrlResolution =
+  | SiteUrlContent
+  /** A site redirect answers the URL (`location`, a site's URL when `inSite`). */
+  | { kind: "redirect"; siteId: string; location: string; inSite: boolean }
+  /** The visitor is refused; `fallback` is the site's sign-in URL when it has one. */
+  | { kind: "refused"; siteId: string; fallback: string | null };
+
+/**
+ * What `request` (a URL of a site, read as the site server reads it, with the visitor's
+ * credentials) shows: the site space and page a view would render, the redirect it would answer,
+ * or that the visitor is refused; null when it shows nothing (no such site, not published, no
+ * such page). Only what the visitor may see: their share key, token and claims, the site's
+ * adaptive conditions and hidden site spaces apply as for a page view.
+ */
+export async function resolveSiteUrl(services: Services, request: SiteRequest): Promise<SiteUrlResolution | null> {
+  if (request.path.startsWith(ASSETS_PREFIX)) return null;
+  // Nothing is kept across lookups (a feed that is never live): every one reads the site afresh.
+  const cache = new SiteCache(new ChangeFeed(false));
+  const admitted = await admit(services, cache, request, services.clock.now().getTime());
+  if (!admitted) return null;
+  if ("status" in admitted) {
+    if (admitted.status === 404) return null;
+    const siteId = "siteId" in request.site ? request.site.siteId : ((await fingerprintOf(services, request.site))?.id ?? null);
+    if (!siteId) return null;
+    const location = admitted.status === 302 ? (admitted.headers?.Location ?? null) : null;
+    return { kind: "refused", siteId, fallback: location };
+  }
+  const { fingerprint, access } = admitted;
+  const loaded = await load(services, fingerprint, access.claims);
+  const path = request.path.endsWith(".md") ? request.path.slice(0, -3) : request.path;
+  const place = locate(loaded, request.base, path.split("/").filter(Boolean));
+  const content = place && loaded.contents.get(place.siteSpace.spaceId);
+  const located =
+    place && content && (place.rest.length ? findPageByPath(content.pages, place.rest.join("/")) : firstDocument(content.pages));
+  if (!place || !located) {
+    const redirect = await redirectOf(services, loaded, fingerprint, request);
+    const location = redirect?.headers?.Location;
+    if (!location) return null;
+    const base = request.base;
+    return { kind: "redirect", siteId: fingerprint.id, location, inSite: location === base || location.startsWith(`${base}/`) };
+  }
+  const { structure } = loaded;
+  const complete =
+    place.rest.length > 0 || (orderedSections(structure).length <= 1 && siteSpacesIn(structure, place.section?.id ?? null).length <= 1);
+  return {
+    kind: "content",
+    siteId: fingerprint.id,
+    organizationId: fingerprint.organizationId,
+    sectionId: place.section?.id ?? null,
+    siteSpaceId: place.siteSpace.id,
+    spaceId: place.siteSpace.spaceId,
+    revisionId: loaded.spaces.get(place.siteSpace.spaceId)!.revisionId,
+    pagePath: place.rest.length ? located.path : "",
+    siteBase: request.base,
+    spaceBase: place.spaceBase,
+    complete,
+    shareKey: fingerprint.visibility === "share-link" && !admitted.preview ? (request.query.get("shareKey") ?? null) : null,
+    contextId: claimsKeyOf(access.claims) || null,
+    preview: !!admitted.preview,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -635,9 +731,9 @@ async function visitorAccess(services: Services, cache: SiteCache, site: Fingerp
   // link keeps them) until other parameters replace them; checked against the adaptive schema on
   // every request (it may have changed since), and left out when they do not validate.
   const claimsCookie = `site_claims_${site.id}`;
-  let unsigned: Record<string, unknown> | undefined;
+  let unsigned = request.unsignedClaims;
   let fromQuery = false;
-  for (const [name, value] of request.query) {
+  for (const [name, value] of unsigned ? [] : request.query) {
     if (!name.startsWith("visitor.")) continue;
     unsigned ??= {};
     fromQuery = true;

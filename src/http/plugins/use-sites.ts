@@ -19,7 +19,8 @@ import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
 import { addressOf } from "../request-url.ts";
 import { answerSiteMcp, SITE_MCP_PATH } from "../site-mcp.ts";
-import { hostnameOf, isSiteRequest, SITES_PREFIX } from "../site-requests.ts";
+import { hostnameOf, SITES_PREFIX, sitePathOf } from "../../core/sites/site-urls.ts";
+import { isSiteRequest } from "../site-requests.ts";
 import type { CredentialFailures } from "./use-rate-limit.ts";
 
 /** A feedback form's body: a rating and a comment of at most 512 characters, percent-encoded, fit well within this. */
@@ -137,15 +138,9 @@ export function useSites(services: Services, cache: SiteCache, credentialFailure
     } else {
       return;
     }
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(path);
-    } catch {
-      decoded = path;
-    }
     const siteRequest: SiteRequest = {
       site,
-      path: decoded.replace(/\/+$/, ""),
+      path: sitePathOf(path),
       base,
       query: url.searchParams,
       cookies: parseCookies(request.headers.get("cookie")),
