@@ -34,6 +34,7 @@ import { integrationBlockRoutes } from "./integration-blocks.ts";
 import { inviteRoutes } from "./invites.ts";
 import { urlLookupRoutes } from "./url-lookup.ts";
 import { computedRoutes } from "./computed.ts";
+import { auditRoutes } from "./audit.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -73,4 +74,5 @@ export const routes: RestRoute[] = [
   // Issue 30: URL resolution and embeds.
   ...urlLookupRoutes,
   ...computedRoutes,
+  ...auditRoutes,
 ];

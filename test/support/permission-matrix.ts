@@ -928,6 +928,10 @@ const FIXTURES: Record<string, Fixture> = {
   "GET /v1/orgs/:organizationId/translations-glossary/:glossaryEntryId": async () => ({
     path: org(`/translations-glossary/${await newGlossaryEntry()}`),
   }),
+  // Audit log (issue 30, audit): organization admins read it
+  "GET /v1/orgs/:organizationId/audit-event-actions": async () => ({ path: org("/audit-event-actions") }),
+  "GET /v1/orgs/:organizationId/audit-events": async () => ({ path: org("/audit-events") }),
+  "GET /v1/orgs/:organizationId/audit-events/:auditEventId": async () => ({ path: org(`/audit-events/${await newAuditEvent()}`) }),
   "GET /v1/orgs/:organizationId/openapi": async () => ({ path: org("/openapi") }),
   "POST /v1/orgs/:organizationId/openapi": async () => ({
     path: org("/openapi"),
@@ -1294,6 +1298,13 @@ async function newRedirect() {
 }
 
 /** A glossary entry, written directly. */
+/** An event of the organization's audit log: the one a new collection records. */
+async function newAuditEvent(): Promise<string> {
+  const collectionId = await newCollection();
+  const event = await prisma().auditEvent.findFirstOrThrow({ where: { organizationId, targetId: collectionId } });
+  return event.id;
+}
+
 async function newGlossaryEntry(): Promise<string> {
   const id = newId("GlossaryEntry");
   const now = new Date();

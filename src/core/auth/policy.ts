@@ -37,6 +37,7 @@ export const POLICY = {
   "organization.createContent": { scope: "organization", least: "create", does: "create content at the top level" },
   "organization.uploadFile": { scope: "organization", least: "edit", does: "upload files to the organization's storage" },
   "organization.transferContent": { scope: "organization", least: "admin", does: "transfer content to or from the organization" },
+  "audit.read": { scope: "organization", least: "admin", does: "read the organization's audit log" },
 
   "member.list": { scope: "organization", least: "read", does: "list the organization's members" },
   "member.read": { scope: "organization", least: "read", does: "read a member" },

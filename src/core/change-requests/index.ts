@@ -3,6 +3,7 @@
 // edits onto the space. Both are three-way merges (./merge.ts) against the common base, the
 // space revision the change request last took in (`revisionMergedAncestorId`, else
 // `revisionInitialId`); a conflict refuses with 409 naming the pages, and nothing is written.
+import { recordAuditEvent } from "../audit/index.ts";
 import type { ChangeRequest, Prisma, Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
@@ -425,6 +426,12 @@ export async function mergeChangeRequest(
         mergedAt: revision.createdAt,
         updatedAt: revision.createdAt,
       },
+    });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: space.organizationId,
+      action: "space.change-request.merged",
+      target: { type: "change-request", id: merged.id, label: merged.subject || `#${merged.number}` },
+      payload: { space: spaceId, number: merged.number, revision: revision.id },
     });
     return { revision, changeRequest: merged };
   }, TRANSACTION_OPTIONS);

@@ -1,5 +1,6 @@
 // Collections: nested folders of spaces. Reading needs `read` on the collection, changing it
 // `admin`, creating inside it `create`.
+import { WRITE_TRANSACTION } from "../../db/transaction.ts";
 import type { Collection, Prisma } from "../../generated/prisma/client.ts";
 import { atLeast, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
@@ -17,6 +18,14 @@ import {
   type Position,
 } from "../content-tree/index.ts";
 import { getOrganization, requireOrganization } from "../organizations/read.ts";
+import { recordAuditEvent } from "../audit/index.ts";
+
+/** A collection as the target of an audit event. */
+const collectionTarget = (collection: Pick<Collection, "id" | "title">) => ({
+  type: "collection",
+  id: collection.id,
+  label: collection.title,
+});
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
@@ -109,8 +118,8 @@ export async function createCollection(ctx: CoreContext, input: { organizationId
   const title = checkLength("title", input.title ?? "Untitled", { max: COLLECTION_TITLE_MAX });
   const parentId = input.parent ?? null;
   await requireCreateIn(ctx, input.organizationId, parentId);
-  return withTreeLock(ctx, [input.organizationId], async (tx) =>
-    tx.collection.create({
+  return withTreeLock(ctx, [input.organizationId], async (tx) => {
+    const collection = await tx.collection.create({
       data: {
         id: newId("Collection"),
         organizationId: input.organizationId,
@@ -118,8 +127,14 @@ export async function createCollection(ctx: CoreContext, input: { organizationId
         title,
         sortKey: await sortKeyAt(tx, input.organizationId, parentId, null),
       },
-    }),
-  );
+    });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: collection.organizationId,
+      action: "collection.created",
+      target: collectionTarget(collection),
+    });
+    return collection;
+  });
 }
 
 export async function updateCollection(
@@ -135,7 +150,16 @@ export async function updateCollection(
   }
   if (patch.defaultLevel !== undefined) data.defaultLevel = checkDefaultLevel(patch.defaultLevel);
   await requireCollection(ctx, id, "collection.update");
-  return ctx.prisma.collection.update({ where: { id }, data });
+  return ctx.prisma.$transaction(async (tx) => {
+    const collection = await tx.collection.update({ where: { id }, data });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: collection.organizationId,
+      action: "collection.updated",
+      target: collectionTarget(collection),
+      payload: { fields: Object.keys(data) },
+    });
+    return collection;
+  }, WRITE_TRANSACTION);
 }
 
 /**
@@ -151,6 +175,12 @@ export async function deleteCollection(ctx: CoreContext, id: string) {
       data: { deletedAt: ctx.clock.now() },
     });
     await tx.collection.deleteMany({ where: { id: { in: subtree } } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: collection.organizationId,
+      action: "collection.deleted",
+      target: collectionTarget(collection),
+      payload: { collections: subtree },
+    });
   });
 }
 
@@ -180,7 +210,14 @@ export async function moveCollection(ctx: CoreContext, id: string, input: { pare
       throw conflict("The collection or the position's reference moved meanwhile: retry the request");
     }
     const sortKey = await sortKeyAt(tx, organizationId, parentId, input.position, id);
-    return tx.collection.update({ where: { id }, data: { parentId, sortKey } });
+    const moved = await tx.collection.update({ where: { id }, data: { parentId, sortKey } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId,
+      action: "collection.moved",
+      target: collectionTarget(moved),
+      payload: { from: current.parentId, to: parentId },
+    });
+    return moved;
   });
 }
 
@@ -201,6 +238,19 @@ export async function transferCollection(ctx: CoreContext, id: string, targetOrg
     await tx.space.updateMany({ where: { parentId: { in: subtree } }, data: { organizationId: targetOrganizationId } });
     await tx.collection.updateMany({ where: { id: { in: subtree } }, data: { organizationId: targetOrganizationId } });
     const sortKey = await sortKeyAt(tx, targetOrganizationId, null, null, id);
-    return tx.collection.update({ where: { id }, data: { parentId: null, sortKey } });
+    const transferred = await tx.collection.update({ where: { id }, data: { parentId: null, sortKey } });
+    // Both organizations' logs say it: one lost the collection, the other gained it.
+    const event = {
+      action: "collection.transferred",
+      target: collectionTarget(transferred),
+      payload: { from: collection.organizationId, to: targetOrganizationId },
+    } as const;
+    await recordAuditEvent(
+      ctx,
+      tx,
+      { organizationId: collection.organizationId, ...event },
+      { organizationId: targetOrganizationId, ...event },
+    );
+    return transferred;
   });
 }

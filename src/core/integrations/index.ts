@@ -10,6 +10,7 @@
 //   space's admins (`integration.installOnSpace`); on a site, the organization's admins.
 // - `target` says where it may be installed: `all`, `organization` (no spaces or sites),
 //   `space` (spaces only), `site` (sites only).
+import { recordAuditEvent } from "../audit/index.ts";
 import { createHash, randomBytes } from "node:crypto";
 import type {
   Integration,
@@ -614,6 +615,12 @@ export async function installIntegration(
       },
     });
     await ctx.integrations.emit(tx, integration, row.id, { type: "installation_setup", installationId: row.id, status: row.status });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: row.organizationId,
+      action: "organization.integration.installed",
+      target: { type: "integration-installation", id: row.id, label: integration.title },
+      payload: { integration: integration.name },
+    });
     return row;
   });
   ctx.jobs.wake();
@@ -763,6 +770,12 @@ export async function uninstallIntegration(ctx: CoreContext, name: string, insta
       type: "installation_deleted",
       installationId: installation.id,
       previous: { configuration: installation.configuration },
+    });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: installation.organizationId,
+      action: "organization.integration.uninstalled",
+      target: { type: "integration-installation", id: installation.id, label: integration.title },
+      payload: { integration: integration.name },
     });
   });
   for (const id of revoked) ctx.tokens.forget(id);

@@ -1,12 +1,13 @@
 // Members of an organization: listing, roles (an organization keeps at least one admin), removal,
 // SSO, activity (`lastSeenAt`), their spaces and teams, and invitations (by e-mail, by link).
+import { recordAuditEvent } from "../audit/index.ts";
 import type { LinkInvite, Member, Organization, Prisma, PrismaClient, Space, TeamMember } from "../../generated/prisma/client.ts";
 import { Access } from "../auth/access.ts";
 import { issueToken } from "../auth/tokens.ts";
 import { authorize } from "../auth/policy.ts";
 import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import type { Transaction } from "../../db/transaction.ts";
+import { type Transaction, WRITE_TRANSACTION } from "../../db/transaction.ts";
 import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { createLoaders } from "../loaders.ts";
@@ -84,6 +85,12 @@ export function withMembersLock<T>(ctx: CoreContext, organizationId: string, wor
   );
 }
 
+/** A member as the target of an audit event: the user, named as they were then. */
+async function memberTarget(tx: Transaction, userId: string) {
+  const user = await tx.user.findUnique({ where: { id: userId }, select: { displayName: true } });
+  return { type: "member", id: userId, label: user?.displayName ?? null };
+}
+
 /** Refuses (409) a change that would leave the organization without an enabled admin. */
 async function keepAnAdmin(tx: Transaction, member: Member, change: string) {
   if (member.role !== "admin" || member.disabled) return;
@@ -107,6 +114,12 @@ export async function updateMemberRole(ctx: CoreContext, organizationId: string,
     if (!member) throw notFound("member", userId);
     if (checked === undefined || checked === member.role) return member;
     if (checked !== "admin") await keepAnAdmin(tx, member, "Changing the role");
+    await recordAuditEvent(ctx, tx, {
+      organizationId,
+      action: "organization.member.updated",
+      target: await memberTarget(tx, userId),
+      payload: { role: { from: member.role, to: checked } },
+    });
     return tx.member.update({ where: { organizationId_userId: { organizationId, userId } }, data: { role: checked } });
   });
   ctx.loaders.member.clear(memberKey(organizationId, userId)).prime(memberKey(organizationId, userId), updated);
@@ -127,6 +140,12 @@ export async function removeMember(ctx: CoreContext, organizationId: string, use
     await tx.teamMember.deleteMany({ where: { userId, team: { organizationId } } });
     await tx.permissionGrant.deleteMany({ where: { userId, organizationId } });
     await tx.member.delete({ where: { organizationId_userId: { organizationId, userId } } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId,
+      action: "organization.member.removed",
+      target: await memberTarget(tx, userId),
+      payload: { role: member.role },
+    });
   });
   ctx.loaders.member.clear(memberKey(organizationId, userId));
 }
@@ -301,7 +320,7 @@ export async function createLinkInvite(
     if ((await tx.linkInvite.count({ where: { organizationId: organization.id } })) >= LINK_INVITES_PER_ORGANIZATION_MAX) {
       throw conflict(`The organization holds at most ${LINK_INVITES_PER_ORGANIZATION_MAX} invite links: delete one first`);
     }
-    return tx.linkInvite.create({
+    const invite = await tx.linkInvite.create({
       data: {
         id: newId("LinkInvite"),
         organizationId: organization.id,
@@ -310,13 +329,27 @@ export async function createLinkInvite(
         expiresAt: input.expiresAt ?? null,
       },
     });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: organization.id,
+      action: "organization.link-invite.created",
+      target: { type: "link-invite", id: invite.id },
+      payload: { role: invite.role, expiresAt: invite.expiresAt },
+    });
+    return invite;
   });
 }
 
 export async function deleteLinkInvite(ctx: CoreContext, organizationId: string, inviteId: string) {
   await requireOrganization(ctx, organizationId, "invite.manage");
-  const { count } = await ctx.prisma.linkInvite.deleteMany({ where: { id: inviteId, organizationId } });
-  if (count === 0) throw notFound("invite link", inviteId);
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.linkInvite.deleteMany({ where: { id: inviteId, organizationId } });
+    if (count === 0) throw notFound("invite link", inviteId);
+    await recordAuditEvent(ctx, tx, {
+      organizationId,
+      action: "organization.link-invite.deleted",
+      target: { type: "link-invite", id: inviteId },
+    });
+  }, WRITE_TRANSACTION);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,10 +2,11 @@
 // (stored, seen by the invitee, accepted by them) and joining by e-mail domain. No mail is sent by
 // this service: an invitee sees their pending invitations as `viewer.invites` (GraphQL) and accepts
 // one with POST /v1/orgs/{organizationId}/invites/{inviteId}.
+import { recordAuditEvent } from "../audit/index.ts";
 import type { EmailInvite, LinkInvite, Organization, Prisma } from "../../generated/prisma/client.ts";
 import { atLeast, isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
-import type { Transaction } from "../../db/transaction.ts";
+import { type Transaction, WRITE_TRANSACTION } from "../../db/transaction.ts";
 import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
@@ -50,9 +51,17 @@ export async function getLinkInvite(ctx: CoreContext, organizationId: string, in
 export async function updateLinkInvite(ctx: CoreContext, organizationId: string, inviteId: string, role: unknown): Promise<LinkInvite> {
   const checked = checkRole("role", role);
   await getLinkInvite(ctx, organizationId, inviteId);
-  const { count } = await ctx.prisma.linkInvite.updateMany({ where: { id: inviteId, organizationId }, data: { role: checked } });
-  if (count === 0) throw notFound("invite link", inviteId);
-  return ctx.prisma.linkInvite.findUniqueOrThrow({ where: { id: inviteId } });
+  return ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.linkInvite.updateMany({ where: { id: inviteId, organizationId }, data: { role: checked } });
+    if (count === 0) throw notFound("invite link", inviteId);
+    await recordAuditEvent(ctx, tx, {
+      organizationId,
+      action: "organization.link-invite.updated",
+      target: { type: "link-invite", id: inviteId },
+      payload: { role: checked },
+    });
+    return tx.linkInvite.findUniqueOrThrow({ where: { id: inviteId } });
+  }, WRITE_TRANSACTION);
 }
 
 /**

@@ -1,4 +1,6 @@
 // Organizations: who may see and change one, and the rules of its fields.
+import { WRITE_TRANSACTION } from "../../db/transaction.ts";
+import { recordAuditEvent } from "../audit/index.ts";
 import type { Organization, Prisma } from "../../generated/prisma/client.ts";
 import { allows, POLICY, type Action } from "../auth/policy.ts";
 import { isRole, ROLES } from "../auth/roles.ts";
@@ -154,7 +156,16 @@ export async function updateOrganization(ctx: CoreContext, id: string, patch: Or
     const taken = await ctx.prisma.organization.findFirst({ where: { hostname: patch.hostname, id: { not: id } } });
     if (taken) throw conflict(`hostname ${quote(patch.hostname)} is already used by another organization`);
   }
-  const updated = await ctx.prisma.organization.update({ where: { id }, data });
+  const updated = await ctx.prisma.$transaction(async (tx) => {
+    const organization = await tx.organization.update({ where: { id }, data });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: id,
+      action: "organization.settings.updated",
+      target: { type: "organization", id, label: organization.title },
+      payload: { fields: Object.keys(data) },
+    });
+    return organization;
+  }, WRITE_TRANSACTION);
   ctx.loaders.organization.clear(id).prime(id, updated);
   return updated;
 }

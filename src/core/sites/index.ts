@@ -4,12 +4,13 @@
 // publishing, access and deletion `admin` (src/core/auth/policy.ts), on the site: the organization
 // role, raised by grants on the site (a guest sees only the sites granted to them). Structural writes of one site are
 // serialized by an advisory lock, so defaults, paths and orders stay consistent under concurrency.
+import { recordAuditEvent } from "../audit/index.ts";
 import { randomBytes } from "node:crypto";
 import { generateKeyBetween } from "fractional-indexing";
 import { Prisma, type Site, type SiteSection, type SiteSectionGroup, type SiteSpace, type Space } from "../../generated/prisma/client.ts";
 import { authorize, may, POLICY, type Action } from "../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
-import type { Transaction } from "../../db/transaction.ts";
+import { type Transaction, WRITE_TRANSACTION } from "../../db/transaction.ts";
 import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
@@ -332,9 +333,18 @@ export async function createSite(
     });
     const structure: Structure = { site, root: [], sections: [], groups: [], siteSpaces: [] };
     for (const space of spaces) await insertSiteSpace(tx, structure, space, null);
+    await recordAuditEvent(ctx, tx, {
+      organizationId: site.organizationId,
+      action: "site.created",
+      target: siteTarget(site),
+      payload: { visibility, type, spaces: spaces.map((space) => space.id) },
+    });
     return site;
   }, TX_OPTIONS);
 }
+
+/** A site as the target of an audit event. */
+const siteTarget = (site: Pick<Site, "id" | "title">) => ({ type: "site", id: site.id, label: site.title });
 
 export const newPrivateKey = () => randomBytes(32).toString("base64url");
 
@@ -410,7 +420,14 @@ export async function updateSite(
         }
         await makeDefaultSiteSpace(tx, structure, siteSpace);
       }
-      return tx.site.update({ where: { id: siteId }, data });
+      const site = await tx.site.update({ where: { id: siteId }, data });
+      await recordAuditEvent(ctx, tx, {
+        organizationId: site.organizationId,
+        action: "site.updated",
+        target: siteTarget(site),
+        payload: { fields: Object.keys(patch).filter((key) => patch[key as keyof SitePatch] !== undefined) },
+      });
+      return site;
     });
   } catch (error) {
     // Two sites taking one hostname at once: the unique index refuses the second.
@@ -438,10 +455,11 @@ async function makeDefaultSiteSpace(tx: Transaction, structure: Structure, siteS
 /** Deleting a site also stops it being the organization's default content. */
 export async function deleteSite(ctx: CoreContext, organizationId: string | null | undefined, siteId: string): Promise<void> {
   const site = await requireSite(ctx, organizationId, siteId, "site.delete");
-  await ctx.prisma.$transaction([
-    ctx.prisma.organization.updateMany({ where: { id: site.organizationId, defaultSiteId: siteId }, data: { defaultSiteId: null } }),
-    ctx.prisma.site.delete({ where: { id: siteId } }),
-  ]);
+  await ctx.prisma.$transaction(async (tx) => {
+    await tx.organization.updateMany({ where: { id: site.organizationId, defaultSiteId: siteId }, data: { defaultSiteId: null } });
+    await tx.site.delete({ where: { id: siteId } });
+    await recordAuditEvent(ctx, tx, { organizationId: site.organizationId, action: "site.deleted", target: siteTarget(site) });
+  }, WRITE_TRANSACTION);
   siteLoaders(ctx).forget(siteId);
   ctx.loaders.organization.clear(site.organizationId);
 }
@@ -453,7 +471,22 @@ export async function setSitePublished(
   published: boolean,
 ): Promise<Site> {
   await requireSite(ctx, organizationId, siteId, "site.publish");
-  return writeSite(ctx, siteId, () => ({ published }));
+  const now = ctx.clock.now();
+  const site = await ctx.prisma.$transaction(async (tx) => {
+    const before = await tx.site.findUniqueOrThrow({ where: { id: siteId }, select: { published: true } });
+    const row = await tx.site.update({ where: { id: siteId }, data: { published, updatedAt: now } });
+    // Publishing a published site changes nothing: it is no event.
+    if (before.published !== published) {
+      await recordAuditEvent(ctx, tx, {
+        organizationId: row.organizationId,
+        action: published ? "site.published" : "site.unpublished",
+        target: siteTarget(row),
+      });
+    }
+    return row;
+  }, WRITE_TRANSACTION);
+  siteLoaders(ctx).forget(siteId);
+  return site;
 }
 
 /** Writes fields of a site's row (given the time, for their own timestamps); its `updatedAt` moves with them. */

@@ -1,6 +1,7 @@
 // Spaces: reading needs `read`; title and emoji need `edit`; edit mode, default level, delete,
 // restore, move and transfer need `admin`. Deletion is soft: a deleted space keeps its
 // `deletedAt`, leaves every list, can be restored for 7 days and is then removed by the sweep.
+import { WRITE_TRANSACTION } from "../../db/transaction.ts";
 import type { Prisma, Space } from "../../generated/prisma/client.ts";
 import { checkMergeRules } from "../reviews/merge-rules.ts";
 import type { CoreContext, Services } from "../context.ts";
@@ -19,6 +20,7 @@ import { reindexSpace } from "../search/index.ts";
 
 export * from "./read.ts";
 import { requireSpace } from "./read.ts";
+import { recordAuditEvent } from "../audit/index.ts";
 
 export const SPACE_TITLE_MAX = 50;
 export const SPACE_EMOJI_MAX = 50;
@@ -123,17 +125,22 @@ export async function createSpace(
   const editMode = checkOneOf("editMode", input.editMode ?? "live", SPACE_EDIT_MODES);
   const parentId = input.parent ?? null;
   await requireCreateIn(ctx, input.organizationId, parentId);
-  return withTreeLock(ctx, [input.organizationId], async (tx) =>
-    insertSpace(tx, {
+  return withTreeLock(ctx, [input.organizationId], async (tx) => {
+    const space = await insertSpace(tx, {
       organizationId: input.organizationId,
       parentId,
       title,
       emoji,
       editMode,
       sortKey: await sortKeyAt(tx, input.organizationId, parentId, null),
-    }),
-  );
+    });
+    await recordAuditEvent(ctx, tx, { organizationId: space.organizationId, action: "space.created", target: spaceTarget(space) });
+    return space;
+  });
 }
+
+/** A space as the target of an audit event. */
+const spaceTarget = (space: Pick<Space, "id" | "title">) => ({ type: "space", id: space.id, label: space.title });
 
 export async function updateSpace(
   ctx: CoreContext,
@@ -148,13 +155,26 @@ export async function updateSpace(
   if (patch.mergeRules !== undefined) data.mergeRules = checkMergeRules(patch.mergeRules, true) as Prisma.InputJsonValue;
   const needsAdmin = patch.editMode !== undefined || patch.defaultLevel !== undefined || patch.mergeRules !== undefined;
   await requireSpace(ctx, id, needsAdmin ? "space.configure" : "space.rename");
-  return ctx.prisma.space.update({ where: { id }, data: { ...data, updatedAt: ctx.clock.now() } });
+  return ctx.prisma.$transaction(async (tx) => {
+    const space = await tx.space.update({ where: { id }, data: { ...data, updatedAt: ctx.clock.now() } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: space.organizationId,
+      action: "space.updated",
+      target: spaceTarget(space),
+      payload: { fields: Object.keys(patch).filter((key) => patch[key as keyof typeof patch] !== undefined) },
+    });
+    return space;
+  }, WRITE_TRANSACTION);
 }
 
 /** Soft delete; deleting a deleted space changes nothing. */
 export async function deleteSpace(ctx: CoreContext, id: string) {
-  await requireSpace(ctx, id, "space.delete", { allowDeleted: true });
-  await ctx.prisma.space.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: ctx.clock.now() } });
+  const space = await requireSpace(ctx, id, "space.delete", { allowDeleted: true });
+  await ctx.prisma.$transaction(async (tx) => {
+    const { count } = await tx.space.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: ctx.clock.now() } });
+    if (count > 0)
+      await recordAuditEvent(ctx, tx, { organizationId: space.organizationId, action: "space.deleted", target: spaceTarget(space) });
+  }, WRITE_TRANSACTION);
 }
 
 export async function restoreSpace(ctx: CoreContext, id: string) {
@@ -166,7 +186,9 @@ export async function restoreSpace(ctx: CoreContext, id: string) {
   return withTreeLock(ctx, [space.organizationId], async (tx) => {
     // Its collection may have been deleted meanwhile: then it comes back at the top level.
     const parentId = space.parentId && (await tx.collection.findUnique({ where: { id: space.parentId } })) ? space.parentId : null;
-    return tx.space.update({ where: { id }, data: { deletedAt: null, parentId } });
+    const restored = await tx.space.update({ where: { id }, data: { deletedAt: null, parentId } });
+    await recordAuditEvent(ctx, tx, { organizationId: restored.organizationId, action: "space.restored", target: spaceTarget(restored) });
+    return restored;
   });
 }
 
@@ -200,6 +222,12 @@ export async function duplicateSpace(ctx: CoreContext, id: string) {
       content,
     );
     await reindexSpace(tx, copy.id, content.pages);
+    await recordAuditEvent(ctx, tx, {
+      organizationId: copy.organizationId,
+      action: "space.created",
+      target: spaceTarget(copy),
+      payload: { duplicatedFrom: source.id },
+    });
     return copy;
   });
 }
@@ -224,7 +252,14 @@ export async function moveSpace(ctx: CoreContext, id: string, input: { parent?: 
       throw conflict("The space or the position's reference moved meanwhile: retry the request");
     }
     const sortKey = await sortKeyAt(tx, current.organizationId, parentId, input.position, id);
-    return tx.space.update({ where: { id }, data: { parentId, sortKey } });
+    const moved = await tx.space.update({ where: { id }, data: { parentId, sortKey } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: moved.organizationId,
+      action: "space.moved",
+      target: spaceTarget(moved),
+      payload: { from: current.parentId, to: parentId },
+    });
+    return moved;
   });
 }
 
@@ -237,9 +272,17 @@ export async function transferSpace(ctx: CoreContext, id: string, targetOrganiza
   return withTreeLock(ctx, [space.organizationId, targetOrganizationId], async (tx) => {
     await tx.permissionGrant.deleteMany({ where: { spaceId: id } });
     const sortKey = await sortKeyAt(tx, targetOrganizationId, null, null, id);
-    return tx.space.update({
+    const transferred = await tx.space.update({
       where: { id },
       data: { organizationId: targetOrganizationId, parentId: null, sortKey },
     });
+    // Both organizations' logs say it: one lost the space, the other gained it.
+    const event = {
+      action: "space.transferred",
+      target: spaceTarget(transferred),
+      payload: { from: space.organizationId, to: targetOrganizationId },
+    } as const;
+    await recordAuditEvent(ctx, tx, { organizationId: space.organizationId, ...event }, { organizationId: targetOrganizationId, ...event });
+    return transferred;
   });
 }

@@ -1,10 +1,11 @@
 // Teams of an organization and their members. Reading teams needs a role in the organization
 // (`team.read`, `team.list`); creating and deleting them an organization admin; renaming a team
 // and changing its members an organization admin or an owner of the team (scope "team").
+import { type AuditAction, type AuditEventInput, recordAuditEvent } from "../audit/index.ts";
 import type { Prisma, Team, TeamMember } from "../../generated/prisma/client.ts";
 import { authorize, type Action } from "../auth/policy.ts";
 import type { CoreContext } from "../context.ts";
-import type { Transaction } from "../../db/transaction.ts";
+import { type Transaction, WRITE_TRANSACTION } from "../../db/transaction.ts";
 import { badInput, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
@@ -97,6 +98,12 @@ export async function createTeam(ctx: CoreContext, input: { organizationId: stri
     const userIds = await resolveMembers(tx, input.organizationId, "members", input.members ?? [], { byEmail: false });
     const team = await tx.team.create({ data: { id: newId("Team"), organizationId: input.organizationId, title } });
     if (userIds.length) await tx.teamMember.createMany({ data: userIds.map((userId) => ({ teamId: team.id, userId, role: "member" })) });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: team.organizationId,
+      action: "organization.team.created",
+      target: teamTarget(team),
+      payload: { members: userIds },
+    });
     return team;
   });
 }
@@ -104,7 +111,16 @@ export async function createTeam(ctx: CoreContext, input: { organizationId: stri
 export async function updateTeam(ctx: CoreContext, organizationId: string, teamId: string, patch: { title?: string }) {
   const title = patch.title === undefined ? undefined : checkTitle(patch.title);
   await requireTeam(ctx, organizationId, teamId, "team.update");
-  const updated = await ctx.prisma.team.update({ where: { id: teamId }, data: title === undefined ? {} : { title } });
+  const updated = await ctx.prisma.$transaction(async (tx) => {
+    const team = await tx.team.update({ where: { id: teamId }, data: title === undefined ? {} : { title } });
+    await recordAuditEvent(ctx, tx, {
+      organizationId: team.organizationId,
+      action: "organization.team.updated",
+      target: teamTarget(team),
+      payload: { fields: title === undefined ? [] : ["title"] },
+    });
+    return team;
+  }, WRITE_TRANSACTION);
   ctx.loaders.team.clear(teamId).prime(teamId, updated);
   return updated;
 }
@@ -113,7 +129,10 @@ export async function updateTeam(ctx: CoreContext, organizationId: string, teamI
 export async function deleteTeam(ctx: CoreContext, organizationId: string, teamId: string) {
   const team = await findTeam(ctx, organizationId, teamId);
   await authorize(ctx, "team.delete", { organizationId: team.organizationId });
-  await ctx.prisma.team.delete({ where: { id: teamId } });
+  await ctx.prisma.$transaction(async (tx) => {
+    await tx.team.delete({ where: { id: teamId } });
+    await recordAuditEvent(ctx, tx, { organizationId: team.organizationId, action: "organization.team.deleted", target: teamTarget(team) });
+  }, WRITE_TRANSACTION);
   ctx.loaders.team.clear(teamId);
 }
 
@@ -168,6 +187,14 @@ async function resolveMembers(
   return userIds;
 }
 
+/** A team as the target of an audit event. */
+const teamTarget = (team: Team) => ({ type: "team", id: team.id, label: team.title });
+
+/** An audit event of a change of one of the team's members. */
+function teamMemberEvent(team: Team, action: AuditAction, userId: string, role: string): AuditEventInput {
+  return { organizationId: team.organizationId, action, target: teamTarget(team), payload: { user: userId, role } };
+}
+
 /** Serializes changes to one team's members, so concurrent updates apply one after the other. */
 function withTeamLock<T>(ctx: CoreContext, teamId: string, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return ctx.prisma.$transaction(
@@ -197,7 +224,7 @@ export async function updateTeamMembers(ctx: CoreContext, organizationId: string
     userId: m.userId,
     role: checkTeamRole(`memberships.${m.userId}.role`, m.role),
   }));
-  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  const team = await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
   await withTeamLock(ctx, teamId, async (tx) => {
     const added = await resolveMembers(tx, organizationId, "add", change.add ?? [], { byEmail: true });
     const removed = new Set(await resolveMembers(tx, organizationId, "remove", change.remove ?? [], { byEmail: true }));
@@ -215,7 +242,13 @@ export async function updateTeamMembers(ctx: CoreContext, organizationId: string
     for (const [userId, role] of roles) wanted.set(userId, role);
     for (const userId of removed) wanted.delete(userId);
 
-    if (removed.size) await tx.teamMember.deleteMany({ where: { teamId, userId: { in: [...removed] } } });
+    const events: AuditEventInput[] = [];
+    if (removed.size) {
+      await tx.teamMember.deleteMany({ where: { teamId, userId: { in: [...removed] } } });
+      for (const userId of removed) {
+        if (current.has(userId)) events.push(teamMemberEvent(team, "organization.team.member-removed", userId, current.get(userId)!));
+      }
+    }
     for (const [userId, role] of wanted) {
       if (current.get(userId) === role) continue;
       await tx.teamMember.upsert({
@@ -223,7 +256,11 @@ export async function updateTeamMembers(ctx: CoreContext, organizationId: string
         update: { role },
         create: { teamId, userId, role },
       });
+      events.push(
+        teamMemberEvent(team, current.has(userId) ? "organization.team.member-updated" : "organization.team.member-added", userId, role),
+      );
     }
+    await recordAuditEvent(ctx, tx, ...events);
   });
   ctx.loaders.teamMemberCount.clear(teamId);
   ctx.loaders.viewerTeamRole.clear(teamId);
@@ -232,13 +269,19 @@ export async function updateTeamMembers(ctx: CoreContext, organizationId: string
 /** Adds one member to the team, or changes their role (absent: kept, or member for a new one). */
 export async function setTeamMember(ctx: CoreContext, organizationId: string, teamId: string, userId: string, role?: string | null) {
   const checked = role == null ? undefined : checkTeamRole("role", role);
-  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  const team = await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
   const member = await ctx.loaders.member.load(memberKey(organizationId, userId));
   if (!member) throw notFound("member", userId);
-  await ctx.prisma.teamMember.upsert({
-    where: { teamId_userId: { teamId, userId } },
-    update: checked ? { role: checked } : {},
-    create: { teamId, userId, role: checked ?? "member" },
+  await withTeamLock(ctx, teamId, async (tx) => {
+    const current = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } } });
+    const row = await tx.teamMember.upsert({
+      where: { teamId_userId: { teamId, userId } },
+      update: checked ? { role: checked } : {},
+      create: { teamId, userId, role: checked ?? "member" },
+    });
+    if (current?.role === row.role) return;
+    const action = current ? "organization.team.member-updated" : "organization.team.member-added";
+    await recordAuditEvent(ctx, tx, teamMemberEvent(team, action, userId, row.role));
   });
   ctx.loaders.teamMemberCount.clear(teamId);
   ctx.loaders.viewerTeamRole.clear(teamId);
@@ -246,8 +289,13 @@ export async function setTeamMember(ctx: CoreContext, organizationId: string, te
 
 /** Removes one member from the team; nothing happens when they are not in it. */
 export async function removeTeamMember(ctx: CoreContext, organizationId: string, teamId: string, userId: string) {
-  await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
-  await ctx.prisma.teamMember.deleteMany({ where: { teamId, userId } });
+  const team = await requireTeam(ctx, organizationId, teamId, "team.manageMembers");
+  await withTeamLock(ctx, teamId, async (tx) => {
+    const current = await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } } });
+    if (!current) return;
+    await tx.teamMember.delete({ where: { teamId_userId: { teamId, userId } } });
+    await recordAuditEvent(ctx, tx, teamMemberEvent(team, "organization.team.member-removed", userId, current.role));
+  });
   ctx.loaders.teamMemberCount.clear(teamId);
   ctx.loaders.viewerTeamRole.clear(teamId);
 }
