@@ -255,6 +255,43 @@ describe("external links of a site's header", () => {
     expect(html).not.toContain("Beta link");
   });
 
+  it("lists live links in the site's structure: the root's after its sections and groups, a group's after its sections", async () => {
+    const site = await sectionedSite("Structured");
+    const api = server.client(A.token);
+    const add = (body: Record<string, unknown>) => api.orgs.addExternalLinkToSite(A.organizationId, site.siteId, body as never);
+    const { data: rootLink } = await add({ title: "Status", url: "https://status.example.com/" });
+    const { data: groupLink } = await add({ title: "Changelog", url: "https://changes.example.com/", parent: site.groupId });
+    await add({ title: "Unfinished", url: "https://draft.example.com/", draft: true });
+    const structure = await rest("GET", `${site.path}/structure`);
+    expect(structure.status).toBe(200);
+    expect(structure.body.type).toBe("sections");
+    const described = structure.body.structure.map((item: { object: string; title: string }) => `${item.object} ${item.title}`);
+    // The site's own space moved into a section titled after the site when the first section came.
+    expect(described).toEqual(["site-section Structured", "site-section Guides", "site-section-group More", "site-external-link Status"]);
+    expect(structure.body.structure[3]).toEqual({
+      object: "site-external-link",
+      id: rootLink.id,
+      title: "Status",
+      url: "https://status.example.com/",
+      draft: false,
+    });
+    const group = structure.body.structure[2];
+    expect(group.sections.map((section: { title: string }) => section.title)).toEqual(["Reference"]);
+    expect(group.children.map((item: { object: string; id: string }) => `${item.object} ${item.id}`)).toEqual([
+      `site-section ${group.sections[0].id}`,
+      `site-external-link ${groupLink.id}`,
+    ]);
+    // GraphQL: the same order, and a link whose condition fails for the claims given is left out.
+    await add({ title: "Beta", url: "https://beta.example.com/", condition: "visitor.claims.unsigned.beta == true" });
+    const query = `query($id: ID!, $claims: JSON) { node(id: $id) { ... on Site { structure(claims: $claims) { items { __typename ... on SiteExternalLink { title } } } } } }`;
+    const titles = async (claims: unknown) =>
+      (await graphqlData(server, A.token, query, { id: site.siteId, claims })).node.structure.items.map(
+        (item: { __typename: string; title?: string }) => item.title ?? item.__typename,
+      );
+    expect(await titles(null)).toEqual(["SiteSection", "SiteSection", "SiteSectionGroup", "Status", "Beta"]);
+    expect(await titles({ unsigned: { beta: false } })).toEqual(["SiteSection", "SiteSection", "SiteSectionGroup", "Status"]);
+  });
+
   it("never renders a stored URL that is not http(s)", async () => {
     await server.database.prisma.siteExternalLink.create({
       data: {

@@ -1,43 +1,12 @@
 // Site extras of the published API (issue 30): the integrations installed on a site, the
 // installations of an organization, and subdomains.
-import { type FragmentOf, graphql } from "../graphql.ts";
-import { restSiteSpace, SiteSpaceFields } from "./sites.ts";
+import { graphql } from "../graphql.ts";
+import { ExternalLinkFields, restExternalLink, restSiteSpace, SiteSpaceFields } from "./sites.ts";
 import { InstallationFields, IntegrationFields, restInstallation, restIntegration } from "./integrations.ts";
-import { compact, ListInfo, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
+import { ListInfo, listBody, pageVariables, RestInputError, type RestRequest, type RestRoute, typedRoute } from "../route.ts";
 
 const prefix = "/v1/orgs/:organizationId/sites/:siteId";
 const site = (params: Record<string, string>) => ({ organization: params.organizationId, site: params.siteId });
-
-const ExternalLinkFields = graphql(`
-  fragment ExternalLinkFields on SiteExternalLink {
-    id
-    title
-    localizedTitle
-    description
-    localizedDescription
-    icon
-    url
-    sectionGroup
-    draft
-    condition
-  }
-`);
-
-const restExternalLink = (link: FragmentOf<typeof ExternalLinkFields>) => ({
-  object: "site-external-link",
-  id: link.id,
-  title: link.title,
-  ...compact({
-    localizedTitle: link.localizedTitle,
-    description: link.description,
-    localizedDescription: link.localizedDescription,
-    icon: link.icon,
-  }),
-  url: link.url,
-  ...compact({ sectionGroup: link.sectionGroup }),
-  draft: link.draft,
-  ...compact({ condition: link.condition }),
-});
 
 const STRING_FIELDS = ["title", "url", "description", "icon", "parent", "condition"] as const;
 const OBJECT_FIELDS = ["localizedTitle", "localizedDescription"] as const;

@@ -48,13 +48,46 @@ const SectionFields = graphql(
   [SiteSpaceFields],
 );
 
+export const ExternalLinkFields = graphql(`
+  fragment ExternalLinkFields on SiteExternalLink {
+    id
+    title
+    localizedTitle
+    description
+    localizedDescription
+    icon
+    url
+    # aliased: in the structure union it stands beside SiteSection.sectionGroup, an object
+    groupId: sectionGroup
+    draft
+    condition
+  }
+`);
+
+export const restExternalLink = (link: FragmentOf<typeof ExternalLinkFields>) => ({
+  object: "site-external-link",
+  id: link.id,
+  title: link.title,
+  ...compact({
+    localizedTitle: link.localizedTitle,
+    description: link.description,
+    localizedDescription: link.localizedDescription,
+    icon: link.icon,
+  }),
+  url: link.url,
+  ...compact({ sectionGroup: link.groupId }),
+  draft: link.draft,
+  ...compact({ condition: link.condition }),
+});
+
 const GroupFields = graphql(
   `
   fragment GroupFields on SiteSectionGroup {
     id title icon
     sections { ...SectionFields }
+    externalLinks { ...ExternalLinkFields }
   }`,
-  [SectionFields],
+  [SectionFields, ExternalLinkFields],
 );
 
 /** Every structure item, told apart by `__typename`. */
@@ -65,8 +98,9 @@ const ItemFields = graphql(
     ... on SiteSpace { ...SiteSpaceFields }
     ... on SiteSection { ...SectionFields }
     ... on SiteSectionGroup { ...GroupFields }
+    ... on SiteExternalLink { ...ExternalLinkFields }
   }`,
-  [SiteSpaceFields, SectionFields, GroupFields],
+  [SiteSpaceFields, SectionFields, GroupFields, ExternalLinkFields],
 );
 
 export function restSite(s: FragmentOf<typeof SiteFields>) {
@@ -131,7 +165,8 @@ export function restGroup(g: FragmentOf<typeof GroupFields>) {
     ...compact({ icon: g.icon }),
     draft: false,
     sections,
-    children: sections,
+    // The published children: the group's sections, then its external links.
+    children: [...sections, ...g.externalLinks.map(restExternalLink)],
   };
 }
 
@@ -141,6 +176,8 @@ export function restItem(item: FragmentOf<typeof ItemFields>) {
       return restSiteSpace(item);
     case "SiteSection":
       return restSection(item);
+    case "SiteExternalLink":
+      return restExternalLink(item);
     default:
       return restGroup(item);
   }

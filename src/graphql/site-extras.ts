@@ -1,19 +1,19 @@
 // Site extras (issue 30): the external links of a site's header. Rules are in
 // src/core/sites/external-links.ts.
-import type { Site, SiteExternalLink } from "../generated/prisma/client.ts";
+import type { Site } from "../generated/prisma/client.ts";
 import { createExternalLink, deleteExternalLink, externalLinksOf, updateExternalLink } from "../core/sites/external-links.ts";
 import { sitePreviewUrl } from "../core/sites/preview.ts";
 import { adsOf, partnerListSites, partnerUpdateSite, updateSiteAds } from "../core/sites/ads.ts";
 import { builder } from "./builder.ts";
 import { inputDescription, payloadDescription, toConnection } from "./common.ts";
-import { SiteRef, SiteSpaceRef } from "./sites.ts";
+import { SiteExternalLinkRef, SiteRef, SiteSpaceRef } from "./sites.ts";
 import { duplicateSiteSpace } from "../core/sites/duplicate.ts";
 import { applySiteTemplate } from "../core/sites/template.ts";
 
 const siteField = "The site";
 const organizationField = "When given, the site must be of this organization (not found otherwise)";
 
-export const SiteExternalLinkRef = builder.objectRef<SiteExternalLink>("SiteExternalLink").implement({
+builder.objectType(SiteExternalLinkRef, {
   description: "An external link of a site's header, shown among the section tabs to visitors for whom its condition holds",
   fields: (t) => ({
     id: t.exposeID("id", { description: "Id of the link" }),

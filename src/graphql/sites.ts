@@ -1,6 +1,8 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
 import { agentsContextOf, siteTypeOf, siteVisibilityOf } from "../core/storage-types.ts";
-import type { Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
+import type { Site, SiteExternalLink, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
+import { externalLinksOf } from "../core/sites/external-links.ts";
+import { conditionHolds } from "../core/sites/conditions.ts";
 import { may } from "../core/auth/policy.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -351,28 +353,55 @@ SiteSectionGroupRef.implement({
       type: [SiteSectionRef],
       resolve: async (row, _args, { core }) => sectionsOfGroup(await structureOfRow(core, row), row.id),
     }),
+    externalLinks: t.field({
+      description: "The live external links in the group, in order (shown after its sections)",
+      type: [SiteExternalLinkRef],
+      resolve: async (row, _args, { core }) =>
+        (await externalLinksOf(core.prisma, row.siteId)).filter((link) => link.sectionGroupId === row.id),
+    }),
   }),
 });
 
+/** A link of the site's header; its fields are defined with its mutations (site-extras.ts). */
+export const SiteExternalLinkRef = builder.objectRef<SiteExternalLink>("SiteExternalLink");
+
 const SiteStructureItem = builder.unionType("SiteStructureItem", {
-  description: "An item of a site's structure: a site space, a section or a section group",
-  types: [SiteSpaceRef, SiteSectionRef, SiteSectionGroupRef],
-  resolveType: (item: { id: string }) => (item.id.startsWith("ssp_") ? SiteSpaceRef : isGroup(item) ? SiteSectionGroupRef : SiteSectionRef),
+  description: "An item of a site's structure: a site space, a section, a section group or an external link",
+  types: [SiteSpaceRef, SiteSectionRef, SiteSectionGroupRef, SiteExternalLinkRef],
+  resolveType: (item: { id: string }) =>
+    item.id.startsWith("ssp_")
+      ? SiteSpaceRef
+      : item.id.startsWith("sxl_")
+        ? SiteExternalLinkRef
+        : isGroup(item)
+          ? SiteSectionGroupRef
+          : SiteSectionRef,
 });
 
 const SiteStructureObject = builder.simpleObject("SiteStructure", {
   description: "The root of a site's structure, in order",
   fields: (t) => ({
     type: t.string({ description: "sections, or siteSpaces for a site without sections" }),
-    items: t.field({ type: [SiteStructureItem], description: "Root items in order: sections and groups, or site spaces" }),
+    items: t.field({
+      type: [SiteStructureItem],
+      description: "Root items in order: sections and groups, then the live external links outside groups; or site spaces",
+    }),
   }),
 });
 
-/** The root of the structure a visitor sees: sections and groups, or the root site spaces. */
-function rootOf(structure: Structure) {
-  return structure.sections.length
-    ? { type: "sections", items: structure.root as (SiteSection | SiteSectionGroup | SiteSpace)[] }
-    : { type: "siteSpaces", items: siteSpacesIn(structure, null) as (SiteSection | SiteSectionGroup | SiteSpace)[] };
+type StructureItem = SiteSection | SiteSectionGroup | SiteSpace | SiteExternalLink;
+
+/**
+ * The root of the structure: sections and groups, then the live external links outside groups
+ * (where the site's header shows them: after the sections, in their order), or the root site
+ * spaces. With `claims`, only the links whose condition holds for them.
+ */
+async function rootOf(core: CoreContext, structure: Structure, claims?: Record<string, unknown>) {
+  if (!structure.sections.length) return { type: "siteSpaces", items: siteSpacesIn(structure, null) as StructureItem[] };
+  const links = (await externalLinksOf(core.prisma, structure.site.id)).filter(
+    (link) => !link.sectionGroupId && (!claims || conditionHolds(link.condition, claims)),
+  );
+  return { type: "sections", items: [...structure.root, ...links] as StructureItem[] };
 }
 
 builder.objectField(SiteRef, "structure", (t) =>
@@ -381,8 +410,9 @@ builder.objectField(SiteRef, "structure", (t) =>
     type: SiteStructureObject,
     args: { claims: t.arg({ type: "JSON", description: "The visitor's claims the conditions are evaluated on; absent: all items" }) },
     resolve: async (site, { claims }, { core }) => {
-      if (claims == null) return rootOf(await structureOf(core, site));
-      return rootOf(await readStructure(core, site.organizationId, site.id, claims as Record<string, unknown>));
+      if (claims == null) return rootOf(core, await structureOf(core, site));
+      const visitorClaims = claims as Record<string, unknown>;
+      return rootOf(core, await readStructure(core, site.organizationId, site.id, visitorClaims), visitorClaims);
     },
   }),
 );
