@@ -21,7 +21,7 @@ import {
   typedRoute,
 } from "../route.ts";
 import { ChangeRequestFields, restChangeRequest } from "./change-request-fields.ts";
-import { contentRoutes, onChangeRequest } from "./content.ts";
+import { contentRoutes, FileFields, onChangeRequest, restFile } from "./content.ts";
 import { contentReusableContentRoutes } from "./revisions.ts";
 import { importRoutes } from "./import.ts";
 import { contentLinkRoutes, LIST_QUERY } from "./links.ts";
@@ -229,8 +229,51 @@ const organizationChangeRequestRoutes: RestRoute[] = [
   }),
 ];
 
+/** POST …/content: a batch of content changes (the published updateChangeRequestContent); `compat` picks the answer's shape. */
+const changeRequestContentRoute = typedRoute({
+  method: "POST",
+  path: `${CR}/content`,
+  action: "changeRequest.editContent",
+  query: { compat: "boolean" },
+  document: graphql(
+    `mutation UpdateChangeRequestContent($input: UpdateChangeRequestContentInput!, $outcomes: Boolean!) {
+      updateChangeRequestContent(input: $input) {
+        changeRequest { ...ChangeRequestFields }
+        changes @include(if: $outcomes) { object page ref location }
+        insertedFiles @include(if: $outcomes) { ...ContentFileFields }
+      }
+    }`,
+    [ChangeRequestFields, FileFields],
+  ),
+  variables: (request) => {
+    if (!Array.isArray(request.body.changes)) throw new RestInputError("changes is required (a list of changes)");
+    // compat=true (the published default): the change request alone; false: with the pages and files the batch touched.
+    return { input: { ...target(request), changes: request.body.changes }, outcomes: request.query.compat === false };
+  },
+  status: 200,
+  body: (data) => {
+    const result = data.updateChangeRequestContent;
+    const changeRequest = restChangeRequest(result.changeRequest);
+    if (!result.changes || !result.insertedFiles) return changeRequest;
+    return {
+      changeRequest,
+      changes: result.changes.map((change) =>
+        change.object === "deleted_page"
+          ? { object: "deleted_page", page: change.page }
+          : {
+              object: change.object,
+              ...(change.ref ? { ref: change.ref } : {}),
+              page: { object: "page", id: change.page, urls: { location: change.location ?? "" } },
+            },
+      ),
+      insertedFiles: result.insertedFiles.map(restFile),
+    };
+  },
+});
+
 export const changeRequestsRoutes: RestRoute[] = [
   ...changeRequestRoutes,
+  changeRequestContentRoute,
   ...organizationChangeRequestRoutes,
   ...[...contentRoutes, ...contentReusableContentRoutes, ...contentLinkRoutes, ...importRoutes].map(onChangeRequest),
 ];

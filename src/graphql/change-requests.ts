@@ -20,7 +20,8 @@ import {
 import { notFound } from "../core/errors.ts";
 import { builder } from "./builder.ts";
 import { enumName, toConnection, payloadDescription } from "./common.ts";
-import { ContentTargetRef, headContentFields, RevisionRef } from "./content.ts";
+import { ContentTargetRef, FileRef, headContentFields, RevisionRef } from "./content.ts";
+import { CHANGES_MAX, type ContentBatchResult, updateChangeRequestContent } from "../core/change-requests/content.ts";
 import { revisionAt } from "../core/content/target.ts";
 import { OrganizationRef, UserRef } from "./organizations.ts";
 import { SpaceRef } from "./spaces.ts";
@@ -341,3 +342,62 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, { core }) => mergeChangeRequest(core, input.space, input.changeRequest),
   }),
 }));
+
+const ContentChangeOutcome = builder.simpleObject("ChangeRequestContentOutcome", {
+  description: "A page a batch of content changes touched, once, in the order the batch first touched it",
+  fields: (t) => ({
+    object: t.string({ description: "created_page, updated_page or deleted_page" }),
+    page: t.id({ description: "Id of the page" }),
+    ref: t.string({ nullable: true, description: "The batch-local ref its insert_page gave, if any" }),
+    location: t.string({ nullable: true, description: "API URL of the page's content (null for a deleted page)" }),
+  }),
+});
+
+const ContentBatchPayload = builder.objectRef<ContentBatchResult>("UpdateChangeRequestContentPayload").implement({
+  description: payloadDescription("UpdateChangeRequestContentPayload"),
+  fields: (t) => ({
+    changeRequest: t.field({
+      type: ChangeRequestRef,
+      description: "The change request after the batch",
+      resolve: (result) => result.changeRequest,
+    }),
+    changes: t.field({
+      type: [ContentChangeOutcome],
+      description: "The pages the batch created, updated or deleted",
+      resolve: (result) => result.changes.map((change) => ({ ref: null, location: null, ...change })),
+    }),
+    insertedFiles: t.field({
+      type: [FileRef],
+      description: "The files its insert_files changes uploaded, in order",
+      resolve: async (result, _args, { core }) => {
+        const revision = await revisionAt(core, result.changeRequest);
+        return result.insertedFiles.map((file) => ({ file, revision }));
+      },
+    }),
+  }),
+});
+
+builder.mutationField("updateChangeRequestContent", (t) =>
+  t.field({
+    type: ContentBatchPayload,
+    description: `Applies up to ${CHANGES_MAX} content changes (insert_page, update_page, delete_page, revert_page, insert_files, as the published ChangeRequestContentChange) to a change request, in order, as one revision: all or nothing`,
+    args: {
+      input: t.arg({
+        required: true,
+        type: builder.inputType("UpdateChangeRequestContentInput", {
+          description: "Input of the updateChangeRequestContent mutation",
+          fields: (f) => ({
+            ...changeRequestTarget(f),
+            changes: f.field({
+              type: "JSON",
+              required: true,
+              description: "The published ChangeRequestContentChange list, each with its operation",
+            }),
+          }),
+        }),
+      }),
+    },
+    resolve: (_root, { input }, { core }) =>
+      updateChangeRequestContent(core, String(input.space), String(input.changeRequest), input.changes),
+  }),
+);

@@ -1001,6 +1001,10 @@ const FIXTURES: Record<string, Fixture> = {
     path: `${(await newReview()).path}/contributors`,
   }),
   "GET /v1/spaces/:spaceId/change-requests/:changeRequestId/changes": async () => ({ path: `${(await newChangeRequest()).path}/changes` }),
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/content": async () => ({
+    path: `${(await newChangeRequest()).path}/content`,
+    body: { changes: [{ operation: "insert_page", title: "Matrix", document: { markdown: "Batch" } }] },
+  }),
 
   ...SITE_FIXTURES,
   ...integrationFixtures(),

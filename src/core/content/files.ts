@@ -85,6 +85,22 @@ function checkUploads(uploads: Upload[]) {
   });
 }
 
+/** The revision's entries of `uploads` (new ids, content types, dimensions), checked (400 without a name, 413 above MAX_FILE_BYTES). */
+export function fileEntries(uploads: Upload[]): FileEntry[] {
+  checkUploads(uploads);
+  return uploads.map((upload): FileEntry => {
+    const contentType = contentTypeOf(upload);
+    return {
+      id: newId("File"),
+      name: upload.name.trim(),
+      contentType,
+      size: upload.bytes.byteLength,
+      blob: sha256(upload.bytes),
+      ...dimensionsOf(contentType, upload.bytes),
+    };
+  });
+}
+
 /**
  * Adds `uploads` to the content of the space as one new revision. Needs `edit` on the space
  * (404 unless readable, 403 otherwise); a name is required (400), a file is at most
@@ -96,18 +112,7 @@ export async function uploadFiles(
 ): Promise<{ revision: Revision; files: FileEntry[] }> {
   checkRevisionMessage(message);
   await requireEditableTarget(ctx, target);
-  checkUploads(uploads);
-  const files = uploads.map((upload): FileEntry => {
-    const contentType = contentTypeOf(upload);
-    return {
-      id: newId("File"),
-      name: upload.name.trim(),
-      contentType,
-      size: upload.bytes.byteLength,
-      blob: sha256(upload.bytes),
-      ...dimensionsOf(contentType, upload.bytes),
-    };
-  });
+  const files = fileEntries(uploads);
   const edits: ContentEdit[] = files.map((file) => ({ op: "addFile", file }));
   const revision = await editContent(ctx, {
     target,

@@ -130,11 +130,16 @@ function rewritten(resolver: Resolver, pageId: string, url: string, refs: Markdo
 /** The markdown of page `pageId` of `revision` with its references written in `refs` style. */
 export function formatMarkdownRefs(markdown: string, revision: Revision, pageId: string, refs: MarkdownRefs, publicUrl: string): string {
   const resolver = resolverOf(revision, publicUrl);
+  return rewriteDestinations(markdown, (url) => rewritten(resolver, pageId, url, refs));
+}
+
+/** `markdown` with the destinations of its links, images and definitions that `rewrite` changes (undefined: kept); the rest byte for byte. */
+export function rewriteDestinations(markdown: string, rewrite: (url: string) => string | undefined): string {
   let out = markdown;
   const all = destinations(markdown);
   for (let i = all.length - 1; i >= 0; i--) {
     const { start, end, url } = all[i];
-    const next = rewritten(resolver, pageId, url.trim(), refs);
+    const next = rewrite(url.trim());
     if (next !== undefined && next !== url) out = out.slice(0, start) + next + out.slice(end);
   }
   return out;
