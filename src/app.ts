@@ -20,6 +20,7 @@ import { DEFAULT_REALTIME_LIMITS, RealtimeBus, type RealtimeLimits } from "./cor
 import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
+import { registerImportRunJobs } from "./core/import/runs.ts";
 import { publicOnly } from "./core/import/net.ts";
 import { DEFAULT_INSIGHTS_LIMITS, InsightsRecorder, type InsightsLimits } from "./core/insights/index.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
@@ -305,6 +306,7 @@ export function createApp({
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();
   registerGitSyncJobs(services);
+  registerImportRunJobs(services);
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
   const close = async () => {

@@ -2,7 +2,7 @@
 import type { RestRoute } from "../route.ts";
 import { collectionRoutes } from "./collections.ts";
 import { contentRoutes } from "./content.ts";
-import { importRoutes } from "./import.ts";
+import { importRoutes, importRunRoutes } from "./import.ts";
 import { gitSyncRoutes } from "./git-sync.ts";
 import { memberRoutes } from "./members.ts";
 import { organizationRoutes } from "./organizations.ts";
@@ -63,6 +63,7 @@ export const routes: RestRoute[] = [
   ...fontRoutes,
   ...glossaryRoutes,
   ...storageRoutes,
+  ...importRunRoutes,
   ...siteRedirectRoutes,
   ...siteInsightsRoutes,
   ...siteExtraRoutes,

@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   TranslationTarget: "trt",
   CustomFont: "font",
   GlossaryEntry: "gle",
+  ImportRun: "imp",
   ChangeRequestReview: "rvw",
   Site: "site",
   SiteSpace: "ssp",

@@ -919,6 +919,18 @@ const FIXTURES: Record<string, Fixture> = {
     path: org("/storage/upload"),
     body: { file: { name: "matrix.png", type: "image/png", size: 1024 }, kind: "organization_file" },
   }),
+  // Import runs (issue 30)
+  "GET /v1/org/:organizationId/imports": async () => ({ path: `/v1/org/${organizationId}/imports` }),
+  "POST /v1/org/:organizationId/imports": async () => ({
+    path: `/v1/org/${organizationId}/imports`,
+    body: { source: { type: "website", url: importSiteUrl }, target: { space: await newSpace() } },
+  }),
+  "GET /v1/org/:organizationId/imports/:importRunId": async () => ({
+    path: `/v1/org/${organizationId}/imports/${await newImportRun()}`,
+  }),
+  "POST /v1/org/:organizationId/imports/:importRunId/cancel": async () => ({
+    path: `/v1/org/${organizationId}/imports/${await newImportRun()}/cancel`,
+  }),
   // Translation glossary (issue 30, urls)
   "GET /v1/orgs/:organizationId/translations-glossary": async () => ({ path: org("/translations-glossary") }),
   "PUT /v1/orgs/:organizationId/translations-glossary": async () => ({
@@ -1299,6 +1311,30 @@ async function newRedirect() {
     },
   });
   return { path, redirectId };
+}
+
+/** A pending import run (its job not enqueued: nothing runs it), written directly. */
+async function newImportRun(): Promise<string> {
+  const id = newId("ImportRun");
+  const now = new Date();
+  const jobId = `job_${id}`;
+  await prisma().job.create({ data: { id: jobId, kind: "matrix-idle", payload: {}, runAt: now, maxAttempts: 1, createdAt: now } });
+  await prisma().importRun.create({
+    data: {
+      id,
+      organizationId,
+      spaceId: await newSpace(),
+      sourceType: "website",
+      sourceUrl: importSiteUrl,
+      status: "pending",
+      jobId,
+      createdById: ownerUserId,
+      createdByTokenId: "tok_matrix",
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  return id;
 }
 
 /** A glossary entry, written directly. */

@@ -36,6 +36,7 @@ export const POLICY = {
   "organization.ping": { scope: "organization", least: "member", does: "record activity in the organization" },
   "organization.createContent": { scope: "organization", least: "create", does: "create content at the top level" },
   "organization.uploadFile": { scope: "organization", least: "edit", does: "upload files to the organization's storage" },
+  "importRun.read": { scope: "organization", least: "read", does: "read the organization's import runs" },
   "organization.transferContent": { scope: "organization", least: "admin", does: "transfer content to or from the organization" },
   "audit.read": { scope: "organization", least: "admin", does: "read the organization's audit log" },
 

@@ -2,6 +2,7 @@
 // batch makes exactly one new revision whose parent is the previous head; edits of one head are
 // serialized by an advisory lock, so two editors at once both land, one after the other, and
 // neither is lost.
+import type { Transaction } from "../../db/transaction.ts";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { storeBlobs } from "../blobs.ts";
@@ -138,6 +139,11 @@ export interface ContentEditing {
   blobs?: NewBlobs;
   /** Describes the new revision (at most REVISION_MESSAGE_MAX characters). */
   message?: string | null;
+  /**
+   * Runs inside the transaction that writes the revision, after it: throwing writes nothing (an
+   * import run records its completion here, so a run cancelled meanwhile leaves no revision).
+   */
+  beforeCommit?: (tx: Transaction, revision: Revision) => Promise<void>;
 }
 
 /**
@@ -146,7 +152,7 @@ export interface ContentEditing {
  */
 export async function editContent(
   ctx: CoreContext,
-  { target, edits, blobs = { markdown: [], files: [] }, message: given }: ContentEditing,
+  { target, edits, blobs = { markdown: [], files: [] }, message: given, beforeCommit }: ContentEditing,
 ): Promise<Revision> {
   const message = checkRevisionMessage(given);
   const { space, changeRequest } = await requireEditableTarget(ctx, target);
@@ -208,6 +214,7 @@ export async function editContent(
       // Integrations installed on the space hear of it (space_content_updated), once committed.
       notified = await ctx.integrations.contentUpdated(tx, spaceId, created.id, ctx.viewer.userId);
     }
+    await beforeCommit?.(tx, created);
     return created;
   }, TRANSACTION_OPTIONS);
   if (notified) ctx.jobs.wake();

@@ -26,6 +26,7 @@
 // loop: a root page over a cap or its deadline is refused (413/408), another page is skipped, and
 // a page whose conversion is cut off keeps its place and title with an empty body.
 import { fetch as undiciFetch } from "undici";
+import type { Transaction } from "../../db/transaction.ts";
 import type { Revision } from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { DomainError, badInput, notFound, quote } from "../errors.ts";
@@ -36,7 +37,7 @@ import { headRevision, requireEditableTarget, REVISION_MESSAGE_MAX } from "../co
 import { imageSize } from "image-size";
 import { essenceOf, guessContentType } from "../content/media-types.ts";
 import type { ImportLimits } from "./limits.ts";
-import type { ImportProgress } from "./progress.ts";
+import type { ImportedPageEntry, ImportProgress } from "./progress.ts";
 import { publicOnly } from "./net.ts";
 import type { HtmlOutcome, HtmlReader } from "./html.ts";
 import { findPage, flatten, slugify, PAGE_TITLE_MAX, type ContentEdit, type FileEntry } from "../content/tree.ts";
@@ -56,6 +57,16 @@ export interface ImportInput {
   parent?: string | null;
 }
 
+/** What an import run (src/core/import/runs.ts) adds to an import: it can stop it and records its end. */
+export interface ImportHooks {
+  /** Fires when the import must stop (the job's time is up, the instance stops): nothing is written. */
+  signal?: AbortSignal;
+  /** After each page and image read: throws to stop the import, writing nothing (a cancelled run). */
+  checkpoint?: (progress: ImportProgress) => Promise<void>;
+  /** Inside the transaction that writes the revision: throws to write nothing. */
+  beforeCommit?: (tx: Transaction, revision: Revision, pages: ImportedPageEntry[]) => Promise<void>;
+}
+
 export interface ImportResult {
   revision: Revision;
   importedResources: number;
@@ -68,7 +79,7 @@ const importError = (status: 400 | 408 | 413 | 415, message: string) => {
   return new DomainError(code, message);
 };
 
-function checkInput(input: ImportInput): { url: URL; source: string } {
+export function checkImportInput(input: Pick<ImportInput, "url" | "source">): { url: URL; source: string } {
   const { source, url } = input;
   if (typeof source !== "string" || !(IMPORT_SOURCES as readonly string[]).includes(source)) {
     throw badInput(`source must be one of ${IMPORT_SOURCES.join(", ")} (got ${quote(source ?? null)})`);
@@ -230,6 +241,8 @@ export function rootFailure(failure: FetchFailure): DomainError {
 // ---------------------------------------------------------------------------------------------
 
 interface ImportedPage {
+  /** The id its page gets in the space (shown in an import run's progress as soon as it is read). */
+  id: string;
   url: URL;
   /** URL path segments, relative to the root's folder when below it. */
   key: string[];
@@ -296,11 +309,11 @@ function relativePath(from: string, to: string): string {
  * Imports the website at `input.url` into the space as one new revision (needs `edit` on the
  * space). See the top of this file for the rules.
  */
-export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput): Promise<ImportResult> {
+export async function importContent(ctx: CoreContext, spaceId: string, input: ImportInput, hooks: ImportHooks = {}): Promise<ImportResult> {
   const limits = ctx.importLimits;
   const target = { spaceId, changeRequest: input.changeRequest };
   const head = await requireEditableTarget(ctx, target);
-  const { url: start } = checkInput(input);
+  const { url: start } = checkImportInput(input);
   // The parent page is checked before the crawl: a wrong id should not cost a site's download.
   const headBefore = await headRevision(ctx, head);
   if (input.parent != null && !findPage(contentOf(headBefore).pages, input.parent)) throw notFound("page", input.parent);
@@ -314,7 +327,7 @@ export async function importContent(ctx: CoreContext, spaceId: string, input: Im
     startedAt: ctx.clock.now(),
   });
   try {
-    return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore, progress });
+    return await crawlAndImport(ctx, { input, start, target, limits, total, html, headBefore, progress, hooks });
   } finally {
     ctx.imports.finish(progress);
     html.close();
@@ -332,6 +345,7 @@ async function crawlAndImport(
     html,
     headBefore,
     progress,
+    hooks,
   }: {
     input: ImportInput;
     start: URL;
@@ -341,8 +355,13 @@ async function crawlAndImport(
     html: HtmlReader;
     headBefore: Revision;
     progress: ImportProgress;
+    hooks: ImportHooks;
   },
 ): Promise<ImportResult> {
+  const checkpoint = async () => {
+    if (hooks.signal?.aborted) throw new DomainError("REQUEST_TIMEOUT", "The import was stopped before its end: nothing was written");
+    await hooks.checkpoint?.(progress);
+  };
   let origin = start.origin;
   /** Every same-origin resource found: pages and images (the root included). */
   const discovered = new Set<string>([urlKey(start)]);
@@ -391,13 +410,16 @@ async function crawlAndImport(
     const key = isRoot ? [] : below ? segments.slice(rootSegments.length) : segments;
     // The same page under another URL (the root aside: its key is [] wherever it stands).
     if (!isRoot && key.length && pages.some((page, index) => index > 0 && page.key.join("/") === key.join("/"))) continue;
-    pages.push({ url: fetched.url, key, title, html: text, contentLinks, images });
+    const page = { id: newId("Page"), url: fetched.url, key, title, html: text, contentLinks, images };
+    pages.push(page);
+    progress.pages.push({ id: page.id, sourceURL: page.url.toString(), type: "page", status: "pending" });
     // Progress, page by page: a long import shows it is moving (pages left = queued, bounded).
     log.info(
       { url: fetched.url.toString(), pages: pages.length, queued: queue.length, found: discovered.size, ms: Date.now() - startedAt },
       "import: page fetched",
     );
     Object.assign(progress, { pagesFetched: pages.length, queued: queue.length, found: discovered.size });
+    await checkpoint();
 
     for (const href of links) {
       const target = resolve(href, fetched.url, origin);
@@ -436,6 +458,7 @@ async function crawlAndImport(
     } catch (error) {
       if (!(error instanceof FetchFailure)) throw error;
     }
+    await checkpoint();
   }
 
   // The tree: one document per page, placed by URL path, with the levels between made up.
@@ -458,10 +481,15 @@ async function crawlAndImport(
     page?: ImportedPage;
   }
   const nodes = new Map<string, Node>();
+  const pageAt = new Map(pages.filter((page) => page.key.length).map((page) => [page.key.join("/"), page]));
   const siblingsSlugs = new Map<string | null, Set<string>>([[null, taken]]);
   const place = (key: string[], title: string, page?: ImportedPage): Node => {
     const parentKey = key.slice(0, -1);
-    const parent = key.length > 1 ? (nodes.get(parentKey.join("/")) ?? place(parentKey, humanize(parentKey.at(-1)!))) : null;
+    const parentPage = pageAt.get(parentKey.join("/"));
+    const parent =
+      key.length > 1
+        ? (nodes.get(parentKey.join("/")) ?? place(parentKey, parentPage?.title ?? humanize(parentKey.at(-1)!), parentPage))
+        : null;
     const scope = siblingsSlugs.get(parent?.id ?? null) ?? new Set<string>();
     siblingsSlugs.set(parent?.id ?? null, scope);
     const base = key.length ? slugify(decodeSegment(key.at(-1)!).replace(/\.x?html?$/i, "")) : slugify(title);
@@ -470,7 +498,7 @@ async function crawlAndImport(
     scope.add(slug);
     const parentPath = parent ? parent.path : (under?.path ?? "");
     const node: Node = {
-      id: newId("Page"),
+      id: page?.id ?? newId("Page"),
       title,
       slug,
       path: parentPath ? `${parentPath}/${slug}` : slug,
@@ -481,12 +509,8 @@ async function crawlAndImport(
     return node;
   };
   for (const page of pages) {
-    const existing = page.key.length ? nodes.get(page.key.join("/")) : undefined;
-    if (existing && !existing.page) {
-      existing.page = page; // a level made up for an earlier page: this page is its own
-      existing.title = page.title;
-      continue;
-    }
+    // Placed already as the level above an earlier page.
+    if (page.key.length && nodes.has(page.key.join("/"))) continue;
     place(page.key, page.title, page);
   }
   // Parents come first in `nodes` (a made-up level is inserted before the page that needs it).
@@ -529,13 +553,21 @@ async function crawlAndImport(
     });
   }
 
+  await checkpoint();
   progress.phase = "saving";
+  const imported: ImportedPageEntry[] = pageNodes.map((node) => ({
+    id: node.id,
+    ...(node.page ? { sourceURL: node.page.url.toString() } : {}),
+    type: node.page ? "page" : "folder",
+    status: "complete",
+  }));
   // editContent checks the target again (a locked space, a change request merged meanwhile).
   const revision = await editContent(ctx, {
     target,
     edits,
     blobs: { markdown, files: fileBytes },
     message: [...`Import of ${start}`].slice(0, REVISION_MESSAGE_MAX).join(""),
+    beforeCommit: hooks.beforeCommit && ((tx, revision) => hooks.beforeCommit!(tx, revision, imported)),
   });
   log.info(
     { revisionId: revision.id, pages: pageNodes.length, files: files.size, found: discovered.size, ms: Date.now() - startedAt },

@@ -3,6 +3,14 @@
 // each knows only the imports it runs.
 import { randomUUID } from "node:crypto";
 
+/** A page of an import as the published ContentImportRun lists it (a folder: a level the site had no page for). */
+export interface ImportedPageEntry {
+  id: string;
+  sourceURL?: string;
+  type: "page" | "folder";
+  status: "pending" | "complete";
+}
+
 export interface ImportProgress {
   id: string;
   spaceId: string;
@@ -16,13 +24,15 @@ export interface ImportProgress {
   queued: number;
   /** Same-origin pages and images found so far. */
   found: number;
+  /** The pages read so far (pending until the revision is written), at most the page limit. */
+  pages: ImportedPageEntry[];
 }
 
 export class ImportTracker {
   private readonly running = new Map<string, ImportProgress>();
 
   start(fields: Pick<ImportProgress, "spaceId" | "changeRequest" | "url" | "startedAt">): ImportProgress {
-    const progress: ImportProgress = { id: randomUUID(), phase: "pages", pagesFetched: 0, queued: 0, found: 1, ...fields };
+    const progress: ImportProgress = { id: randomUUID(), phase: "pages", pagesFetched: 0, queued: 0, found: 1, pages: [], ...fields };
     this.running.set(progress.id, progress);
     return progress;
   }
