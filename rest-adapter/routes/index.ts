@@ -33,6 +33,7 @@ import { systemRoutes } from "./system.ts";
 import { integrationBlockRoutes } from "./integration-blocks.ts";
 import { inviteRoutes } from "./invites.ts";
 import { urlLookupRoutes } from "./url-lookup.ts";
+import { spaceTemplateRoutes } from "./space-templates.ts";
 import { computedRoutes } from "./computed.ts";
 import { auditRoutes } from "./audit.ts";
 
@@ -44,6 +45,7 @@ export const routes: RestRoute[] = [
   ...collectionRoutes,
   ...spaceRoutes,
   ...contentRoutes,
+  ...spaceTemplateRoutes,
   ...revisionRoutes,
   ...contentReusableContentRoutes,
   ...importRoutes,

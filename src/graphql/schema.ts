@@ -12,6 +12,7 @@ import "./grants.ts";
 import "./saml.ts";
 import "./content.ts";
 import "./content-editing.ts";
+import "./space-templates.ts";
 import "./files.ts";
 import "./import.ts";
 import "./git-sync.ts";

@@ -1045,6 +1045,11 @@ const FIXTURES: Record<string, Fixture> = {
     },
   }),
 
+  // A template fills a new (empty) space.
+  "POST /v1/spaces/:spaceId/content/template": async () => ({
+    path: `/v1/spaces/${await newSpace()}/content/template`,
+    body: { id: "changelog" },
+  }),
   "GET /v1/orgs/:organizationId/sites/:siteId/integration-scripts": async () => ({ path: `${(await newSite()).path}/integration-scripts` }),
   // Who can access a space, collection or site
   ...permissionFixtures(
