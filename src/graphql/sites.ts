@@ -1,7 +1,6 @@
 // Sites: types, queries and mutations (site spaces, sections, section groups, publishing).
 import { agentsContextOf, siteTypeOf, siteVisibilityOf } from "../core/storage-types.ts";
 import type { Site, SiteExternalLink, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../generated/prisma/client.ts";
-import { externalLinksOf } from "../core/sites/external-links.ts";
 import { conditionHolds } from "../core/sites/conditions.ts";
 import { may } from "../core/auth/policy.ts";
 import { notFound } from "../core/errors.ts";
@@ -48,7 +47,7 @@ import {
   type Structure,
 } from "../core/sites/index.ts";
 import { readAdaptiveSchema, templateConditions, updateAdaptiveSchema } from "../core/sites/adaptive.ts";
-import { siteLoaders } from "../core/sites/loaders.ts";
+import { siteLoaders, sortByKey } from "../core/sites/loaders.ts";
 import { readPublishingAuth, regeneratePublishingAuth, updatePublishingAuth } from "../core/sites/publishing-auth.ts";
 import {
   createShareLink,
@@ -357,7 +356,7 @@ SiteSectionGroupRef.implement({
       description: "The live external links in the group, in order (shown after its sections)",
       type: [SiteExternalLinkRef],
       resolve: async (row, _args, { core }) =>
-        (await externalLinksOf(core.prisma, row.siteId)).filter((link) => link.sectionGroupId === row.id),
+        sortByKey(await siteLoaders(core).liveExternalLinks.load(row.siteId)).filter((link) => link.sectionGroupId === row.id),
     }),
   }),
 });
@@ -398,7 +397,7 @@ type StructureItem = SiteSection | SiteSectionGroup | SiteSpace | SiteExternalLi
  */
 async function rootOf(core: CoreContext, structure: Structure, claims?: Record<string, unknown>) {
   if (!structure.sections.length) return { type: "siteSpaces", items: siteSpacesIn(structure, null) as StructureItem[] };
-  const links = (await externalLinksOf(core.prisma, structure.site.id)).filter(
+  const links = sortByKey(await siteLoaders(core).liveExternalLinks.load(structure.site.id)).filter(
     (link) => !link.sectionGroupId && (!claims || conditionHolds(link.condition, claims)),
   );
   return { type: "sections", items: [...structure.root, ...links] as StructureItem[] };

@@ -1,7 +1,15 @@
 // Per-request DataLoaders of sites and their structure: a request reads each site's site spaces,
 // sections and section groups in one statement per kind, whatever number of sites it lists.
 import DataLoader from "dataloader";
-import type { PrismaClient, Site, SiteSection, SiteSectionGroup, SiteShareLink, SiteSpace } from "../../generated/prisma/client.ts";
+import type {
+  PrismaClient,
+  Site,
+  SiteExternalLink,
+  SiteSection,
+  SiteSectionGroup,
+  SiteShareLink,
+  SiteSpace,
+} from "../../generated/prisma/client.ts";
 import type { CoreContext } from "../context.ts";
 import { byId, groupedBy } from "../loader-kit.ts";
 import { ScopeSlot } from "../request-scope.ts";
@@ -28,6 +36,11 @@ function createSiteLoaders(prisma: PrismaClient) {
   const shareLinks = groupedBy<SiteShareLink>(
     (row) => [row.siteId],
     (siteIds) => prisma.siteShareLink.findMany({ where: { siteId: { in: siteIds } } }),
+  );
+  /** Each site's live (not draft) external links, for its structure and its groups. */
+  const liveExternalLinks = groupedBy<SiteExternalLink>(
+    (row) => [row.siteId],
+    (siteIds) => prisma.siteExternalLink.findMany({ where: { siteId: { in: siteIds }, draft: false } }),
   );
   /** The sites showing each space (any number of times), oldest first. */
   const sitesOfSpace = new DataLoader<string, Site[]>(async (spaceIds) => {
@@ -83,7 +96,7 @@ function createSiteLoaders(prisma: PrismaClient) {
   function forget(siteId: string): void {
     organizationSiteCount.clearAll();
     grantedSiteCount.clearAll();
-    for (const loader of [site, siteSpaces, sections, sectionGroups, shareLinks]) loader.clear(siteId);
+    for (const loader of [site, siteSpaces, sections, sectionGroups, shareLinks, liveExternalLinks]) loader.clear(siteId);
     siteSpace.clearAll();
     section.clearAll();
     sectionGroup.clearAll();
@@ -98,6 +111,7 @@ function createSiteLoaders(prisma: PrismaClient) {
     sections,
     sectionGroups,
     shareLinks,
+    liveExternalLinks,
     siteSpace,
     section,
     sectionGroup,
