@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const HTTP_METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 /** An operation of an OpenAPI document: the fields read here, the rest copied as they are. */
-interface Operation {
+export interface Operation {
   operationId?: string;
   security?: unknown;
   [field: string]: unknown;
@@ -43,9 +43,10 @@ function openApiPath(route: RestRoute): string {
 }
 
 /** Method + path with parameter names erased, to compare routes whatever their names. */
-const shape = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/^\/v1/, "").replace(/\{\w+\}|:\w+|\*$/g, "{}")}`;
+export const shape = (method: string, path: string) =>
+  `${method.toUpperCase()} ${path.replace(/^\/v1/, "").replace(/\{\w+\}|:\w+|\*$/g, "{}")}`;
 
-function publishedOperations(spec: OpenApiSpec): Map<string, { path: string; method: string; operation: Operation }> {
+export function publishedOperations(spec: OpenApiSpec): Map<string, { path: string; method: string; operation: Operation }> {
   const operations = new Map<string, { path: string; method: string; operation: Operation }>();
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of HTTP_METHODS) {

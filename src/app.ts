@@ -82,6 +82,7 @@ import type { ServerTimeouts } from "./http/server-options.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
 import { openApiDocument, useNotImplemented } from "../rest-adapter/openapi.ts";
+import { DEFAULT_AUTHOR_MCP_LIMITS, useAuthorMcp, type AuthorMcpLimits } from "../rest-adapter/mcp.ts";
 import { routes } from "../rest-adapter/routes/index.ts";
 import packageJson from "../package.json" with { type: "json" };
 
@@ -123,6 +124,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     insights?: Partial<InsightsLimits>;
     /** Git over HTTP: where repositories are kept, deadline and size limits (src/core/git). */
     git?: Partial<GitLimits>;
+    /** The authors' MCP server at /v1/mcp: a call's deadline and answer size (tests lower them). */
+    mcp?: Partial<AuthorMcpLimits>;
   };
 
 export interface AppOptions {
@@ -292,6 +295,16 @@ export function createApp({
         useRealtimeChannels(services, { heartbeatMs: realtime.limits.heartbeatMs }),
         // Subscriptions over SSE on /graphql: written through a Node stream (src/http/plugins/use-event-stream.ts).
         useEventStream({ heartbeatMs: realtime.limits.heartbeatMs }),
+        // Before the 501 answers and the REST adapter, which answer every other /v1 path.
+        useAuthorMcp({
+          services,
+          routes,
+          limits: { ...DEFAULT_AUTHOR_MCP_LIMITS, ...config.mcp },
+          // A tool call is its REST request, through every plugin again (rate limit, auth, the route).
+          fetch: async (request: Request, serverContext: unknown): Promise<Response> =>
+            yoga.fetch(request, serverContext as Record<string, unknown>),
+          requestIdOf: requestLog.requestIdOf,
+        }),
         useNotImplemented(routes),
         // /graphql documents sent again run compiled (a bounded cache keyed by their text).
         compiledExecution,

@@ -35,7 +35,7 @@ const CODES: Record<number, string> = {
 };
 
 /** Fixed paths outside the REST route table, labelled as themselves. */
-const FIXED: ReadonlySet<string> = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference"]);
+const FIXED: ReadonlySet<string> = new Set(["/", "/graphql", "/health", "/ready", "/metrics", "/openapi.json", "/reference", "/v1/mcp"]);
 
 /** Surfaces outside the REST route table, each labelled by its pattern (ids never reach a label). */
 const PATTERNS: [RegExp, string][] = [
