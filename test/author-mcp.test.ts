@@ -5,7 +5,10 @@
 // are unknown; without a token there is nothing; an operation answering 501 is no tool.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { captureLogs } from "./support/logs.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 let server: TestServer;
@@ -238,5 +241,44 @@ describe("the authors' MCP server under a small rate limit", () => {
     expect(refusal).toMatch(/Rate limit exceeded: at most 12 requests per 60 s per token/);
     expect(calls).toBeLessThanOrEqual(5);
     expect((await limited.rest(owner.token, "GET", `/v1/spaces/${spaceId}`)).status).toBe(429);
+  });
+});
+
+describe("the authors' MCP server with a short deadline", () => {
+  let slow: TestServer;
+  let silent: Server;
+  afterAll(async () => {
+    silent?.closeAllConnections();
+    await new Promise((resolve) => silent?.close(resolve));
+    await slow?.close();
+  });
+
+  it("gives up a call not answered in time, saying a change may still be done; its REST request is logged with the MCP request's id", async () => {
+    // A page that never answers: the embed route fetches it (private hosts are allowed in tests).
+    silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const logs = captureLogs();
+    slow = await startTestServer({ mcp: { callTimeoutMs: 300 } }, {}, { logger: logs.logger });
+    const owner = await slow.bootstrap("Slow");
+    const spaceId = (await slow.rest(owner.token, "POST", `/v1/orgs/${owner.organizationId}/spaces`, { title: "Embeds" })).body.id;
+    const agent = await connect(owner.token, `${slow.url}/v1/mcp`);
+    try {
+      const started = Date.now();
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/never`;
+      const late = await agent.callTool({ name: "getEmbedByUrlInSpace", arguments: { spaceId, url } });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(late.isError).toBe(true);
+      expect(textOf(late)).toBe(
+        "getEmbedByUrlInSpace did not answer within 300 ms and was given up; a change it makes may still be done: read before calling it again",
+      );
+      // In time: the REST request's log line carries the id of the MCP request that made it.
+      jsonOf(await agent.callTool({ name: "getSpaceById", arguments: { spaceId } }));
+      const lines = logs.lines().filter((line) => line.msg === "request");
+      const rest = lines.find((line) => line.route === "GET /v1/spaces/:spaceId" && line.status === 200)!;
+      const mcp = lines.find((line) => line.route === "/v1/mcp" && line.reqId === rest.reqId);
+      expect(mcp).toMatchObject({ method: "POST", status: 200 });
+    } finally {
+      await agent.close();
+    }
   });
 });
