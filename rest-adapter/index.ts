@@ -3,7 +3,7 @@
 // pipeline (context with auth, execution, error masking), so both doors behave the same.
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import FindMyWay, { type HTTPMethod } from "find-my-way";
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { GraphQLError, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { Plugin, YogaServerInstance } from "graphql-yoga";
 import { findInputProblem, unsafeTextReason } from "../src/core/input.ts";
 import { readTextUpTo } from "../src/http/body.ts";
@@ -21,6 +21,7 @@ const METHODS: HTTPMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 interface CompiledRoute extends RestRoute {
   parsed: DocumentNode;
+  subscription: boolean;
 }
 
 /** Parses and validates every route's document against the schema: a broken route fails the start. */
@@ -37,7 +38,11 @@ export function compileRoutes(routes: RestRoute[], schema: GraphQLSchema): Compi
     if (errors.length) {
       throw new Error(`REST route ${route.method} ${route.path}: invalid operation: ${errors.map((e) => e.message).join("; ")}`);
     }
-    return { ...route, parsed };
+    const subscription = parsed.definitions.some((node) => node.kind === "OperationDefinition" && node.operation === "subscription");
+    if (subscription ? route.stream === undefined : route.stream === "last") {
+      throw new Error(`REST route ${route.method} ${route.path}: a subscription is answered as a stream (stream: events or last)`);
+    }
+    return { ...route, parsed, subscription };
   });
 }
 
@@ -154,7 +159,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       if (error instanceof RestInputError) return errorResponse(400, error.message);
       throw error;
     }
-    const { contextFactory, execute, schema } = yoga.getEnveloped({
+    const { contextFactory, execute, subscribe, schema } = yoga.getEnveloped({
       request,
       params: { query: route.document, variables: variableValues },
     });
@@ -164,16 +169,17 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
       // Built without a promise when every context hook is synchronous (a token the cache knows).
       const context = contextFactory();
       contextValue = isPromise(context) ? await context : context;
-      result = await execute({ schema, document: route.parsed, variableValues, contextValue });
+      result = await (route.subscription ? subscribe : execute)({ schema, document: route.parsed, variableValues, contextValue });
     } catch (error) {
       if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);
       throw error;
     }
     // Variables that do not coerce (a bogus enum value, a wrong type) make a request error: the
     // result is `{ errors }` without `data`, and the client gets its 400 like any other error.
-    if (Symbol.asyncIterator in result) throw new Error("REST routes run queries and mutations only");
+    if (Symbol.asyncIterator in result) return streamed(route, result as AsyncIterable<ExecutionResult>);
     const [firstError] = result.errors ?? [];
     if (firstError) return errorResponse(statusOf(firstError), firstError.message);
+    if (route.stream === "events") return eventStream(itemsOf(route.body!(result.data) as unknown[]));
     const status = route.statusOf?.(result.data) ?? route.status;
     const { Response: YogaResponse } = yoga.fetchAPI;
     if (!route.body) return new YogaResponse(null, { status });
@@ -187,6 +193,84 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     return new YogaResponse(JSON.stringify(responseBody), { status, headers });
   }
 
+  /**
+   * A subscription's answer. Its first result decides the status: an error before any answer is
+   * the error envelope, as for any route; after it, an error is the stream's `error` event.
+   */
+  async function streamed(route: CompiledRoute, results: AsyncIterable<ExecutionResult>): Promise<Response> {
+    const iterator = results[Symbol.asyncIterator]();
+    const stop = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+    const bodies: unknown[] = [];
+    for (;;) {
+      let next: IteratorResult<ExecutionResult>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);
+        throw error;
+      }
+      if (next.done) break;
+      const [error] = next.value.errors ?? [];
+      if (error) {
+        stop();
+        return errorResponse(statusOf(error), error.message);
+      }
+      bodies.push(route.body!(next.value.data));
+      if (route.stream === "events") break;
+    }
+    if (route.stream === "last") {
+      const last = bodies.at(-1);
+      if (last === undefined) return errorResponse(503, "The answer ended before it was complete; retry later");
+      return new yoga.fetchAPI.Response(JSON.stringify(last), { status: route.status, headers: { "Content-Type": "application/json" } });
+    }
+    async function* rest(): AsyncGenerator<unknown> {
+      yield* bodies;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        const [error] = next.value.errors ?? [];
+        if (error) throw error;
+        yield route.body!(next.value.data);
+      }
+    }
+    return eventStream(rest(), stop);
+  }
+
+  async function* itemsOf(items: unknown[]): AsyncGenerator<unknown> {
+    yield* items;
+  }
+
+  /** `text/event-stream` of `bodies`: a `data:` event each, then `done`, or `error` with the envelope. */
+  function eventStream(bodies: AsyncIterator<unknown>, stop = () => {}): Response {
+    const encoder = new TextEncoder();
+    const event = (name: string | null, data: unknown) =>
+      encoder.encode(`${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
+    const stream = new yoga.fetchAPI.ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const next = await bodies.next();
+          if (next.done) {
+            controller.enqueue(event("done", {}));
+            controller.close();
+          } else {
+            controller.enqueue(event(null, next.value));
+          }
+        } catch (error) {
+          const status = error instanceof GraphQLError ? statusOf(error) : 500;
+          const message = error instanceof GraphQLError && status < 500 ? error.message : "The answer could not be completed";
+          controller.enqueue(event("error", { error: { code: status, message } }));
+          controller.close();
+          stop();
+        }
+      },
+      cancel: stop,
+    });
+    return new yoga.fetchAPI.Response(stream, {
+      status: 200,
+      headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Content-Encoding": "none" },
+    });
+  }
+
   // The routes' documents are fixed and parsed once: graphql-jit compiles each into a function on
   // first use (cached by the document object), instead of graphql-js interpreting it every time.
   const routeDocuments = new WeakSet<DocumentNode>();
@@ -197,7 +281,8 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     onYogaInit({ yoga: instance }) {
       yoga = instance as typeof yoga;
       for (const route of compileRoutes(routes, instance.getEnveloped().schema)) {
-        routeDocuments.add(route.parsed);
+        // Subscriptions are left to graphql-js (use-compiled-execution.ts does the same).
+        if (!route.subscription) routeDocuments.add(route.parsed);
         router.on(route.method as HTTPMethod, route.path, (_req, _res, params) => params as never, { route });
       }
     },

@@ -45,6 +45,13 @@ export interface RestRoute {
   /** The response body from `data`; routes answering 204/205 have none. */
   body?: (data: unknown) => unknown;
   /**
+   * How a streamed answer is sent. `events`: as `text/event-stream`, one `data:` event per result
+   * of the subscription (its `body`), or per item of the query's `body` (a list), then an event
+   * `done` (or `error` with the error envelope), as the official client reads them. `last`: the
+   * subscription run to its end, its last result's `body` answered as JSON.
+   */
+  stream?: "events" | "last";
+  /**
    * The API path (below `/v1`) of what a 201 created, for its `Location` header, when its body
    * has no `urls.location` (which is used otherwise): `/orgs/…/share-links/…`.
    */

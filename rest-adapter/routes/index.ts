@@ -36,6 +36,7 @@ import { urlLookupRoutes } from "./url-lookup.ts";
 import { spaceTemplateRoutes } from "./space-templates.ts";
 import { computedRoutes } from "./computed.ts";
 import { auditRoutes } from "./audit.ts";
+import { askRoutes } from "./ask.ts";
 
 export const routes: RestRoute[] = [
   ...organizationRoutes,
@@ -51,6 +52,7 @@ export const routes: RestRoute[] = [
   ...importRoutes,
   ...gitSyncRoutes,
   ...searchRoutes,
+  ...askRoutes,
   ...linkRoutes,
   ...changeRequestsRoutes,
   ...conversationRoutes,

@@ -31,6 +31,7 @@ import "./storage.ts";
 import "./sites.ts";
 import "./site-redirects.ts";
 import "./site-insights.ts";
+import "./ask.ts";
 import "./audit.ts";
 import "./site-extras.ts";
 import "./custom-hostnames.ts";

@@ -491,3 +491,9 @@ export function createClient(options: { endpoint: string; token?: string; fetch?
   });
   return Object.assign(client, { violations, unmatched: unmatchedHere });
 }
+
+/** Violations of `value` against a component schema of the published spec (the events of a stream). */
+export function validateComponent(name: string, value: unknown): string[] {
+  const validate = compile(`#/components/schemas/${name}`);
+  return validate(value) ? [] : (validate.errors ?? []).map(formatError);
+}

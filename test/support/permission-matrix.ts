@@ -447,6 +447,8 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     return { path: `${path}/section-groups/${groupId}/move`, body: {} };
   },
   [`POST ${SITE}/search`]: async () => ({ path: `${(await newSite()).path}/search`, body: { query: "matrix" } }),
+  [`POST ${SITE}/ask`]: async () => ({ path: `${(await newSite()).path}/ask`, body: { question: "matrix", scope: { mode: "all" } } }),
+  [`GET ${SITE}/ask/questions`]: async () => ({ path: `${(await newSite()).path}/ask/questions` }),
   [`GET ${SITE}/customization`]: async () => ({ path: `${(await newSite()).path}/customization` }),
   [`PUT ${SITE}/customization`]: async () => {
     const { path } = await newSite();
@@ -651,6 +653,10 @@ const FIXTURES: Record<string, Fixture> = {
 
   "GET /v1/spaces/:spaceId/search": async () => ({ path: `/v1/spaces/${await newSpace()}/search?query=matrix` }),
   "GET /v1/orgs/:organizationId/search": async () => ({ path: org("/search?query=matrix") }),
+  "POST /v1/orgs/:organizationId/ask": async () => ({ path: org("/ask"), body: { query: "matrix" } }),
+  "GET /v1/orgs/:organizationId/ask/stream": async () => ({ path: org("/ask/stream?query=matrix") }),
+  "GET /v1/orgs/:organizationId/ask/questions": async () => ({ path: org("/ask/questions") }),
+  "GET /v1/orgs/:organizationId/ask/questions/stream": async () => ({ path: org("/ask/questions/stream") }),
 
   "GET /v1/spaces/:spaceId/content": async () => ({ path: `/v1/spaces/${(await newContent()).spaceId}/content` }),
   // Git Sync: the remote is the loopback site (not a repository: the queued job fails, the request is what is checked).

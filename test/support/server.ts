@@ -119,7 +119,9 @@ export async function startTestServer(
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+    // An event stream's body is its text (the events), not JSON.
+    const streamed = /^text\/event-stream/.test(response.headers.get("content-type") ?? "");
+    return { status: response.status, body: streamed ? text : text ? JSON.parse(text) : undefined, headers: response.headers };
   }
 
   return {

@@ -45,13 +45,16 @@ export function checkScope(scope: unknown): SiteSearchScope {
   };
 }
 
-/** Pages of the site's published content matching `query`, grouped by space, best first. */
-export async function searchSite(
+/**
+ * The spaces of the site's published content that a visitor with `claims` sees within `scope`
+ * (none for an unpublished site), with the site, its visible structure and the site space each
+ * space is shown through: what site search and Ask read.
+ */
+export async function siteScope(
   ctx: CoreContext,
   organizationId: string | null | undefined,
   siteId: string,
-  input: { query: string; scope?: unknown; claims?: VisitorClaims | null },
-  args: PageArgs,
+  input: { scope?: unknown; claims?: VisitorClaims | null },
 ) {
   const scope = checkScope(input.scope);
   const site = await requireSite(ctx, organizationId, siteId, "site.read");
@@ -78,9 +81,26 @@ export async function searchSite(
           ? defaults.filter((siteSpace) => siteSpace?.id !== current?.id)
           : [current, ...defaults];
   }
-  const spaceIds = site.published ? [...new Set(chosen.flatMap((siteSpace) => (siteSpace ? [siteSpace.spaceId] : [])))] : [];
-  const spaces = spaceIds.length
-    ? await ctx.prisma.space.findMany({ where: { id: { in: spaceIds }, deletedAt: null }, select: { id: true, title: true } })
+  const siteSpaceOf = new Map<string, SiteSpace>();
+  if (site.published)
+    for (const siteSpace of chosen) if (siteSpace && !siteSpaceOf.has(siteSpace.spaceId)) siteSpaceOf.set(siteSpace.spaceId, siteSpace);
+  const spaces = siteSpaceOf.size
+    ? await ctx.prisma.space.findMany({
+        where: { id: { in: [...siteSpaceOf.keys()] }, deletedAt: null },
+        select: { id: true, title: true, revisionId: true },
+      })
     : [];
+  return { site, structure: visible, spaces, siteSpaceOf };
+}
+
+/** Pages of the site's published content matching `query`, grouped by space, best first. */
+export async function searchSite(
+  ctx: CoreContext,
+  organizationId: string | null | undefined,
+  siteId: string,
+  input: { query: string; scope?: unknown; claims?: VisitorClaims | null },
+  args: PageArgs,
+) {
+  const { site, spaces } = await siteScope(ctx, organizationId, siteId, input);
   return searchSpaces(ctx, spaces, input.query, args, { synonyms: site.searchSynonyms as string[][] });
 }

@@ -843,7 +843,8 @@ function urlOfSection(base: string, structure: Structure, section: SiteSection) 
   return defaultSection(structure)?.id === section.id ? base : `${base}/${section.path}`;
 }
 
-function urlOfSiteSpace(base: string, structure: Structure, siteSpace: SiteSpace) {
+/** Where a site space is read on the site at `base` (its section's path, then its own unless it is the default). */
+export function urlOfSiteSpace(base: string, structure: Structure, siteSpace: SiteSpace) {
   const section = siteSpace.sectionId ? structure.sections.find((s) => s.id === siteSpace.sectionId) : undefined;
   const sectionBase = section ? urlOfSection(base, structure, section) : base;
   return defaultOf(siteSpacesIn(structure, siteSpace.sectionId))?.id === siteSpace.id ? sectionBase : `${sectionBase}/${siteSpace.path}`;
