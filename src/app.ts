@@ -1,5 +1,6 @@
 // Builds the whole service: one Yoga instance serving GraphQL at /graphql, with the REST
 // adapter plugged into the same pipeline for /v1, and the pages and endpoints for operating it.
+import { AskModelGate } from "./core/ask/model.ts";
 import { createRevisionCache } from "./core/content/cache.ts";
 import { TokenVerifier } from "./core/auth/tokens.ts";
 import { useDeferStream } from "@graphql-yoga/plugin-defer-stream";
@@ -105,6 +106,7 @@ export type AppConfig = Pick<Config, "publicUrl"> &
       | "visitorTokenMaxLifetimeSeconds"
       | "organizationsPerUserMax"
       | "adsPartnerKey"
+      | "askModel"
     >
   > & {
     /** Bounds of realtime subscriptions (tests lower them). */
@@ -211,6 +213,7 @@ export function createApp({
     gitSync: { key: gitSyncKey(config.gitSyncKey), allowPrivateHosts, repositories: config.gitSyncRepositories ?? [] },
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),
+    askModel: new AskModelGate(config.askModel),
     siteExtensions: {
       blocks: new Map([
         [OPERATION_EMBED_LANGUAGE, operationBlock],

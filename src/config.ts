@@ -6,6 +6,7 @@
 // `toConfig`. Nothing else reads `process.env`.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import type { AskModel } from "./core/ask/model.ts";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
 const optional = <T extends z.ZodType>(type: T) => z.preprocess((value) => (value === "" ? undefined : value), type.optional());
@@ -222,6 +223,19 @@ export const variables = {
   GIT_SYNC_KEY: optional(secretKey()).describe(
     "Key that seals the credentials of Git Sync remotes in the database (at least 32 characters); unset, a random key per start (stored credentials then stop working after a restart).",
   ),
+  ASK_MODEL_URL: optional(httpUrl).describe(
+    "Base URL of an OpenAI-compatible endpoint (`https://api.example.com/v1`) Ask sends the retrieved passages to (`/chat/completions`, streamed) for a generated answer; unset, Ask answers extractively.",
+  ),
+  ASK_MODEL_NAME: optional(z.string().trim().min(1).max(200)).describe("The model Ask asks for; needed with ASK_MODEL_URL."),
+  ASK_MODEL_KEY: optional(z.string().trim().min(1).max(4096)).describe("Sent as `Authorization: Bearer` to ASK_MODEL_URL; default none."),
+  ASK_MODEL_TIMEOUT_MS: optional(integer(100, 300_000))
+    .transform((value) => value ?? 20_000)
+    .describe(
+      "Deadline of one generated answer, from the call to its last token, in ms (default 20000); past it, the answer so far is kept or Ask answers extractively.",
+    ),
+  ASK_MODEL_CONCURRENCY: optional(integer(1, 1000))
+    .transform((value) => value ?? 8)
+    .describe("Generated answers under way at once in one instance (default 8); more questions get the extractive answer."),
   ADS_PARTNER_KEY: optional(secretKey()).describe(
     "The key (at least 32 characters) the ad partner presents as X-GitBook-Partner-Key on the partner's ads routes; unset, there is no partner and those routes refuse every call.",
   ),
@@ -382,6 +396,8 @@ export interface Config {
   gitSyncKey: string | undefined;
   /** The ad partner's key (src/core/sites/ads.ts); none: no partner. */
   adsPartnerKey?: string;
+  /** The model generating Ask's answers (src/core/ask/model.ts); unset: extractive answers. */
+  askModel?: AskModel;
   /** GIT_SYNC_REPOSITORIES: the repositories Git Sync installations may connect to. */
   gitSyncRepositories: GitSyncRepositoryConfig[];
   importAllowPrivateHosts: boolean;
@@ -420,7 +436,14 @@ export class ConfigError extends Error {
 const schema = z.object(variables);
 
 /** Never echoed in an error: they hold passwords or keys. */
-const SECRETS: ReadonlySet<string> = new Set(["DATABASE_URL", "FILES_SECRET", "GIT_SYNC_KEY", "GIT_SYNC_REPOSITORIES", "ADS_PARTNER_KEY"]);
+const SECRETS: ReadonlySet<string> = new Set([
+  "DATABASE_URL",
+  "FILES_SECRET",
+  "GIT_SYNC_KEY",
+  "GIT_SYNC_REPOSITORIES",
+  "ADS_PARTNER_KEY",
+  "ASK_MODEL_KEY",
+]);
 
 /**
  * This process's environment with `extra` added, for a child process that needs variables of its
@@ -445,6 +468,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const value = parsed.data;
+  if (value.ASK_MODEL_URL && !value.ASK_MODEL_NAME) {
+    throw new ConfigError(["ASK_MODEL_NAME: needed with ASK_MODEL_URL (the model to ask for)"]);
+  }
   if (value.PERSISTED_OPERATIONS_ONLY && !value.PERSISTED_OPERATIONS_FILE) {
     throw new ConfigError(["PERSISTED_OPERATIONS_ONLY: needs PERSISTED_OPERATIONS_FILE (no operation could run)"]);
   }
@@ -473,6 +499,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesSecret: value.FILES_SECRET,
     gitSyncKey: value.GIT_SYNC_KEY,
     adsPartnerKey: value.ADS_PARTNER_KEY,
+    askModel: value.ASK_MODEL_URL
+      ? {
+          url: value.ASK_MODEL_URL,
+          name: value.ASK_MODEL_NAME!,
+          key: value.ASK_MODEL_KEY,
+          timeoutMs: value.ASK_MODEL_TIMEOUT_MS,
+          concurrency: value.ASK_MODEL_CONCURRENCY,
+        }
+      : undefined,
     gitSyncRepositories: gitSyncRepositoriesOf(value.GIT_SYNC_REPOSITORIES),
     importAllowPrivateHosts: value.IMPORT_ALLOW_PRIVATE_HOSTS,
     openapiRefetchIntervalHours: value.OPENAPI_REFETCH_INTERVAL_HOURS,

@@ -209,6 +209,24 @@ describe("loadConfig", () => {
     expect(loadConfig({ FILES_SECRET: hex, GIT_SYNC_KEY: base64 })).toMatchObject({ filesSecret: hex, gitSyncKey: base64 });
   });
 
+  it("takes Ask's model as an http(s) URL with a model name, its key never echoed", () => {
+    expect(loadConfig({ ASK_MODEL_URL: "https://models.example.com/v1", ASK_MODEL_NAME: "small", ASK_MODEL_KEY: "sk-1" }).askModel).toEqual(
+      {
+        url: "https://models.example.com/v1",
+        name: "small",
+        key: "sk-1",
+        timeoutMs: 20_000,
+        concurrency: 8,
+      },
+    );
+    expect(loadConfig({}).askModel).toBeUndefined();
+    expect(problemsOf({ ASK_MODEL_URL: "file:///etc/passwd", ASK_MODEL_NAME: "small" })[0]).toMatch(/^ASK_MODEL_URL: /);
+    expect(problemsOf({ ASK_MODEL_URL: "https://models.example.com/v1" })).toEqual([
+      "ASK_MODEL_NAME: needed with ASK_MODEL_URL (the model to ask for)",
+    ]);
+    expect(problemsOf({ ASK_MODEL_KEY: "", ASK_MODEL_TIMEOUT_MS: "10" }).join()).not.toContain("sk-");
+  });
+
   it("refuses a GIT_SYNC_REPOSITORIES that is not a list of { id, provider, url }, naming the entry", () => {
     expect(() => loadConfig({ GIT_SYNC_REPOSITORIES: "[" })).toThrow(/GIT_SYNC_REPOSITORIES: expected JSON/);
     expect(() => loadConfig({ GIT_SYNC_REPOSITORIES: '[{"id": 1, "provider": "bitbucket", "url": "https://x.example/a.git"}]' })).toThrow(

@@ -1,5 +1,6 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
+import type { AskModelGate } from "./ask/model.ts";
 import type { RevisionCache } from "./content/cache.ts";
 import type { TokenVerifier, Viewer } from "./auth/tokens.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -59,6 +60,8 @@ export interface Services {
   release: { version: string; build: string };
   /** The code highlighter and the stylesheet, script and fonts of published pages (created on first use). */
   siteRendering: SiteRendering;
+  /** The model generating Ask's answers, if configured, and its calls under way (src/core/ask/model.ts). */
+  askModel: AskModelGate;
 }
 
 export interface CoreContext extends Services {

@@ -1,12 +1,12 @@
 // Ask: questions answered from the content the caller may read (src/core/ask). The answers are
-// subscriptions, a snapshot of the whole answer per event (the published SearchAIAnswerStream);
-// recommended questions are fields.
+// subscriptions, a snapshot of the whole answer per event (the published SearchAIAnswerStream),
+// so that a model's text reaches the reader as it is written; recommended questions are fields.
 import {
   type AskAnswer,
   type AskSource,
   askInOrganization,
   askInSite,
-  extractiveAnswer,
+  answerOf,
   recommendedQuestionsInOrganization,
   recommendedQuestionsInSite,
 } from "../core/ask/index.ts";
@@ -53,7 +53,7 @@ builder.subscriptionField("askInOrganization", (t) =>
       organization: t.arg.id({ required: true, description: "Id of the organization" }),
       query: t.arg.string({ required: true, description: "The question (at most 512 characters)" }),
     },
-    subscribe: async (_root, args, { core }) => extractiveAnswer(await askInOrganization(core, String(args.organization), args.query)),
+    subscribe: async (_root, args, { core }) => answerOf(core, await askInOrganization(core, String(args.organization), args.query)),
     resolve: (answer) => answer,
   }),
 );
@@ -73,7 +73,7 @@ builder.subscriptionField("askInSite", (t) =>
       }),
     },
     subscribe: async (_root, args, { core }) =>
-      extractiveAnswer(await askInSite(core, String(args.organization), String(args.site), { question: args.question, scope: args.scope })),
+      answerOf(core, await askInSite(core, String(args.organization), String(args.site), { question: args.question, scope: args.scope })),
     resolve: (answer) => answer,
   }),
 );
