@@ -10,8 +10,7 @@ import { readTextUpTo } from "../src/http/body.ts";
 import { errorResponse, statusOf } from "../src/http/errors.ts";
 import { RestInputError, type QueryParamType, type RestRequest, type RestRoute } from "./route.ts";
 import { quote } from "../src/core/errors.ts";
-
-const isPromise = <T>(value: T | Promise<T>): value is Promise<T> => typeof (value as Promise<T> | null)?.then === "function";
+import { isThenable } from "../src/core/thenable.ts";
 
 const PREFIX = "/v1";
 /** Request bodies above this are refused (413) before they are read. */
@@ -168,7 +167,7 @@ export function useRestAdapter(routes: RestRoute[]): Plugin {
     try {
       // Built without a promise when every context hook is synchronous (a token the cache knows).
       const context = contextFactory();
-      contextValue = isPromise(context) ? await context : context;
+      contextValue = isThenable(context) ? await context : context;
       result = await (route.subscription ? subscribe : execute)({ schema, document: route.parsed, variableValues, contextValue });
     } catch (error) {
       if (error instanceof GraphQLError) return errorResponse(statusOf(error), error.message);

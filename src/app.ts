@@ -78,7 +78,7 @@ import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { attachWebSocket } from "./http/websocket.ts";
 import { useRealtimeChannels } from "./http/plugins/use-realtime-channels.ts";
-import { composeHooks, guardRequestHooks } from "./http/guard.ts";
+import { guardRequestHooks } from "./http/guard.ts";
 import type { ServerTimeouts } from "./http/server-options.ts";
 import { silentLogger, yogaLogger, type Logger } from "./logger.ts";
 import { useRestAdapter } from "../rest-adapter/index.ts";
@@ -252,72 +252,68 @@ export function createApp({
     logging: yogaLogger(logger),
     cors: corsOptions(config.corsOrigins ?? []),
     maskedErrors: { maskError },
-    // Our request hooks run as one hook, and our response hooks as one (composeHooks: the server
-    // adapter's per-hook promises and payloads cost more than most of these hooks' own work).
-    plugins: composeHooks(
-      [
-        // Before the request log: a header Node would refuse is dropped (and logged) before the line is written.
-        useHeaderGuard({ logger, requestIdOf: requestLog.requestIdOf }),
-        requestLog,
-        useHealth({ database, registry, isDraining }),
-        rateLimit,
-        useSecurityHeaders(),
-        useOperatorToken(services, operatorSecret),
-        // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
-        useSites(services, siteCache, rateLimit.credentialFailures),
-        usePages({
-          title: TITLE,
-          openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),
-          starterToken,
-        }),
-        usePrometheus({
-          registry,
-          endpoint: false,
-          metrics: {
-            graphql_envelop_request: true,
-            graphql_envelop_request_duration: true,
-            graphql_envelop_error_result: true,
-            graphql_yoga_http_duration: false,
-          },
-        }),
-        useIntrospectionToggle(config.introspectionEnabled ?? true),
-        // @defer and @stream (incremental delivery, multipart/mixed or SSE) for a page's slow parts.
-        useDeferStream(),
-        // Before the limits: a persisted operation's document is known only once its hash is looked up.
-        ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
-        useInputBoundary(),
-        useBoundedErrorMessages(),
-        useGraphQLLimits(services, graphqlLimits),
-        useAuth(services),
-        useFileDownloads(services),
-        useStorageUploads(services),
-        useGit(services, services.git),
-        usePdfDownloads(services),
-        useIntegrationScripts(services),
-        useIntegrationEndpoints(services),
-        useRealtimeChannels(services, { heartbeatMs: realtime.limits.heartbeatMs }),
-        // Subscriptions over SSE on /graphql: written through a Node stream (src/http/plugins/use-event-stream.ts).
-        useEventStream({ heartbeatMs: realtime.limits.heartbeatMs }),
-        // Before the 501 answers and the REST adapter, which answer every other /v1 path.
-        useAuthorMcp({
-          services,
-          routes,
-          limits: { ...DEFAULT_AUTHOR_MCP_LIMITS, ...config.mcp },
-          // A tool call is its REST request, through every plugin again (rate limit, auth, the route).
-          fetch: async (request: Request, serverContext: unknown): Promise<Response> =>
-            yoga.fetch(request, serverContext as Record<string, unknown>),
-          requestIdOf: requestLog.requestIdOf,
-        }),
-        useNotImplemented(routes),
-        // /graphql documents sent again run compiled (a bounded cache keyed by their text).
-        compiledExecution,
-        useRestAdapter(routes),
-        // After the REST adapter: its graphql-jit plugin replaces the execute function, and the
-        // deadline must wrap whichever one runs (its race and its statement scope).
-        useExecutionDeadline(graphqlLimits.executionTimeoutMs),
-        useLoaderRelease(schema),
-      ].map((plugin) => guardRequestHooks(plugin, { logger, requestIdOf: requestLog.requestIdOf })),
-    ),
+    plugins: [
+      // Before the request log: a header Node would refuse is dropped (and logged) before the line is written.
+      useHeaderGuard({ logger, requestIdOf: requestLog.requestIdOf }),
+      requestLog,
+      useHealth({ database, registry, isDraining }),
+      rateLimit,
+      useSecurityHeaders(),
+      useOperatorToken(services, operatorSecret),
+      // Before the service's own pages: at a site's custom hostname, `/` is the site's home.
+      useSites(services, siteCache, rateLimit.credentialFailures),
+      usePages({
+        title: TITLE,
+        openApi: () => openApiDocument(routes, { publicUrl: config.publicUrl, version: packageJson.version }),
+        starterToken,
+      }),
+      usePrometheus({
+        registry,
+        endpoint: false,
+        metrics: {
+          graphql_envelop_request: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_error_result: true,
+          graphql_yoga_http_duration: false,
+        },
+      }),
+      useIntrospectionToggle(config.introspectionEnabled ?? true),
+      // @defer and @stream (incremental delivery, multipart/mixed or SSE) for a page's slow parts.
+      useDeferStream(),
+      // Before the limits: a persisted operation's document is known only once its hash is looked up.
+      ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
+      useInputBoundary(),
+      useBoundedErrorMessages(),
+      useGraphQLLimits(services, graphqlLimits),
+      useAuth(services),
+      useFileDownloads(services),
+      useStorageUploads(services),
+      useGit(services, services.git),
+      usePdfDownloads(services),
+      useIntegrationScripts(services),
+      useIntegrationEndpoints(services),
+      useRealtimeChannels(services, { heartbeatMs: realtime.limits.heartbeatMs }),
+      // Subscriptions over SSE on /graphql: written through a Node stream (src/http/plugins/use-event-stream.ts).
+      useEventStream({ heartbeatMs: realtime.limits.heartbeatMs }),
+      // Before the 501 answers and the REST adapter, which answer every other /v1 path.
+      useAuthorMcp({
+        services,
+        routes,
+        limits: { ...DEFAULT_AUTHOR_MCP_LIMITS, ...config.mcp },
+        // A tool call is its REST request, through every plugin again (rate limit, auth, the route).
+        fetch: async (request: Request, serverContext: unknown): Promise<Response> =>
+          yoga.fetch(request, serverContext as Record<string, unknown>),
+        requestIdOf: requestLog.requestIdOf,
+      }),
+      useNotImplemented(routes),
+      // /graphql documents sent again run compiled (a bounded cache keyed by their text).
+      compiledExecution,
+      useRestAdapter(routes),
+      // After the REST adapter: its graphql-jit plugin replaces the execute function, and the
+      // deadline must wrap whichever one runs (its race and its statement scope).
+      useExecutionDeadline(graphqlLimits.executionTimeoutMs),
+      useLoaderRelease(schema),
+    ].map((plugin) => guardRequestHooks(plugin, { logger, requestIdOf: requestLog.requestIdOf })),
   });
   registerOpenAPIJobs(services, { refetchIntervalMs: (config.openapiRefetchIntervalHours ?? 24) * 3_600_000 });
   integrations.register();

@@ -7,6 +7,7 @@ import { Prisma } from "../generated/prisma/client.ts";
 import { queryRows, queryRowsApart } from "../db/raw-query.ts";
 import type { Collection, Member, Organization, PermissionGrant, PrismaClient, Space } from "../generated/prisma/client.ts";
 import { quote } from "./errors.ts";
+import { isThenable } from "./thenable.ts";
 
 /**
  * The columns of a model's scalar fields, as its model queries select them (no field is mapped to
@@ -302,8 +303,6 @@ export function rawSpacePages(
     },
   };
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 /**
  * A DataLoader that also tells, without a promise, the value it holds for a key (`peek`): one

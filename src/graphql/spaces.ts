@@ -37,6 +37,7 @@ import {
 } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
 import { ScopeSlot } from "../core/request-scope.ts";
+import { isThenable } from "../core/thenable.ts";
 
 const SpacePermissions = builder.simpleObject("SpacePermissions", {
   description: "What the caller may do with a space",
@@ -179,8 +180,6 @@ function prepareNow<F extends "organization" | "parent">(
   });
   return true;
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 /** What a list of spaces reads with its page for the `fields` its items select. */
 const listExtras = (fields: Set<string>) => ({

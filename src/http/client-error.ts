@@ -11,6 +11,7 @@ import type { Socket } from "node:net";
 import { API_SECURITY_HEADERS } from "./plugins/use-security-headers.ts";
 import { serverOptions, type ServerTimeouts } from "./server-options.ts";
 import type { Logger } from "../logger.ts";
+import { isThenable } from "../core/thenable.ts";
 
 /** The X-RateLimit-* headers of a client address, without counting a request. */
 export type RateLimitPeek = (address: string) => Promise<Record<string, string>>;
@@ -109,8 +110,8 @@ function answeredOrClosed(
       settle(request, response, error);
       return;
     }
-    if (result && typeof (result as PromiseLike<unknown>).then === "function") {
-      (result as Promise<unknown>).then(
+    if (isThenable(result)) {
+      result.then(
         () => settle(request, response),
         (error) => settle(request, response, error),
       );

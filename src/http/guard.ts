@@ -4,6 +4,7 @@
 import type { Plugin } from "graphql-yoga";
 import { errorResponse } from "./errors.ts";
 import type { Logger } from "../logger.ts";
+import { isThenable } from "../core/thenable.ts";
 
 export function unexpectedErrorResponse(url: URL, graphqlEndpoint: string): Response {
   if (url.pathname === graphqlEndpoint) {
@@ -52,98 +53,7 @@ export function guardRequestHooks<T extends Plugin<any>>(plugin: T, options: Gua
         failRequest(payload, options, error);
         return;
       }
-      if (result instanceof Promise) return result.then(undefined, (error) => failRequest(payload, options, error));
+      if (isThenable(result)) return result.then(undefined, (error) => failRequest(payload, options, error));
     },
   };
-}
-
-type RequestHook = NonNullable<Plugin["onRequest"]>;
-type RequestPayload = Parameters<RequestHook>[0];
-type ResponseHook = NonNullable<Plugin["onResponse"]>;
-type ResponsePayload = Parameters<ResponseHook>[0];
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
-
-/**
- * The plugins with their `onRequest` hooks run as one hook, and their `onResponse` hooks as one,
- * each in the plugins' order and placed where the first of them was (issue 15). The server adapter
- * (@whatwg-node/server) runs every registered hook through its promise helpers, with a payload,
- * fake promises and closures per hook and request: 11 request hooks and 3 response hooks made
- * about 15 KB of allocation per request before any work. The composed hooks keep the adapter's
- * rules: hooks run in order, a hook's promise is awaited before the next runs, the first
- * `endResponse` with a response stops the request hooks, and each response hook sees the response
- * the ones before it set. Yoga's own plugins and any other hook stay as they were.
- */
-export function composeHooks(plugins: Plugin<any>[]): Plugin<any>[] {
-  const requestHooks: { hook: RequestHook; plugin: Plugin<any> }[] = [];
-  const responseHooks: { hook: ResponseHook; plugin: Plugin<any> }[] = [];
-  for (const plugin of plugins) {
-    if (plugin.onRequest) requestHooks.push({ hook: plugin.onRequest, plugin });
-    if (plugin.onResponse) responseHooks.push({ hook: plugin.onResponse, plugin });
-  }
-  const onRequest: RequestHook = (outer) => {
-    let ended = false;
-    const payload: RequestPayload = {
-      request: outer.request,
-      setRequest(request) {
-        outer.setRequest(request);
-        payload.request = request;
-      },
-      serverContext: outer.serverContext,
-      fetchAPI: outer.fetchAPI,
-      url: outer.url,
-      requestHandler: outer.requestHandler,
-      setRequestHandler(handler) {
-        outer.setRequestHandler(handler);
-        payload.requestHandler = handler;
-      },
-      endResponse(response) {
-        outer.endResponse(response);
-        if (response) ended = true;
-      },
-    };
-    const run = (from: number): unknown => {
-      for (let index = from; index < requestHooks.length; index++) {
-        const { hook, plugin } = requestHooks[index];
-        const result = hook.call(plugin, payload);
-        if (isThenable(result)) return result.then(() => (ended ? undefined : run(index + 1)));
-        if (ended) return undefined;
-      }
-      return undefined;
-    };
-    return run(0) as ReturnType<RequestHook>;
-  };
-  const onResponse: ResponseHook = (outer) => {
-    const payload: ResponsePayload = {
-      request: outer.request,
-      response: outer.response,
-      serverContext: outer.serverContext,
-      setResponse(response) {
-        outer.setResponse(response);
-        payload.response = response;
-      },
-      fetchAPI: outer.fetchAPI,
-    };
-    const run = (from: number): unknown => {
-      for (let index = from; index < responseHooks.length; index++) {
-        const { hook, plugin } = responseHooks[index];
-        const result = hook.call(plugin, payload);
-        if (isThenable(result)) return result.then(() => run(index + 1));
-      }
-      return undefined;
-    };
-    return run(0) as ReturnType<ResponseHook>;
-  };
-  const composed: Plugin<any>[] = [];
-  for (const plugin of plugins) {
-    let rest: Plugin<any> = plugin;
-    if (plugin.onRequest || plugin.onResponse) {
-      const { onRequest: _request, onResponse: _response, ...others } = plugin;
-      rest = others;
-      if (plugin === requestHooks[0]?.plugin) composed.push({ onRequest });
-      if (plugin === responseHooks[0]?.plugin) composed.push({ onResponse });
-    }
-    composed.push(rest);
-  }
-  return composed;
 }

@@ -5,6 +5,7 @@ import type { Collection, Member, Site, Space } from "../../generated/prisma/cli
 import type { Loaders } from "../loaders.ts";
 import { effectiveRole, type AccessLevel, type Membership } from "./permissions.ts";
 import { isRole, type Role } from "./roles.ts";
+import { isThenable } from "../thenable.ts";
 
 const asRole = (value: string | null): Role | null => (isRole(value) ? value : null);
 
@@ -17,8 +18,6 @@ export function roleOfScopes(scopes: readonly string[]): Role | null {
   if (scopes.includes("space:content:read") || scopes.includes("space:metadata:read")) return "read";
   return null;
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> => typeof (value as PromiseLike<unknown> | null)?.then === "function";
 
 export class Access {
   private readonly roles = new Map<string, Promise<Role | null>>();
@@ -246,16 +245,18 @@ export class Access {
   }
 
   private async roleOnItem(item: Item, parentId: string | null): Promise<Role | null> {
-    let role = this.decide(item, parentId);
-    while (isThenable(role)) {
-      const missing = role;
-      await missing;
-      role = this.decide(item, parentId);
+    let missing: PromiseLike<unknown> | undefined;
+    for (;;) {
+      const role = this.decide(item, parentId);
+      if (!isThenable(role)) {
+        this.settledRoles.set(item.id, role);
+        return role;
+      }
       // A load that settled with a value is held by its loader (KnownLoader): asking for it again would never end.
       if (role === missing) throw new Error(`Access: a load for ${item.id} settled but its loader does not hold its value`);
+      missing = role;
+      await missing;
     }
-    this.settledRoles.set(item.id, role);
-    return role;
   }
 
   /**
