@@ -211,6 +211,9 @@ export const variables = {
     .transform((value) => value ?? "./data")
     .describe("Directory of the embedded database (default `./data`). One process per directory."),
   SEED_DEMO: flag(true).describe("`false` skips the demo organization on first start (default `true`)."),
+  DATABASE_DIRECT_READS: flag(true).describe(
+    "`false` sends the hottest reads through Prisma's `$queryRaw` rather than straight to its driver adapter (default `true`; src/db/raw-query.ts).",
+  ),
   FILES_SECRET: optional(secretKey()).describe(
     "Key that signs file download URLs (at least 32 characters); unset, a random key per start.",
   ),
@@ -383,6 +386,8 @@ export interface Config {
   /** PostgreSQL connection string; when unset the embedded PGlite database in `dataDir` is used. */
   databaseUrl: string | undefined;
   databaseConnectTimeoutMs: number;
+  /** The hottest reads go straight to Prisma's driver adapter (raw-query.ts); false: through `$queryRaw`. */
+  databaseDirectReads: boolean;
   /** Directory of the embedded database. */
   dataDir: string;
   /** Create the demo organization on first start of an empty database. */
@@ -494,6 +499,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ""),
     databaseUrl: value.DATABASE_URL,
     databaseConnectTimeoutMs: value.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseDirectReads: value.DATABASE_DIRECT_READS,
     dataDir: value.DATA_DIR,
     seedDemo: value.SEED_DEMO,
     filesSecret: value.FILES_SECRET,

@@ -33,7 +33,9 @@ async function main() {
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     // A statement of an operation stopped at its deadline is cancelled by PostgreSQL itself.
     statementTimeoutMs: config.graphqlLimits.executionTimeoutMs,
+    directReads: config.databaseDirectReads,
   });
+  if (config.databaseDirectReads && !database.directReads.on) logger.warn({ reason: database.directReads.reason }, "direct reads are off");
 
   let starterToken: string | undefined;
   // The embedded database admits one process: the CLI then asks this server for tokens (operator-file.ts).

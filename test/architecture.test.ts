@@ -229,7 +229,7 @@ const MODULE_COLLECTIONS: Record<string, string> = {
   // Caches keyed by the Prisma client: to move into Services.
   "src/db/raw-query.ts adapters": "cache per Prisma client: its driver adapter's prepared reads",
   // Process-wide by nature.
-  "src/db/client.ts heldLocks": "process-wide: data directories this process holds locked (one process per directory)",
+  "src/db/data-dir-lock.ts heldLocks": "process-wide: data directories this process holds locked (one process per directory)",
 };
 
 const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet"]);

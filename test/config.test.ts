@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       publicUrl: "http://localhost:4000",
       databaseUrl: undefined,
       databaseConnectTimeoutMs: 10_000,
+      databaseDirectReads: true,
       dataDir: "./data",
       seedDemo: true,
       filesSecret: undefined,
@@ -69,6 +70,7 @@ describe("loadConfig", () => {
       PUBLIC_URL: "https://docs.example.com/",
       DATABASE_URL: "postgres://u:p@db:5432/app",
       DATABASE_CONNECT_TIMEOUT_MS: "2500",
+      DATABASE_DIRECT_READS: "false",
       DATA_DIR: "/var/lib/dps",
       SEED_DEMO: "0",
       FILES_SECRET: "9f2c71e0a4b85d36c1e7f09a2b4d6e8f13579bdf2468ace0",
@@ -124,6 +126,7 @@ describe("loadConfig", () => {
       publicUrl: "https://docs.example.com",
       databaseUrl: "postgres://u:p@db:5432/app",
       databaseConnectTimeoutMs: 2500,
+      databaseDirectReads: false,
       dataDir: "/var/lib/dps",
       git: { dataDir: "/srv/git", timeoutMs: 5000, maxFiles: 100, maxFileBytes: 2048, maxPushBytes: 4096, maxRepositoryBytes: 8192 },
       gitSyncRepositories: [{ id: 7, provider: "gitlab", url: "https://oauth2:t@gitlab.example.com/docs/handbook.git" }],
@@ -172,6 +175,10 @@ describe("loadConfig", () => {
 
   it("takes 1/0 and yes/no for flags, and an empty optional variable as unset", () => {
     expect(loadConfig({ SEED_DEMO: "0" }).seedDemo).toBe(false);
+    expect([loadConfig({}).databaseDirectReads, loadConfig({ DATABASE_DIRECT_READS: "false" }).databaseDirectReads]).toStrictEqual([
+      true,
+      false,
+    ]);
     expect(loadConfig({ SEED_DEMO: "yes" }).seedDemo).toBe(true);
     expect(loadConfig({ SEED_DEMO: "FALSE" }).seedDemo).toBe(false);
     expect(loadConfig({ DATABASE_URL: "", SEED_DEMO: "" })).toMatchObject({ databaseUrl: undefined, seedDemo: true });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Prisma } from "../src/generated/prisma/client.ts";
 import type { Database } from "../src/db/client.ts";
-import { queryRows } from "../src/db/raw-query.ts";
+import { DIRECT_READS_VERIFIED_WITH, directReadsRefusal, queryRows } from "../src/db/raw-query.ts";
 import { OperationStopped, runInStatementScope, StatementScope } from "../src/db/statement-scope.ts";
 import { maskError } from "../src/graphql/plugins/use-error-masking.ts";
 import { openTestDatabase } from "./support/database.ts";
@@ -207,4 +207,29 @@ describe("queryRows", () => {
       expect(masked(fast)).toStrictEqual(masked(raw));
     },
   );
+});
+
+describe("the direct path's switch", () => {
+  it("is on with the Prisma client it was verified with, and refuses another version", () => {
+    expect(db.directReads).toStrictEqual({ on: true });
+    // A Prisma upgrade fails here until the conversions above are checked again and the constant moved.
+    expect(Prisma.prismaVersion.client).toBe(DIRECT_READS_VERIFIED_WITH);
+    expect(directReadsRefusal("7.11.0")).toBe(
+      "@prisma/client is 7.11.0, direct reads were verified with 7.10.0: reads go through $queryRaw",
+    );
+  });
+
+  it("turned off, sends every read through $queryRaw, with the same rows", async () => {
+    const off = await openTestDatabase({ directReads: false });
+    try {
+      await off.prisma.organization.create({ data: { id: "org_off", title: "Off" } });
+      expect(off.directReads).toStrictEqual({ on: false, reason: "turned off (DATABASE_DIRECT_READS=false)" });
+      const spy = vi.spyOn(off.prisma, "$queryRaw");
+      const rows = await queryRows(off.prisma, Prisma.sql`SELECT id, title FROM "Organization" WHERE id = ${"org_off"}`);
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(rows).toStrictEqual([{ id: "org_off", title: "Off" }]);
+    } finally {
+      await off.close();
+    }
+  });
 });

@@ -46,6 +46,19 @@ export interface ReadQuery {
 }
 const adapters = new WeakMap<object, Reads>();
 
+/**
+ * The @prisma/client whose `$queryRaw` conversions `queryRows` reproduces (CONVERT, asPrismaError;
+ * test/raw-query.test.ts compares them column type by column type). Another version may convert
+ * differently: its reads go through `$queryRaw`.
+ */
+export const DIRECT_READS_VERIFIED_WITH = "7.10.0";
+
+/** Why reads cannot go straight to the adapter with the installed Prisma client; undefined when they can. */
+export function directReadsRefusal(clientVersion = Prisma.prismaVersion.client): string | undefined {
+  if (clientVersion === DIRECT_READS_VERIFIED_WITH) return undefined;
+  return `@prisma/client is ${clientVersion}, direct reads were verified with ${DIRECT_READS_VERIFIED_WITH}: reads go through $queryRaw`;
+}
+
 /** Registers how `prisma`'s reads reach its connected adapter (client.ts). */
 export function readThroughAdapter(prisma: PrismaClient, reads: Reads): void {
   adapters.set(prisma, reads);

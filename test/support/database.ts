@@ -23,13 +23,13 @@ export async function createScratchDatabase(serverUrl: string): Promise<{ url: s
 }
 
 /** `statementTimeoutMs`: as the server passes its execution deadline (PostgreSQL only). */
-export async function openTestDatabase(options: { statementTimeoutMs?: number } = {}): Promise<Database> {
+export async function openTestDatabase(options: { statementTimeoutMs?: number; directReads?: boolean } = {}): Promise<Database> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return openDatabase({ dataDir: "memory://", pgliteDataDir: await migratedPGlite() });
+  if (!serverUrl) return openDatabase({ dataDir: "memory://", pgliteDataDir: await migratedPGlite(), directReads: options.directReads });
   const scratch = await createScratchDatabase(serverUrl);
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: scratch.url, statementTimeoutMs: options.statementTimeoutMs });
+    db = await openDatabase({ databaseUrl: scratch.url, statementTimeoutMs: options.statementTimeoutMs, directReads: options.directReads });
   } catch (error) {
     await scratch.drop();
     throw error;
