@@ -6,9 +6,9 @@
 // WebAssembly PostgreSQL, each with fixed costs (PGlite's C side opens and truncates a lock file per
 // call), and PostgreSQL parses and plans the statement every time. Prisma sends the same SQL text
 // for the same query shape, so the statement and its description are kept: about 2.5× less time per
-// statement here (issue 15). A read's answer is read straight from PGlite's memory (readResult).
-// The mutexes, the file-system sync after a statement outside a transaction, the parsers and
-// serializers are PGlite's own, so behaviour and durability do not change.
+// statement here (issue 15). Only PGlite's public API is used (execProtocol, runExclusive,
+// transaction): its parsers, serializers and file-system sync after a statement outside a
+// transaction are its own, so behaviour and durability do not change.
 import { type PGlite, protocol, type QueryOptions, type Results, type Transaction, types } from "@electric-sql/pglite";
 
 type BackendMessage = { name: string };
@@ -17,12 +17,6 @@ interface Prepared {
   /** Planned once, not at every execution (`planOnce`). */
   generic: boolean;
   paramTypes: number[];
-  /**
-   * A read, whose answer readResult takes from PGlite's memory. Other statements go through PGlite's
-   * execProtocol, which keeps its isInTransaction() from BEGIN and COMMIT and hands the NOTIFY of a
-   * write (the site-data triggers) to its listen() callbacks.
-   */
-  direct: boolean;
   /** The statement's RowDescription (text format), absent when it returns no rows. */
   rowDescription: BackendMessage | undefined;
 }
@@ -77,81 +71,6 @@ function affectedBy(tag: string): number {
   return 0;
 }
 
-const utf8 = new TextDecoder();
-/**
- * Backend message codes that carry nothing a statement's result needs. Notices (N) among them:
- * PGlite's execProtocol only hands them to an `onNotice`, which no caller here passes.
- */
-const SKIPPED_MESSAGES: ReadonlySet<number> = new Set([0x31, 0x32, 0x33, 0x6e, 0x73, 0x49, 0x5a, 0x4e]); // 1 2 3 n s I Z N
-const DATA_ROW = 0x44; // D
-const COMMAND_COMPLETE = 0x43; // C
-
-/**
- * The result of one statement read straight from the bytes PGlite's PostgreSQL answered, with the
- * values PGlite's parseResults gives: a field's parser from the query's options, else PGlite's, else
- * its built-in ones. PGlite's own reader copies the whole answer and then every value into a new
- * ArrayBuffer before decoding it (its `bytes`: 13% of a list of 100 spaces' CPU), and copies both
- * parser maps (hundreds of types) on every call. Returns undefined for an answer with anything else
- * in it (an error), which PGlite's parser then reads.
- */
-function readResult<T>(
-  data: Uint8Array,
-  rowDescription: BackendMessage | undefined,
-  parsers: Parsers,
-  rowMode: QueryOptions["rowMode"],
-): Results<T> | undefined {
-  const fields = fieldsOf(rowDescription);
-  const fieldParsers = fields.map((field) => parsers[field.dataTypeID] ?? (types.parsers as Parsers)[field.dataTypeID]);
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const rows: unknown[] = [];
-  let affectedRows = 0;
-  let offset = 0;
-  while (offset + 5 <= data.length) {
-    const code = data[offset];
-    const end = offset + 1 + view.getUint32(offset + 1);
-    if (code === DATA_ROW) {
-      const count = view.getInt16(offset + 5);
-      const values: unknown[] = new Array(count);
-      let at = offset + 7;
-      for (let index = 0; index < count; index++) {
-        const length = view.getInt32(at);
-        at += 4;
-        if (length < 0) values[index] = null;
-        else {
-          const text = utf8.decode(data.subarray(at, at + length));
-          at += length;
-          const parser = fieldParsers[index];
-          values[index] = parser ? parser(text, fields[index].dataTypeID) : text;
-        }
-      }
-      if (rowMode === "array") rows.push(values);
-      else {
-        const row: Record<string, unknown> = {};
-        for (let index = 0; index < count; index++) row[fields[index].name] = values[index];
-        rows.push(row);
-      }
-    } else if (code === COMMAND_COMPLETE) {
-      affectedRows += affectedBy(utf8.decode(data.subarray(offset + 5, end - 1)));
-    } else if (!SKIPPED_MESSAGES.has(code)) return undefined;
-    offset = end;
-  }
-  return { rows, fields, affectedRows } as Results<T>;
-}
-
-/**
- * PGlite's parser, for a read's answer readResult leaves: its error thrown as execProtocol throws it.
- * A notification in it (`SELECT pg_notify(…)`) reaches no listen() callback; nothing here listens on
- * the embedded database (change-feed.ts: one process sees its own writes).
- */
-function parseMessages(data: Uint8Array): BackendMessage[] {
-  const messages: BackendMessage[] = [];
-  new protocol.Parser().parse(data, (message) => {
-    if (message instanceof protocol.messages.DatabaseError) throw message;
-    messages.push(message);
-  });
-  return messages;
-}
-
 /** PGlite's parseResults over parsed messages, for the one result of a statement. */
 function toResults<T>(
   rowDescription: BackendMessage | undefined,
@@ -192,8 +111,6 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-const READ = /^\s*(select|with)\b/i;
-
 /** SQLSTATE of "cached plan must not change result type" (a table changed under a prepared statement). */
 const FEATURE_NOT_SUPPORTED = "0A000";
 
@@ -203,7 +120,7 @@ export function preparedPGlite(pglite: PGlite): PGlite {
   let pendingClose: Uint8Array[] = [];
   // PGlite's parsers with a query's own on top, merged once per parsers object the queries pass.
   const merged = new WeakMap<object, Parsers>();
-  const parsersFor = (own: QueryOptions["parsers"]): Parsers => {
+  const parsers = (own: QueryOptions["parsers"]): Parsers => {
     if (!own) return pglite.parsers as Parsers;
     let parsers = merged.get(own);
     if (!parsers) merged.set(own, (parsers = { ...(pglite.parsers as Parsers), ...(own as Parsers) }));
@@ -237,7 +154,6 @@ export function preparedPGlite(pglite: PGlite): PGlite {
     const prepared: Prepared = {
       name,
       generic: planOnceTexts.has(sql),
-      direct: READ.test(sql),
       paramTypes: params?.dataTypeIDs ?? [],
       rowDescription: messages.find((message) => message.name === "rowDescription"),
     };
@@ -258,17 +174,10 @@ export function preparedPGlite(pglite: PGlite): PGlite {
     // A generic plan is chosen at Bind: the setting is on for this execution only (reset in the
     // same batch, also when the statement fails; inside a transaction, SET and RESET are part of it).
     const message = concat(prepared.generic ? [FORCE_GENERIC_PLAN, ...run, RESET_PLAN_MODE] : run);
-    const parsers = parsersFor(options?.parsers);
-    if (!prepared.direct) {
-      const { messages } = (await pglite.execProtocol(message, { syncToFs: false })) as { messages: BackendMessage[] };
-      return toResults<T>(prepared.rowDescription, messages, parsers, options?.rowMode);
-    }
-    // The answer is a view of PGlite's WebAssembly memory until its next call: read at once.
-    const data = pglite.execProtocolRawSync(message);
-    return (
-      readResult<T>(data, prepared.rowDescription, parsers, options?.rowMode) ??
-      toResults<T>(prepared.rowDescription, parseMessages(data), parsers, options?.rowMode)
-    );
+    // execProtocol keeps PGlite's isInTransaction() from BEGIN and COMMIT and hands the NOTIFY of
+    // a write (the site-data triggers) to its listen() callbacks.
+    const { messages } = (await pglite.execProtocol(message, { syncToFs: false })) as { messages: BackendMessage[] };
+    return toResults<T>(prepared.rowDescription, messages, parsers(options?.parsers), options?.rowMode);
   }
 
   /** Runs one statement under PGlite's query mutex; again, prepared anew, if a table changed under it. */
@@ -288,28 +197,38 @@ export function preparedPGlite(pglite: PGlite): PGlite {
     });
   }
 
+  // PGlite's query waits for a transaction under way to end; so does this one, for the transactions
+  // begun here: one at a time, and no statement outside them while one is open.
+  let lastTransactionOrQuery: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = lastTransactionOrQuery.then(work);
+    lastTransactionOrQuery = done.catch(() => {});
+    return done;
+  };
+
   const wrapper = {
     query<T>(sql: string, values?: unknown[], options?: QueryOptions): Promise<Results<T>> {
-      // PGlite's query waits for a transaction under way to end; so does this.
-      return pglite._runExclusiveTransaction(() => run<T>(sql, values, options, true));
+      return exclusive(() => run<T>(sql, values, options, true));
     },
     exec(sql: string, options?: QueryOptions) {
       return pglite.exec(sql, options);
     },
     transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
-      return pglite.transaction((tx) =>
-        callback(
-          new Proxy(tx, {
-            get(object, property, receiver) {
-              if (property === "query") {
-                return <R>(sql: string, values?: unknown[], options?: QueryOptions) => {
-                  if (object.closed) throw new Error("Transaction is closed");
-                  return run<R>(sql, values, options);
-                };
-              }
-              return Reflect.get(object, property, receiver);
-            },
-          }),
+      return exclusive(() =>
+        pglite.transaction((tx) =>
+          callback(
+            new Proxy(tx, {
+              get(object, property, receiver) {
+                if (property === "query") {
+                  return <R>(sql: string, values?: unknown[], options?: QueryOptions) => {
+                    if (object.closed) throw new Error("Transaction is closed");
+                    return run<R>(sql, values, options);
+                  };
+                }
+                return Reflect.get(object, property, receiver);
+              },
+            }),
+          ),
         ),
       );
     },
