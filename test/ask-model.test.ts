@@ -20,7 +20,7 @@ let redirectedTo = 0;
 let server: TestServer;
 let A: { organizationId: string; token: string };
 let site: { id: string };
-const TIMEOUT_MS = 3000;
+const TIMEOUT_MS = 6000;
 
 async function bodyOf(request: IncomingMessage): Promise<string> {
   let text = "";
@@ -41,6 +41,14 @@ beforeAll(async () => {
     if (prompt.includes("hang")) return; // never answers
     if (prompt.includes("broken")) {
       response.writeHead(500).end("{}");
+      return;
+    }
+    if (prompt.includes("verbose")) {
+      // 100 events of 100 characters: more than an answer keeps.
+      response.writeHead(200, { "Content-Type": "text/event-stream" });
+      for (let index = 0; index < 100; index++)
+        response.write(`data: ${JSON.stringify({ choices: [{ delta: { content: "x".repeat(100) } }] })}\n\n`);
+      response.end("data: [DONE]\n\n");
       return;
     }
     if (prompt.includes("moved")) {
@@ -137,6 +145,11 @@ describe("Ask with a model", () => {
       expect(markdownOf(events.at(-1)!)).toContain("The passages of Model docs that best answer it:");
     }
     expect(redirectedTo).toBe(0);
+  });
+
+  it("keeps at most 4000 characters of a model's answer", async () => {
+    const events = await ask("webhook signature verbose");
+    expect(markdownOf(events.at(-1)!)).toBe(`${"x".repeat(4000)}…`);
   });
 
   it("does not call the model when nothing is retrieved", async () => {
