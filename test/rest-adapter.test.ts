@@ -367,9 +367,9 @@ describe("routing", () => {
     }
   });
 
-  it("answers a published operation that is not built (GET /v1/orgs/{organizationId}/sites/{siteId}/findings) with the 501 envelope", async () => {
-    const response = await server.rest(admin.token, "GET", "/v1/orgs/org_x/sites/site_x/findings");
-    expectError("GET", "/v1/orgs/org_x/sites/site_x/findings", response, 501);
+  it("answers a published operation that is not built (GET /v1/orgs/{organizationId}/sites/{siteId}/topics) with the 501 envelope", async () => {
+    const response = await server.rest(admin.token, "GET", "/v1/orgs/org_x/sites/site_x/topics");
+    expectError("GET", "/v1/orgs/org_x/sites/site_x/topics", response, 501);
     expect(response.body).toEqual({ error: { code: 501, message: expect.stringContaining("not built") } });
   });
 

@@ -27,6 +27,7 @@ import { glossaryRoutes } from "./glossary.ts";
 import { storageRoutes } from "./storage.ts";
 import { siteRedirectRoutes } from "./site-redirects.ts";
 import { siteInsightsRoutes } from "./site-insights.ts";
+import { siteFindingRoutes } from "./site-findings.ts";
 import { siteExtraRoutes } from "./site-extras.ts";
 import { integrationRoutes } from "./integrations.ts";
 import { systemRoutes } from "./system.ts";
@@ -70,6 +71,7 @@ export const routes: RestRoute[] = [
   ...importRunRoutes,
   ...siteRedirectRoutes,
   ...siteInsightsRoutes,
+  ...siteFindingRoutes,
   ...siteExtraRoutes,
   ...integrationRoutes,
   ...systemRoutes,

@@ -32,6 +32,7 @@ import "./sites.ts";
 import "./site-redirects.ts";
 import "./site-insights.ts";
 import "./ask.ts";
+import "./site-findings.ts";
 import "./audit.ts";
 import "./site-extras.ts";
 import "./custom-hostnames.ts";

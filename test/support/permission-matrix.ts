@@ -319,6 +319,26 @@ async function newSite() {
   return { path, siteSpaceId: siteSpaces.body.items[0].id as string };
 }
 
+/** A new site with one finding (a search that found nothing): its path and the finding's id. */
+async function newFinding() {
+  const { path } = await newSite();
+  const siteId = path.split("/").pop()!;
+  await prisma().insightEvent.create({
+    data: {
+      siteId,
+      type: "search_type_query",
+      timestamp: server.clock.now(),
+      visitorId: "matrix-visitor",
+      sessionId: "matrix-session",
+      url: "https://example.com/~search?q=matrix",
+      urlPath: "/~search",
+      data: { query: "matrix", found: false },
+    },
+  });
+  const response = await server.rest(ownerToken, "GET", `${path}/findings`);
+  return { path, findingId: response.body.items[0].id as string };
+}
+
 /** The reader's URL of a new published site (its space has a page). */
 async function newPublishedSiteUrl() {
   const spaceId = await newSpace();
@@ -533,6 +553,12 @@ const SITE_FIXTURES: Record<string, Fixture> = {
     body: { range: "last7Days", groupBy: [{ column: "eventType" }] },
   }),
   [`GET ${SITE}/insights/visitor-segments`]: async () => ({ path: `${(await newSite()).path}/insights/visitor-segments` }),
+  [`GET ${SITE}/findings`]: async () => ({ path: `${(await newSite()).path}/findings` }),
+  [`GET ${SITE}/findings/:siteFindingId`]: async () => {
+    const { path, findingId } = await newFinding();
+    return { path: `${path}/findings/${findingId}` };
+  },
+  [`GET ${SITE}/stats/findings`]: async () => ({ path: `${(await newSite()).path}/stats/findings` }),
   [`POST ${SITE}/search/prewarm`]: async () => ({ path: `${(await newSite()).path}/search/prewarm` }),
   [`GET ${SITE}/redirect`]: async () => ({ path: `${(await newRedirect()).path}/redirect?source=/matrix-old` }),
   // Site extras (issue 30, areas 5 to 7)

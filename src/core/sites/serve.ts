@@ -990,10 +990,14 @@ async function render(services: Services, fingerprint: Fingerprint, request: Sit
   if (markdownWanted && request.query.has("ask")) {
     // A question asked of the page's .md view, as GitBook's pages answer agents: the site's passages.
     const question = (request.query.get("ask") ?? "").slice(0, QUERY_MAX);
+    const passages = await askPassages(services, loaded, base, question);
+    const asked = question.trim();
     return {
       status: 200,
       contentType: "text/markdown; charset=utf-8",
-      body: askAnswerMarkdown(loaded.site.title, question, await askPassages(services, loaded, base, question)),
+      body: askAnswerMarkdown(loaded.site.title, question, passages),
+      // Whether any passage answered it: a question none answers is a content gap (src/core/insights/findings.ts).
+      ...(asked ? { insight: { ...pageInsight("ask_question"), data: { query: asked, found: passages.length > 0 } } } : {}),
     };
   }
   if (markdownWanted) {
