@@ -132,6 +132,28 @@ describe("asking an organization", () => {
   });
 });
 
+describe("asking through GraphQL", () => {
+  it("streams the askInSite subscription over Server-Sent Events, each event the answer so far", async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${A.token}` },
+      body: JSON.stringify({
+        query: `subscription($org: ID!, $site: ID!) {
+          askInSite(organization: $org, site: $site, question: "webhook signature", scope: { mode: "all" }) { markdown sources { page sections } }
+        }`,
+        variables: { org: A.organizationId, site: site.id },
+      }),
+    });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const text = await response.text();
+    const answers = [...text.matchAll(/^event: next\ndata: (.*)$/gm)].map((match) => JSON.parse(match[1]).data.askInSite);
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.at(-1).markdown).toContain(`[Webhooks › Signature](${server.url}/sites/${site.id}/webhooks#signature)`);
+    expect(answers.at(-1).sources[0]).toEqual({ page: handbook.pages.Webhooks, sections: ["signature"] });
+    expect(text).toContain("event: complete");
+  });
+});
+
 describe("asking a site", () => {
   it("streams passages of the site's published content only, linked to the published pages", async () => {
     const events = await eventsOf(
