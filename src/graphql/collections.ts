@@ -12,12 +12,11 @@ import {
   readCollection,
   transferCollection,
   updateCollection,
-  visibleCollectionNow,
 } from "../core/collections/index.ts";
-import { builder, type GraphQLContext } from "./builder.ts";
+import { visibleParent } from "../core/collections/parents.ts";
+import { builder } from "./builder.ts";
 import { ContentPositionInput, MemberRole, ownProperty, toConnection, payloadDescription } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
-import { ScopeSlot } from "../core/request-scope.ts";
 
 const CollectionPermissions = builder.simpleObject("CollectionPermissions", {
   description: "What the caller may do with a collection",
@@ -76,25 +75,6 @@ export const CollectionConnection = builder.connectionObject(
   { type: CollectionRef, name: "CollectionConnection" },
   { name: "CollectionEdge" },
 );
-
-/** A parent collection the caller may not read shows as no parent rather than as an error. */
-/**
- * The parent collections a request has looked up, by id: the items of a list share few parents,
- * and the collection loader and the role memo behind `loadVisibleCollections` never change within
- * a request, so each parent is decided once rather than once per item.
- */
-const VISIBLE_PARENTS = new ScopeSlot("visible parent collections, by id", () => new Map<string, Promise<Collection | null>>(), true);
-
-export function visibleParent(core: GraphQLContext["core"], parentId: string | null): Collection | null | Promise<Collection | null> {
-  if (!parentId) return null;
-  // Without a promise when the request holds the parent and the caller's role on it (issue 15).
-  const now = visibleCollectionNow(core, parentId);
-  if (now !== undefined) return now;
-  const parents = core.scope.get(VISIBLE_PARENTS);
-  let parent = parents.get(parentId);
-  if (!parent) parents.set(parentId, (parent = loadVisibleCollections(core, [parentId]).then((found) => found[0])));
-  return parent;
-}
 
 // Fields that refer back to Collection are added once the type exists.
 builder.objectFields(CollectionRef, (t) => ({

@@ -1,5 +1,5 @@
 // Spaces: types, queries and mutations.
-import type { Collection, Organization, Space } from "../generated/prisma/client.ts";
+import type { Space } from "../generated/prisma/client.ts";
 import { spacePermissions } from "../core/auth/permissions.ts";
 import { notFound } from "../core/errors.ts";
 import {
@@ -17,12 +17,11 @@ import {
   updateSpace,
 } from "../core/spaces/index.ts";
 import { publishedUrls } from "../core/content/target.ts";
-import { visibleOrganizationNow } from "../core/organizations/index.ts";
-import type { CoreContext } from "../core/context.ts";
-import type { SpaceCounters } from "../core/loader-kit.ts";
 import { presentedSpaceUrl, presentSpaceShareKey } from "../core/sites/share-links.ts";
-import { builder, type GraphQLContext } from "./builder.ts";
-import { CollectionRef, visibleParent } from "./collections.ts";
+import { builder } from "./builder.ts";
+import { CollectionRef } from "./collections.ts";
+import { visibleParent } from "../core/collections/parents.ts";
+import { COUNTER_FIELDS, prepareSpaces, preparedOf } from "../core/spaces/prepared.ts";
 import {
   ContentPositionInput,
   ContentVisibility,
@@ -36,8 +35,6 @@ import {
   inputDescription,
 } from "./common.ts";
 import { OrganizationRef, nullMeansUnchanged } from "./organizations.ts";
-import { ScopeSlot } from "../core/request-scope.ts";
-import { isThenable } from "../core/thenable.ts";
 
 const SpacePermissions = builder.simpleObject("SpacePermissions", {
   description: "What the caller may do with a space",
@@ -54,132 +51,6 @@ const SpacePermissions = builder.simpleObject("SpacePermissions", {
     installIntegration: t.boolean({ description: "Whether the caller may install integrations on the space" }),
   }),
 });
-
-/**
- * What the fields of a listed space read, loaded for the whole page before its items resolve
- * (issue 15): with it, `organization`, `parent`, the counters and `permissions` answer at once
- * instead of each creating promises per item (a REST list of 100 spaces made 47 promises per
- * space, and on Node 20 the AsyncLocalStorage hooks make each one dearer). Loaded through the
- * same loaders, memos and statements as a single space's fields (the counters read afresh, as
- * their loaders do after a write's clear()), so the values and the statements are the same; only
- * the selected fields are prepared, and a field whose value was not (a single space) takes its
- * own path.
- */
-class PreparedSpace {
-  // Every field set at creation, whichever are prepared and in whatever order the loads end: one
-  // shape for all entries, so the resolvers reading them stay monomorphic.
-  organization: Organization | undefined = undefined;
-  /** null: no parent, or one the caller cannot read. */
-  parent: Collection | null | undefined = undefined;
-  permissions: ReturnType<typeof spacePermissions> | undefined = undefined;
-  changeRequests: Record<string, number> | undefined = undefined;
-  openComments: number | undefined = undefined;
-}
-
-/** The listed spaces' prepared values, by row; they go when the operation ends (use-loader-release.ts). */
-const PREPARED_SPACES = new ScopeSlot("prepared values of listed spaces, by row", () => new Map<Space, PreparedSpace>(), true);
-
-const preparedOf = (core: CoreContext, space: Space): PreparedSpace | undefined => core.scope.peek(PREPARED_SPACES)?.get(space);
-
-const COUNTER_FIELDS = ["openCommentCount", "changeRequestCount", "openChangeRequestCount", "draftChangeRequestCount"];
-
-/**
- * Loads what the selected `fields` of `spaces` read, all at once (see PreparedSpace); `counted`:
- * their counters, when the statement that read the spaces read those too. What the request already
- * holds (a space's view, a list's organization and parents, the caller's role) is set without a
- * promise, and nothing is returned when nothing was left to load (issue 15).
- */
-function prepareSpaces(
-  context: GraphQLContext,
-  spaces: Space[],
-  fields: Set<string>,
-  counted?: SpaceCounters[],
-): Promise<void> | undefined {
-  if (spaces.length === 0) return undefined;
-  const { core } = context;
-  const prepared = core.scope.get(PREPARED_SPACES);
-  const entries = spaces.map((space) => {
-    const entry = new PreparedSpace();
-    prepared.set(space, entry);
-    return entry;
-  });
-  const loads: Promise<void>[] = [];
-  if (
-    fields.has("organization") &&
-    !prepareNow(entries, spaces, (space) => visibleOrganizationNow(core, space.organizationId), "organization")
-  ) {
-    const organizationIds = [...new Set(spaces.map((space) => space.organizationId))];
-    loads.push(
-      OrganizationRef.getDataloader(context)
-        .loadMany(organizationIds)
-        .then((organizations) => {
-          const byId = new Map(organizationIds.map((id, index) => [id, organizations[index]]));
-          spaces.forEach((space, index) => {
-            const organization = byId.get(space.organizationId);
-            if (organization && !(organization instanceof Error)) entries[index].organization = organization as Organization;
-          });
-        }),
-    );
-  }
-  if (fields.has("parent") && !prepareNow(entries, spaces, (space) => visibleParent(core, space.parentId), "parent")) {
-    // A loop, not flatMap: no array per space (issue 15).
-    const parentSet = new Set<string>();
-    for (const space of spaces) if (space.parentId) parentSet.add(space.parentId);
-    const parentIds = [...parentSet];
-    loads.push(
-      Promise.all(parentIds.map((id) => visibleParent(core, id))).then((parents) => {
-        const byId = new Map(parentIds.map((id, index) => [id, parents[index]]));
-        spaces.forEach((space, index) => {
-          entries[index].parent = space.parentId ? byId.get(space.parentId) : null;
-        });
-      }),
-    );
-  }
-  const roles = fields.has("permissions") ? core.access.rolesOnSpacesNow(spaces) : undefined;
-  if (roles) roles.forEach((role, index) => (entries[index].permissions = spacePermissions(role)));
-  else if (fields.has("permissions")) {
-    loads.push(
-      core.access.rolesOnSpaces(spaces).then((roles) => {
-        roles.forEach((role, index) => {
-          entries[index].permissions = spacePermissions(role);
-        });
-      }),
-    );
-  }
-  const setCounters = (counters: SpaceCounters[]) =>
-    counters.forEach((counter, index) => {
-      entries[index].changeRequests = counter.changeRequests;
-      entries[index].openComments = counter.openComments;
-    });
-  if (counted) setCounters(counted);
-  else if (COUNTER_FIELDS.some((field) => fields.has(field))) {
-    loads.push(core.loaders.spaceCounters(spaces.map((space) => space.id)).then(setCounters));
-  }
-  return loads.length ? Promise.all(loads).then(() => undefined) : undefined;
-}
-
-/**
- * Sets `field` of every entry from `valueOf` its space, when each is known now (null: none; the
- * organization's null is one the caller cannot see, left unset as a load leaves it); false, and
- * nothing set, when one of them is still to load.
- */
-function prepareNow<F extends "organization" | "parent">(
-  entries: PreparedSpace[],
-  spaces: Space[],
-  valueOf: (space: Space) => PreparedSpace[F] | null | PromiseLike<unknown>,
-  field: F,
-): boolean {
-  const values: (PreparedSpace[F] | null)[] = [];
-  for (const space of spaces) {
-    const value = valueOf(space);
-    if (value === undefined || isThenable(value)) return false;
-    values.push(value as PreparedSpace[F] | null);
-  }
-  values.forEach((value, index) => {
-    if (value !== null || field === "parent") entries[index][field] = value as PreparedSpace[F];
-  });
-  return true;
-}
 
 /** What a list of spaces reads with its page for the `fields` its items select. */
 const listExtras = (fields: Set<string>) => ({
@@ -317,7 +188,7 @@ builder.objectField(OrganizationRef, "spaces", (t) =>
       resolve: async (o, args, context, info) => {
         const fields = selectedNodeFields(info);
         const page = await listOrganizationSpaces(context.core, o.id, args, listExtras(fields));
-        const prepared = prepareSpaces(context, page.items, fields, page.counters);
+        const prepared = prepareSpaces(context.core, page.items, fields, page.counters);
         if (prepared) await prepared;
         return toConnection(page);
       },
@@ -334,7 +205,7 @@ builder.objectField(CollectionRef, "spaces", (t) =>
       resolve: async (c, args, context, info) => {
         const fields = selectedNodeFields(info);
         const page = await listCollectionSpaces(context.core, c, args, listExtras(fields));
-        const prepared = prepareSpaces(context, page.items, fields, page.counters);
+        const prepared = prepareSpaces(context.core, page.items, fields, page.counters);
         if (prepared) await prepared;
         return toConnection(page);
       },
@@ -362,7 +233,7 @@ builder.queryField("space", (t) =>
       // Without a promise when the view just read holds it all (issue 15).
       const { space } = readSpaceNow(core, id) ?? (await readSpace(core, id));
       if (shareKey != null) await presentSpaceShareKey(core, space, shareKey);
-      const prepared = prepareSpaces(context, [space], fields, counted?.counters && [counted.counters]);
+      const prepared = prepareSpaces(context.core, [space], fields, counted?.counters && [counted.counters]);
       if (prepared) await prepared;
       return space;
     },
