@@ -150,6 +150,40 @@ describe("a long operation past its deadline", () => {
   });
 });
 
+describe("a subscription's setup (Ask's retrieval)", () => {
+  const deadlineMs = 1000;
+  let server: TestServer;
+  let admin: BootstrapResult;
+
+  beforeAll(async () => {
+    server = await startTestServer({ graphqlLimits: { executionTimeoutMs: deadlineMs } });
+    admin = await server.bootstrap("Ask deadline org");
+    await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/spaces`, { title: "Handbook" });
+    // Warm up the route (compiled on first use), so that it reaches the database in time.
+    expect((await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/ask`, { query: "holidays" })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("is answered 503 EXECUTION_TIMEOUT at the deadline while its reads wait, and answers again once they can run", async () => {
+    // On PostgreSQL the spaces' table is locked; the embedded database is held whole by the transaction.
+    const release = await lockSpaces(server);
+    let waited: { status: number; body: any };
+    const started = performance.now();
+    try {
+      waited = await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/ask`, { query: "holidays" });
+    } finally {
+      await release();
+    }
+    const elapsed = performance.now() - started;
+    expect(waited.status).toBe(503);
+    expect(waited.body.error.message).toMatch(new RegExp(`deadline of ${deadlineMs} ms and was stopped`));
+    expect(elapsed).toBeLessThan(deadlineMs + 1000);
+    expect((await server.rest(admin.token, "POST", `/v1/orgs/${admin.organizationId}/ask`, { query: "holidays" })).status).toBe(200);
+  });
+});
+
 describe("a deadline that counts parsing and validation", () => {
   const deadlineMs = 40;
   let server: TestServer;

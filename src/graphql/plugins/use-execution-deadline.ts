@@ -227,5 +227,14 @@ export function useExecutionDeadline(timeoutMs: number): Plugin {
       // is raced against the stop, so a REST call is answered at its deadline too.
       setExecuteFn((executeArgs) => new Operation(deadlines, since + ms, ms, request?.signal).run(executeFn, executeArgs) as never);
     },
+    // A subscription's setup (its checks and first reads; Ask's retrieval) is an operation like
+    // any other until its stream begins; the stream's events are bounded by their own rules
+    // (the realtime queues, Ask's model deadline).
+    onSubscribe({ args, subscribeFn, setSubscribeFn }) {
+      const request = requestOf(args.contextValue);
+      const ms = deadlineOf(request);
+      const since = (request && started.get(request)) ?? performance.now();
+      setSubscribeFn((subscribeArgs) => new Operation(deadlines, since + ms, ms, request?.signal).run(subscribeFn, subscribeArgs) as never);
+    },
   };
 }
