@@ -327,6 +327,9 @@ export function createApp({
     await services.insights.close();
     await jobs.stop();
     await integrations.close();
+    // prom-client's default metrics keep a GC observer for the process's lifetime, and through it
+    // this registry: emptied, it no longer holds the gauges that read the database.
+    registry.clear();
   };
   /**
    * The HTTP server of this app: Node's own answers (request timeout, oversized headers, bytes
