@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/core/clock.ts";
 import { JobQueue } from "../src/core/jobs/index.ts";
 import { openDatabase, type Database } from "../src/db/client.ts";
-import { createScratchDatabase } from "./support/database.ts";
+import { createScratchDatabase, migratedPGlite } from "./support/database.ts";
 
 const serverUrl = process.env.DATABASE_URL;
 
@@ -18,7 +18,11 @@ async function durableDatabase(): Promise<{ open(): Promise<Database>; dispose()
     return { open: () => openDatabase({ databaseUrl: scratch.url }), dispose: () => scratch.drop() };
   }
   const dir = mkdtempSync(join(tmpdir(), "jobs-"));
-  return { open: () => openDatabase({ dataDir: dir }), dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  // The first open starts the directory from the migrated dump (initdb and the migrations take seconds).
+  return {
+    open: async () => openDatabase({ dataDir: dir, pgliteDataDir: await migratedPGlite() }),
+    dispose: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 const cleanups: (() => Promise<void>)[] = [];

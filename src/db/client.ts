@@ -1,5 +1,6 @@
 // Database factory: PostgreSQL through a pg Pool when a URL is given, else embedded PGlite in a
 // data directory that one process owns at a time.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -48,9 +49,10 @@ export interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (default true). */
   migrate?: boolean;
   /**
-   * In-memory PGlite only: start from this dump of a data directory (`PGlite.dumpDataDir`) instead
-   * of an empty cluster. Tests pass one of an already migrated cluster, which skips initdb and the
-   * migrations for every database they open; pending migrations still run.
+   * PGlite: start a new cluster from this dump of a data directory (`PGlite.dumpDataDir`) instead
+   * of an empty one; ignored when `dataDir` already holds a cluster. Tests pass one of an already
+   * migrated cluster, which skips initdb and the migrations for every database they open; pending
+   * migrations still run.
    */
   pgliteDataDir?: Blob;
   /** PostgreSQL: how long a connection may take to open before it fails (default 10 s). */
@@ -121,9 +123,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let pglite: PGlite | undefined;
   try {
     // PGlite's initdb refuses a non-empty directory, so the cluster lives beside the lock.
+    const clusterDir = join(dataDir, "pgdata");
+    const load =
+      options.pgliteDataDir && (inMemory || !existsSync(join(clusterDir, "PG_VERSION"))) ? { loadDataDir: options.pgliteDataDir } : {};
     pglite = inMemory
-      ? new PGlite({ extensions: PGLITE_EXTENSIONS, ...(options.pgliteDataDir ? { loadDataDir: options.pgliteDataDir } : {}) })
-      : new PGlite(join(dataDir, "pgdata"), { extensions: PGLITE_EXTENSIONS });
+      ? new PGlite({ extensions: PGLITE_EXTENSIONS, ...load })
+      : new PGlite(clusterDir, { extensions: PGLITE_EXTENSIONS, ...load });
     await pglite.waitReady;
     // PGlite's build starts PostgreSQL with client_min_messages = debug3 and log_min_messages =
     // debug1: every statement then formats DEBUG messages (parse, bind) and sends them along with

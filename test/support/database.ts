@@ -62,7 +62,7 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
  * workers may both make it the first time; each writes its own file and renames it into place.
  */
 let template: Promise<Blob> | undefined;
-function migratedPGlite(): Promise<Blob> {
+export function migratedPGlite(): Promise<Blob> {
   template ??= (async () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"));
     const version = String(manifest.dependencies["@electric-sql/pglite"]);
