@@ -2,7 +2,7 @@
 // with every block) on a phone (390×844) and a desktop (1280×900), light and dark. Nothing
 // overflows sideways, the menu opens and navigates, tabs switch, expandables open, outline links
 // scroll, the title shows once, the theme toggle is remembered, and axe-core finds no serious or
-// critical violation. Screenshots go to docs/images/ (docs/sites.md shows them).
+// critical violation. With UPDATE_SCREENSHOTS=1 the screenshots go to docs/images/ (docs/sites.md shows them).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
@@ -17,6 +17,8 @@ let browser: Browser;
 let base: string;
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const IMAGES = new URL("../docs/images/", import.meta.url);
+/** The screenshots docs/sites.md shows, rewritten only on request so that a test run leaves the tree clean. */
+const screenshotPath = (name: string) => (process.env.UPDATE_SCREENSHOTS ? new URL(name, IMAGES).pathname : undefined);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -92,7 +94,7 @@ describe("the sample site's page of every block, in Chromium", () => {
         expect(await page.locator("figure.code pre code span[class^=k]").count()).toBeGreaterThan(0);
         await noSidewaysScroll(page);
         expect(await axeViolations(page)).toEqual([]);
-        await page.screenshot({ path: new URL(`site-${viewport.name}-light.png`, IMAGES).pathname });
+        await page.screenshot({ path: screenshotPath(`site-${viewport.name}-light.png`) });
 
         // Tabs switch.
         const panels = page.locator(".tabset .tab-panel");
@@ -142,7 +144,7 @@ describe("the sample site's page of every block, in Chromium", () => {
         expect(await axeViolations(page)).toEqual([]);
         // The dark screenshot shows the tabs and the code.
         await page.evaluate(() => document.getElementById("tabs")!.scrollIntoView());
-        await page.screenshot({ path: new URL(`site-${viewport.name}-dark.png`, IMAGES).pathname });
+        await page.screenshot({ path: screenshotPath(`site-${viewport.name}-dark.png`) });
         expect(errors).toEqual([]);
       } finally {
         await context.close();
