@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 const require = createRequire(import.meta.url);
@@ -73,6 +74,37 @@ const DATABASE = [
 /** The permission matrix in shards (test/support/permission-matrix.ts), one per worker. */
 const MATRIX = ["test/permission-matrix-*.test.ts"];
 
+/**
+ * The test files that take longest (measured in CI, on PGlite), started first so that none of them
+ * is the last one running while the other workers are idle. Only the pass's wall time depends on it.
+ */
+const LONGEST_FIRST = ["cli", "git", "jobs", "durability", "git-sync", "db", "members", "openapi"].map((name) => `test/${name}.test.ts`);
+
+/** Projects in the order they start: processes, then the matrix shards, then the in-process rest. */
+const PROJECT_ORDER = ["process", "matrix", "database", "api", "unit"];
+
+/**
+ * Vitest's own order runs the projects by name, which put the slowest files (the process project's)
+ * last. Here they come first; the files of one project stay together, so that a worker of a
+ * project without isolation takes its next file without being restarted.
+ */
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const path = spec.moduleId.slice(spec.moduleId.indexOf("/test/") + 1);
+      const slow = LONGEST_FIRST.indexOf(path);
+      return [PROJECT_ORDER.indexOf(spec.project.name), slow === -1 ? LONGEST_FIRST.length : slow];
+    };
+    // Array.prototype.sort is stable: within a rank, the base sequencer's order (longest cached first).
+    return sorted.sort((a, b) => {
+      const [pa, sa] = rank(a);
+      const [pb, sb] = rank(b);
+      return pa - pb || sa - sb;
+    });
+  }
+}
+
 export default defineConfig({
   resolve: {
     // graphql ships ESM and CJS builds; the libraries load the CJS one through Node, so the
@@ -86,12 +118,21 @@ export default defineConfig({
     // processes or PostgreSQL part of the time (one worker on 2 cores measured 15:29 for a pass,
     // three 10:11). VITEST_MAX_WORKERS overrides it.
     maxWorkers: Math.max(2, availableParallelism() + 1),
+    sequence: { sequencer: LongestFirstSequencer },
+    // The in-process projects share a worker's modules from one file to the next (`isolate: false`):
+    // importing the app took 5-7 s per file, more than most files' tests. Their files keep no
+    // state between them (no module-level collections: test/architecture.test.ts), each opens and
+    // closes its own database and app. The process project keeps isolation: its files spawn
+    // children with their own environment.
     projects: [
       { extends: true, test: { name: "unit", include: UNIT } },
-      { extends: true, test: { name: "matrix", include: MATRIX } },
+      { extends: true, test: { name: "matrix", include: MATRIX, isolate: false } },
       { extends: true, test: { name: "process", include: PROCESS } },
-      { extends: true, test: { name: "database", include: DATABASE } },
-      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...PROCESS, ...DATABASE, ...MATRIX] } },
+      { extends: true, test: { name: "database", include: DATABASE, isolate: false } },
+      {
+        extends: true,
+        test: { name: "api", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...PROCESS, ...DATABASE, ...MATRIX], isolate: false },
+      },
     ],
   },
 });
