@@ -6,7 +6,6 @@
 // `toConfig`. Nothing else reads `process.env`.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { AskModel } from "./core/ask/model.ts";
 
 /** An empty value counts as unset (so `FOO=` in a compose file means the default). */
 const optional = <T extends z.ZodType>(type: T) => z.preprocess((value) => (value === "" ? undefined : value), type.optional());
@@ -57,6 +56,20 @@ const secretKey = () =>
     });
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** The OpenAI-compatible endpoint Ask generates answers with (ASK_MODEL_*; src/core/ask/model.ts). */
+export interface AskModel {
+  /** The endpoint's base URL (`…/v1`); `/chat/completions` is appended. */
+  url: string;
+  /** The model to ask for. */
+  name: string;
+  /** Sent as `Authorization: Bearer`; none when unset. */
+  key?: string;
+  /** Deadline of one answer, from the call to its last token. */
+  timeoutMs: number;
+  /** Calls under way at once in this instance; past it, answers are extractive. */
+  concurrency: number;
+}
 
 /** Bounds of GraphQL requests (src/graphql/plugins/use-graphql-limits.ts, use-execution-deadline.ts). */
 export interface GraphQLLimits {

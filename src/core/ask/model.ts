@@ -2,19 +2,7 @@
 // POST {url}/chat/completions with `stream: true`, the retrieved passages in the prompt, its text
 // read as it streams. Bounded: a deadline for the whole answer, a cap on its size, a cap on the
 // calls under way in this instance; no redirect is followed and only http(s) is called.
-
-export interface AskModel {
-  /** The endpoint's base URL (`…/v1`); `/chat/completions` is appended. */
-  url: string;
-  /** The model to ask for. */
-  name: string;
-  /** Sent as `Authorization: Bearer`; none when unset. */
-  key?: string;
-  /** Deadline of one answer, from the call to its last token. */
-  timeoutMs: number;
-  /** Calls under way at once in this instance; past it, answers are extractive. */
-  concurrency: number;
-}
+import type { AskModel } from "../../config.ts";
 
 /** Characters of a generated answer kept; the rest is cut. */
 export const ASK_ANSWER_MAX_CHARACTERS = 4000;
