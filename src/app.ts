@@ -22,6 +22,8 @@ import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
 import { registerImportRunJobs } from "./core/import/runs.ts";
+import { registerAskVectorJobs } from "./core/ask/vectors.ts";
+import { AskVectorModels, type AskVectorLimits } from "./core/ask/vector-models.ts";
 import { publicOnly } from "./core/import/net.ts";
 import { DEFAULT_INSIGHTS_LIMITS, InsightsRecorder, type InsightsLimits } from "./core/insights/index.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
@@ -128,6 +130,8 @@ export type AppConfig = Pick<Config, "publicUrl"> &
     git?: Partial<GitLimits>;
     /** The authors' MCP server at /v1/mcp: a call's deadline and answer size (tests lower them). */
     mcp?: Partial<AuthorMcpLimits>;
+    /** Ask's vector models: dimensions, training bounds, delay and memory (tests lower them). */
+    askVectors?: Partial<AskVectorLimits>;
   };
 
 export interface AppOptions {
@@ -214,6 +218,7 @@ export function createApp({
     release: { version: packageJson.version, build: clock.now().toISOString() },
     siteRendering: new SiteRendering(),
     askModel: new AskModelGate(config.askModel),
+    askVectors: new AskVectorModels(config.askVectors),
     siteExtensions: {
       blocks: new Map([
         [OPERATION_EMBED_LANGUAGE, operationBlock],
@@ -319,6 +324,7 @@ export function createApp({
   integrations.register();
   registerGitSyncJobs(services);
   registerImportRunJobs(services);
+  registerAskVectorJobs(services);
   if (startJobs) jobs.start();
   /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
   const close = async () => {

@@ -1,6 +1,7 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
 import type { AskModelGate } from "./ask/model.ts";
+import type { AskVectorModels } from "./ask/vector-models.ts";
 import type { RevisionCache } from "./content/cache.ts";
 import type { TokenVerifier, Viewer } from "./auth/tokens.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -62,6 +63,8 @@ export interface Services {
   siteRendering: SiteRendering;
   /** The model generating Ask's answers, if configured, and its calls under way (src/core/ask/model.ts). */
   askModel: AskModelGate;
+  /** Ask's vector models of sites, their bounds and the ones held in memory (src/core/ask/vectors.ts). */
+  askVectors: AskVectorModels;
 }
 
 export interface CoreContext extends Services {

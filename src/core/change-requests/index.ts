@@ -14,6 +14,7 @@ import { DomainError, badInput, quote, characterCount } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { pageInMemory, paginate, type PageArgs } from "../pagination.ts";
 import { reindexSpace } from "../search/index.ts";
+import { spaceContentChanged } from "../ask/vectors.ts";
 import { readSpace, requireSpace } from "../spaces/index.ts";
 import { readableContentFilter } from "../content-tree/index.ts";
 import { getOrganization } from "../organizations/read.ts";
@@ -415,7 +416,7 @@ export async function mergeChangeRequest(
       },
     );
     await tx.space.update({ where: { id: spaceId }, data: { revisionId: revision.id, updatedAt: revision.createdAt } });
-    await reindexSpace(tx, spaceId, content.pages);
+    if (await reindexSpace(tx, spaceId, content.pages)) await spaceContentChanged(ctx, tx, spaceId);
     await ctx.integrations.contentUpdated(tx, spaceId, revision.id, ctx.viewer.userId);
     const merged = await tx.changeRequest.update({
       where: { id: changeRequest.id },

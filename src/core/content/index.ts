@@ -9,6 +9,7 @@ import { storeBlobs } from "../blobs.ts";
 import { notFound } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { reindexSpace } from "../search/index.ts";
+import { spaceContentChanged } from "../ask/vectors.ts";
 import { readSpace } from "../spaces/read.ts";
 import { checkChangeRequestActive } from "../change-requests/access.ts";
 import { cachedDocument } from "./cache.ts";
@@ -210,7 +211,8 @@ export async function editContent(
       await tx.changeRequest.update({ where: { id: changeRequest.id }, data: { revisionId: created.id, updatedAt: now } });
     } else {
       await tx.space.update({ where: { id: spaceId }, data: { revisionId: created.id, updatedAt: now } });
-      await reindexSpace(tx, spaceId, next.pages);
+      // The sites showing the space train their Ask vectors again (src/core/ask/vectors.ts).
+      if (await reindexSpace(tx, spaceId, next.pages)) await spaceContentChanged(ctx, tx, spaceId);
       // Integrations installed on the space hear of it (space_content_updated), once committed.
       notified = await ctx.integrations.contentUpdated(tx, spaceId, created.id, ctx.viewer.userId);
     }

@@ -87,8 +87,8 @@ function indexedPages(pages: PageNode[]): IndexedPage[] {
     });
 }
 
-/** Brings the index of `spaceId` to `pages` (a head revision's tree). */
-export async function reindexSpace(tx: Transaction, spaceId: string, pages: PageNode[]): Promise<void> {
+/** Brings the index of `spaceId` to `pages` (a head revision's tree); true when anything indexed changed. */
+export async function reindexSpace(tx: Transaction, spaceId: string, pages: PageNode[]): Promise<boolean> {
   const wanted = indexedPages(pages);
   const existing = await tx.searchSection.findMany({
     where: { spaceId },
@@ -100,7 +100,7 @@ export async function reindexSpace(tx: Transaction, spaceId: string, pages: Page
   const keep = new Set(wanted.filter((entry) => current.get(entry.page.id) === entry.signature).map((entry) => entry.page.id));
   const drop = existing.map((row) => row.pageId).filter((pageId) => !keep.has(pageId));
   if (drop.length) await tx.searchSection.deleteMany({ where: { spaceId, pageId: { in: drop } } });
-  if (!stale.length) return;
+  if (!stale.length) return drop.length > 0;
   const hashes = [...new Set(stale.flatMap((entry) => (entry.page.body ? [entry.page.body] : [])))];
   const blobs = await tx.blob.findMany({ where: { hash: { in: hashes } } });
   const markdown = new Map(blobs.map((blob) => [blob.hash, Buffer.from(blob.data).toString("utf8")]));
@@ -127,6 +127,7 @@ export async function reindexSpace(tx: Transaction, spaceId: string, pages: Page
       })),
     ),
   });
+  return true;
 }
 
 function checkQuery(query: string): string {
@@ -136,6 +137,8 @@ function checkQuery(query: string): string {
 }
 
 export interface SectionHit {
+  /** The SearchSection's id (spaceId:pageId:position). */
+  id: string;
   spaceId: string;
   pageId: string;
   pageTitle: string;
@@ -309,7 +312,7 @@ export async function searchSections(
              word_similarity(${query}, w."pageTitle")::float8 AS closeness
       FROM w, q
     )
-    SELECT s."spaceId", s."pageId", s."pageTitle", s."pagePath", s."pageDescription", s.ancestors, s.anchor, s.title, s.body,
+    SELECT s.id, s."spaceId", s."pageId", s."pageTitle", s."pagePath", s."pageDescription", s.ancestors, s.anchor, s.title, s.body,
            (s.coverage * 2 + s.rank + CASE WHEN s.closeness >= 0.5 THEN s.closeness * 0.5 ELSE 0 END)::float8 AS score,
            ts_headline('english', s.body, q.query, 'MaxWords=35, MinWords=15, StartSel=**, StopSel=**') AS snippet
     FROM scored s, q

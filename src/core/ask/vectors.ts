@@ -1,0 +1,189 @@
+// Ask's vectors: an LSA model per site (src/core/ask/lsa.ts), trained on the sections the search
+// index holds for the site's spaces, in the background (a job of the queue, keyed per site so that
+// changes coalesce), stored as one row per site (AskVectorModel) and kept in memory per instance
+// while it is current (src/core/ask/vector-models.ts). Retrieval projects the question and ranks the site's sections by cosine,
+// only among the spaces the asker may read; Ask fuses that ranking with the lexical one
+// (src/core/ask/retrieval.ts). Until a site has a model, Ask is lexical only.
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import type { Transaction } from "../../db/transaction.ts";
+import type { Services } from "../context.ts";
+import { trainLsa, vectorOf, type TermCounts } from "./lsa.ts";
+import { sameRevisions, type Revisions } from "./vector-models.ts";
+
+export const TRAIN_JOB = "ask.vectors.train";
+
+/** Sections read per statement while training (each read is short: requests interleave). */
+const READ_CHUNK = 1000;
+/** Time between two yields to the event loop while training. */
+const SLICE_MS = 20;
+
+const base64 = (array: Float32Array | undefined) =>
+  array ? Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64") : "";
+
+/** A question's terms as the search index stems them (PostgreSQL's English configuration). */
+async function termsOfQuestion(prisma: PrismaClient, question: string): Promise<TermCounts> {
+  const rows = await prisma.$queryRaw<{ term: string; count: number }[]>`
+    SELECT lexeme AS term, coalesce(array_length(positions, 1), 1)::int AS count FROM unnest(to_tsvector('english', ${question}))`;
+  return { terms: rows.map((row) => row.term), counts: rows.map((row) => row.count) };
+}
+
+/**
+ * The ids of the sections of `spaces` (what the asker may read) nearest to `question` in the
+ * site's model, best first, at most `limit`, each at least `similarityMin` similar. Empty when the
+ * site has no model. A space the model is stale for (its head moved, or it was not trained on)
+ * asks for a training; its sections are still ranked as they were trained.
+ */
+export async function nearestSections(
+  ctx: Pick<Services, "prisma" | "jobs" | "clock" | "askVectors">,
+  siteId: string,
+  spaces: { id: string; revisionId: string }[],
+  question: string,
+  limit: number,
+): Promise<string[]> {
+  if (!spaces.length) return [];
+  const { revisions, model } = await ctx.askVectors.modelOf(ctx.prisma, siteId);
+  if (!revisions || spaces.some((space) => revisions[space.id] !== space.revisionId)) await enqueueTraining(ctx, ctx.prisma, siteId);
+  if (!model) return [];
+  const query = vectorOf(model, model.column, await termsOfQuestion(ctx.prisma, question));
+  if (!query.some((value) => value !== 0)) return [];
+  const allowed = new Uint8Array(model.spaces.length);
+  const readable = new Set(spaces.map((space) => space.id));
+  model.spaces.forEach((space, index) => {
+    allowed[index] = readable.has(space) ? 1 : 0;
+  });
+  const best: { index: number; score: number }[] = [];
+  const dimensions = model.dimensions;
+  for (let index = 0; index < model.sectionIds.length; index++) {
+    if (!allowed[model.sectionSpace[index]!]) continue;
+    let score = 0;
+    const offset = index * dimensions;
+    for (let d = 0; d < dimensions; d++) score += query[d]! * model.vectors[offset + d]!;
+    if (score < ctx.askVectors.limits.similarityMin || (best.length === limit && score <= best.at(-1)!.score)) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]!.score < score) at--;
+    best.splice(at, 0, { index, score });
+    if (best.length > limit) best.pop();
+  }
+  return best.map(({ index }) => model.sectionIds[index]!);
+}
+
+/** Asks for the site's model to be trained (again) after the delay; a waiting request is reused. */
+export async function enqueueTraining(
+  ctx: Pick<Services, "jobs" | "clock" | "askVectors">,
+  db: Transaction | PrismaClient,
+  siteId: string,
+): Promise<void> {
+  const runAt = new Date(ctx.clock.now().getTime() + ctx.askVectors.limits.delayMs);
+  await ctx.jobs.enqueue(TRAIN_JOB, { siteId }, { key: `ask-vectors:${siteId}`, runAt, maxAttempts: 3 }, db);
+}
+
+/** The sites showing `spaceId` get their models trained again (its indexed content changed). */
+export async function spaceContentChanged(
+  ctx: Pick<Services, "jobs" | "clock" | "askVectors">,
+  tx: Transaction,
+  spaceId: string,
+): Promise<void> {
+  const sites = await tx.siteSpace.findMany({
+    where: { spaceId, site: { published: true } },
+    distinct: ["siteId"],
+    select: { siteId: true },
+  });
+  for (const { siteId } of sites) await enqueueTraining(ctx, tx, siteId);
+}
+
+/** Registers the training job; the worker runs it. */
+export function registerAskVectorJobs(services: Services): void {
+  services.jobs.register(TRAIN_JOB, async (payload: { siteId: string }, { signal, stillClaimed }) =>
+    trainSite(services, payload.siteId, signal, stillClaimed),
+  );
+}
+
+class TrainingTimeout extends Error {}
+
+/**
+ * Trains the site's model on the sections of its spaces' heads (at most `sectionsMax`), unless the
+ * stored one was trained on those heads already. Past `timeoutMs` it stores that the site has no
+ * model for these heads (Ask stays lexical until they change); stopped by shutdown, it throws so
+ * that the queue hands the job on.
+ */
+export async function trainSite(
+  services: Pick<Services, "prisma" | "clock" | "askVectors" | "logger">,
+  siteId: string,
+  jobSignal: AbortSignal,
+  stillClaimed: (tx: Transaction) => Promise<boolean>,
+): Promise<void> {
+  const { prisma, clock } = services;
+  const limits = services.askVectors.limits;
+  const started = performance.now();
+  const site = await prisma.site.findUnique({ where: { id: siteId }, select: { published: true } });
+  if (!site) return;
+  const siteSpaces = site.published ? await prisma.siteSpace.findMany({ where: { siteId }, select: { spaceId: true } }) : [];
+  const spaces = await prisma.space.findMany({
+    where: { id: { in: siteSpaces.map((siteSpace) => siteSpace.spaceId) }, deletedAt: null },
+    select: { id: true, revisionId: true },
+    orderBy: { id: "asc" },
+  });
+  // Read before the sections: should a head move meanwhile, the model is stale and trained again.
+  const revisions: Revisions = Object.fromEntries(spaces.map((space) => [space.id, space.revisionId]));
+  const current = await prisma.askVectorModel.findUnique({ where: { siteId }, select: { revisions: true } });
+  if (current && sameRevisions(current.revisions as Revisions, revisions)) return;
+
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  let sliceStart = performance.now();
+  const pause = async () => {
+    if (jobSignal.aborted) throw jobSignal.reason;
+    if (timeout.aborted) throw new TrainingTimeout(`training passed its time bound (${limits.timeoutMs} ms)`);
+    if (performance.now() - sliceStart < SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  };
+
+  let outcome: { model: Awaited<ReturnType<typeof trainLsa>>; sectionIds: string[]; sectionsTotal: number } | { reason: string };
+  try {
+    const spaceIds = spaces.map((space) => space.id);
+    const sections: (TermCounts & { id: string })[] = [];
+    let after = "";
+    while (sections.length < limits.sectionsMax) {
+      const rows = await prisma.$queryRaw<{ id: string; terms: string[]; counts: number[] }[]>(Prisma.sql`
+        SELECT s.id, ARRAY(SELECT lexeme FROM unnest(s.weighted)) AS terms,
+               ARRAY(SELECT coalesce(array_length(positions, 1), 1) FROM unnest(s.weighted))::int[] AS counts
+        FROM "SearchSection" s WHERE s."spaceId" = ANY(${spaceIds}) AND s.id > ${after}
+        ORDER BY s.id LIMIT ${Math.min(READ_CHUNK, limits.sectionsMax - sections.length)}`);
+      sections.push(...rows);
+      if (rows.length < READ_CHUNK) break;
+      after = rows.at(-1)!.id;
+      await pause();
+    }
+    const [{ total }] = spaceIds.length
+      ? await prisma.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM "SearchSection" WHERE "spaceId" = ANY(${spaceIds})`
+      : [{ total: 0 }];
+    const model = await trainLsa(sections, { dimensions: limits.dimensions, termsMax: limits.termsMax, pause });
+    outcome = { model, sectionIds: sections.map((section) => section.id), sectionsTotal: total };
+  } catch (error) {
+    if (!(error instanceof TrainingTimeout)) throw error;
+    services.logger.warn({ siteId, reason: error.message }, "Ask's vector model of a site was not trained");
+    outcome = { reason: error.message };
+  }
+  const model = "model" in outcome ? outcome.model : null;
+  const reason = "reason" in outcome ? outcome.reason : model ? null : "too little content";
+  // Packed as text (base64, lines), decoded by PostgreSQL: binding 15 MB of bytes, or a text[]
+  // of 50,000 elements, took tens of seconds through the driver; one string each does not.
+  const terms = model?.terms.join("\n") ?? "";
+  const sectionIds = model && "sectionIds" in outcome ? outcome.sectionIds.join("\n") : "";
+  const sectionsTotal = "sectionsTotal" in outcome ? outcome.sectionsTotal : 0;
+  const trainingMs = Math.round(performance.now() - started);
+  await prisma.$transaction(async (tx) => {
+    // A run whose claim passed to another worker leaves the result to that one; a site deleted meanwhile has none.
+    if (!(await stillClaimed(tx)) || !(await tx.site.count({ where: { id: siteId } }))) return;
+    await tx.$executeRaw`
+      INSERT INTO "AskVectorModel" ("siteId", revisions, "trainedAt", dimensions, reason, terms, idf, projection, "sectionIds", vectors, "sectionsTotal", "trainingMs")
+      VALUES (${siteId}, ${JSON.stringify(revisions)}::jsonb, ${clock.now().toISOString()}::timestamp, ${model?.dimensions ?? 0}, ${reason},
+              ${terms}, decode(${base64(model?.idf)}, 'base64'), decode(${base64(model?.projection)}, 'base64'), ${sectionIds},
+              decode(${base64(model?.vectors)}, 'base64'), ${sectionsTotal}, ${trainingMs})
+      ON CONFLICT ("siteId") DO UPDATE SET revisions = EXCLUDED.revisions, "trainedAt" = EXCLUDED."trainedAt",
+        dimensions = EXCLUDED.dimensions, reason = EXCLUDED.reason, terms = EXCLUDED.terms, idf = EXCLUDED.idf,
+        projection = EXCLUDED.projection, "sectionIds" = EXCLUDED."sectionIds", vectors = EXCLUDED.vectors,
+        "sectionsTotal" = EXCLUDED."sectionsTotal", "trainingMs" = EXCLUDED."trainingMs"`;
+  });
+}
