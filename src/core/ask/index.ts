@@ -1,6 +1,6 @@
 // Ask: a question answered from the content the caller may read. Retrieval is the search index's
 // (src/core/search: stemming, synonyms of a site, typo tolerance), any word of the question
-// matching; the answer quotes the best passages with links to their pages (extractive). With a
+// matching, fused on a site with its vector model's ranking (src/core/ask/retrieval.ts); the answer quotes the best passages with links to their pages (extractive). With a
 // model configured (src/core/ask/model.ts), the same passages go to it and its text is the answer,
 // citing the same sources. Answers come as a stream of snapshots (each the whole answer so far),
 // as the published SearchAIAnswerStream events carry them.
@@ -8,11 +8,12 @@ import type { CoreContext } from "../context.ts";
 import { readableContentFilter } from "../content-tree/index.ts";
 import { badInput, characterCount, quote } from "../errors.ts";
 import { getOrganization } from "../organizations/read.ts";
-import { searchSections, type Synonyms } from "../search/index.ts";
+import type { Synonyms } from "../search/index.ts";
 import { siteBaseUrl } from "../sites/index.ts";
 import { siteScope } from "../sites/search.ts";
 import { urlOfSiteSpace } from "../sites/serve.ts";
 import { ModelError, modelText } from "./model.ts";
+import { retrieveSections } from "./retrieval.ts";
 
 /** Passages an answer quotes, and the characters kept of each. */
 export const ASK_PASSAGES = 5;
@@ -71,17 +72,19 @@ function checkQuestion(question: string, field: string): string {
   return trimmed;
 }
 
-/** The passages of `spaces` that best answer `question`, best first (at most ASK_PASSAGES). */
+/**
+ * The passages of `spaces` that best answer `question`, best first (at most ASK_PASSAGES): lexical,
+ * and by vector too on a site (`siteId`) whose model is trained (src/core/ask/retrieval.ts).
+ */
 async function retrieve(
-  ctx: Pick<CoreContext, "prisma">,
+  ctx: CoreContext,
   spaces: { id: string; revisionId: string }[],
   question: string,
-  synonyms: Synonyms,
+  { synonyms, siteId }: { synonyms: Synonyms; siteId: string | null },
   pageUrl: (spaceId: string, pagePath: string) => string,
 ): Promise<AskPassage[]> {
   const revisionOf = new Map(spaces.map((space) => [space.id, space.revisionId]));
-  // Any of the question's words may match: a question rarely holds all of a passage's words.
-  const hits = await searchSections(ctx, [...revisionOf.keys()], question, { synonyms, anyWord: true, limit: ASK_PASSAGES * 4 });
+  const hits = await retrieveSections(ctx, spaces, question, { synonyms, siteId, limit: ASK_PASSAGES * 4 });
   const passages: AskPassage[] = [];
   for (const hit of hits) {
     if (passages.length === ASK_PASSAGES) break;
@@ -106,7 +109,9 @@ export async function askInOrganization(ctx: CoreContext, organizationId: string
   const organization = await getOrganization(ctx, organizationId);
   const question = checkQuestion(query, "query");
   const spaces = await readableSpaces(ctx, organizationId);
-  const passages = await retrieve(ctx, spaces, question, [], (spaceId, path) => ctx.urls.app(`/s/${spaceId}/${path}`));
+  const passages = await retrieve(ctx, spaces, question, { synonyms: [], siteId: null }, (spaceId, path) =>
+    ctx.urls.app(`/s/${spaceId}/${path}`),
+  );
   return { question, title: organization.title, passages };
 }
 
@@ -123,10 +128,16 @@ export async function askInSite(
   const { site, structure, spaces, siteSpaceOf } = await siteScope(ctx, organizationId, siteId, input);
   const question = checkQuestion(input.question, "question");
   const base = siteBaseUrl(ctx, site);
-  const passages = await retrieve(ctx, spaces, question, site.searchSynonyms as Synonyms, (spaceId, path) => {
-    const siteSpaceUrl = urlOfSiteSpace(base, structure, siteSpaceOf.get(spaceId)!);
-    return path ? `${siteSpaceUrl}/${path}` : siteSpaceUrl;
-  });
+  const passages = await retrieve(
+    ctx,
+    spaces,
+    question,
+    { synonyms: site.searchSynonyms as Synonyms, siteId: site.id },
+    (spaceId, path) => {
+      const siteSpaceUrl = urlOfSiteSpace(base, structure, siteSpaceOf.get(spaceId)!);
+      return path ? `${siteSpaceUrl}/${path}` : siteSpaceUrl;
+    },
+  );
   return { question, title: site.title, passages };
 }
 

@@ -26,7 +26,8 @@ import { externalLinksOf, safeLinkUrl } from "./external-links.ts";
 import { previewClaims } from "./preview.ts";
 import { sortByKey } from "./loaders.ts";
 import { activeShareLink } from "./share-links.ts";
-import { QUERY_MAX, searchSections, searchSpaces } from "../search/index.ts";
+import { QUERY_MAX, searchSpaces } from "../search/index.ts";
+import { retrieveSections } from "../ask/retrieval.ts";
 import { defaultOf, orderedSections, siteSpacesIn, visibleStructure, type Structure } from "./index.ts";
 import { withoutTitleHeading } from "../content/blocks/index.ts";
 import { type BlockContext, escapeHtml, type Heading, type PageScript, pageScriptsOf, renderPageIn } from "./render.ts";
@@ -618,10 +619,11 @@ async function askPassages(services: Services, loaded: Loaded, base: string, que
   const trimmed = question.trim();
   if (!trimmed) return [];
   const siteSpaceOf = new Map(loaded.structure.siteSpaces.map((s) => [s.spaceId, s]));
-  // Any of the question's words may match: a question rarely holds all of a passage's words.
-  const hits = await searchSections(services, [...siteSpaceOf.keys()], trimmed.slice(0, QUERY_MAX), {
+  // Lexical and by the site's vector model, over the spaces the visitor sees (src/core/ask/retrieval.ts).
+  const spaces = [...siteSpaceOf.keys()].map((spaceId) => ({ id: spaceId, revisionId: loaded.spaces.get(spaceId)!.revisionId }));
+  const hits = await retrieveSections(services, spaces, trimmed.slice(0, QUERY_MAX), {
     synonyms: loaded.structure.site.searchSynonyms as string[][],
-    anyWord: true,
+    siteId: loaded.site.id,
     limit: ASK_PASSAGES * 4,
   });
   const passages: AskPassage[] = [];
