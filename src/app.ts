@@ -75,7 +75,8 @@ import { systemTxtResolver } from "./infra/dns.ts";
 import { useHeaderGuard } from "./http/header-guard.ts";
 import { useLoaderRelease } from "./graphql/plugins/use-loader-release.ts";
 import { useCompiledExecution } from "./graphql/plugins/use-compiled-execution.ts";
-import { usePersistedOperations, type PersistedOperationsConfig } from "./graphql/plugins/use-persisted-operations.ts";
+import { useAutomaticPersistedQueries } from "./graphql/plugins/use-automatic-persisted-queries.ts";
+import { checkedStore, usePersistedOperations, type PersistedOperationsConfig } from "./graphql/plugins/use-persisted-operations.ts";
 import { schema } from "./graphql/schema.ts";
 import { createHttpServer } from "./http/client-error.ts";
 import { attachWebSocket } from "./http/websocket.ts";
@@ -286,7 +287,9 @@ export function createApp({
       // @defer and @stream (incremental delivery, multipart/mixed or SSE) for a page's slow parts.
       useDeferStream(),
       // Before the limits: a persisted operation's document is known only once its hash is looked up.
-      ...(config.persistedOperations ? [usePersistedOperations(config.persistedOperations, schema)] : []),
+      config.persistedOperations?.only
+        ? usePersistedOperations(config.persistedOperations, schema)
+        : useAutomaticPersistedQueries(config.persistedOperations && checkedStore(config.persistedOperations.store, schema)),
       useInputBoundary(),
       useBoundedErrorMessages(),
       useGraphQLLimits(services, graphqlLimits),
