@@ -28,6 +28,7 @@ import { publicOnly } from "./core/import/net.ts";
 import { DEFAULT_INSIGHTS_LIMITS, InsightsRecorder, type InsightsLimits } from "./core/insights/index.ts";
 import { IntegrationRuntime } from "./core/integrations/runtime.ts";
 import { HtmlSession } from "./infra/html-worker/session.ts";
+import { LsaWorkers } from "./infra/lsa-trainer.ts";
 import { SandboxPool } from "./infra/workerd-sandbox.ts";
 import { JobQueue, type JobQueueOptions } from "./core/jobs/index.ts";
 import { DEFAULT_OPENAPI_LIMITS } from "./core/openapi/limits.ts";
@@ -182,6 +183,7 @@ export function createApp({
   // Fed by the rows of committed transactions (the database's `realtime` notifications).
   const realtime = new RealtimeBus({ ...DEFAULT_REALTIME_LIMITS, ...config.realtime }, (viewer) => createCoreContext(services, viewer));
   const stopRows = database.changes.onRows((payload) => realtime.receive(payload));
+  const askTrainer = new LsaWorkers();
   const services: Services = {
     prisma: database.prisma,
     realtime,
@@ -220,6 +222,7 @@ export function createApp({
     siteRendering: new SiteRendering(),
     askModel: new AskModelGate(config.askModel),
     askVectors: new AskVectorModels(config.askVectors),
+    askTrainer,
     siteExtensions: {
       blocks: new Map([
         [OPERATION_EMBED_LANGUAGE, operationBlock],
@@ -329,12 +332,13 @@ export function createApp({
   registerImportRunJobs(services);
   registerAskVectorJobs(services);
   if (startJobs) jobs.start();
-  /** Stops the job worker (running jobs are released for the next start) and the integration sandboxes; the database stays open. */
+  /** Stops the job worker (running jobs are released for the next start), the training threads and the integration sandboxes; the database stays open. */
   const close = async () => {
     stopRows();
     realtime.close();
     await services.insights.close();
     await jobs.stop();
+    await askTrainer.close();
     await integrations.close();
     // prom-client's default metrics keep a GC observer for the process's lifetime, and through it
     // this registry: emptied, it no longer holds the gauges that read the database.

@@ -1,6 +1,7 @@
 // What a domain rule needs to run for one caller: storage, the caller, their access, the clock,
 // URL building and signing, the configured limits. Knows nothing of HTTP or GraphQL; built once per request.
 import type { AskModelGate } from "./ask/model.ts";
+import type { LsaTrainer } from "./ask/lsa.ts";
 import type { AskVectorModels } from "./ask/vector-models.ts";
 import type { RevisionCache } from "./content/cache.ts";
 import type { TokenVerifier, Viewer } from "./auth/tokens.ts";
@@ -65,6 +66,8 @@ export interface Services {
   askModel: AskModelGate;
   /** Ask's vector models of sites, their bounds and the ones held in memory (src/core/ask/vectors.ts). */
   askVectors: AskVectorModels;
+  /** Trains those models in worker threads, off the event loop (src/infra/lsa-trainer.ts). */
+  askTrainer: LsaTrainer;
 }
 
 export interface CoreContext extends Services {

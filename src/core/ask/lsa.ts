@@ -2,8 +2,9 @@
 // sections (and questions) that use related words land near each other even when they share
 // none. The SVD is randomized (a range finder with one power iteration, then Rayleigh-Ritz): it
 // only multiplies the sparse matrix by thin dense ones and decomposes small l × l matrices
-// (ml-matrix), so 50,000 sections train in seconds. The work runs in chunks of rows with a pause
-// between them (`pause`), so that requests are answered while a model trains.
+// (ml-matrix), so 50,000 sections train in seconds. It runs in a worker thread (LsaTrainer), not
+// on the event loop: ml-matrix's decompositions cannot be interrupted, and yielding between rows
+// still let the dense steps hold requests for up to a second at 50,000 sections.
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 
 /** A section's terms (stemmed words) and how often each occurs in it. */
@@ -21,8 +22,6 @@ export interface LsaOptions {
   dimensions: number;
   /** Terms kept at most: those in the most sections. */
   termsMax: number;
-  /** Awaited between chunks of work: yields to the event loop, throws when the work must stop. */
-  pause: () => Promise<void>;
 }
 
 export interface LsaModel {
@@ -35,10 +34,27 @@ export interface LsaModel {
   vectors: Float32Array;
 }
 
+/** Trains models in worker threads (src/infra/lsa-trainer.ts), per instance, in Services. */
+export interface LsaTrainer {
+  /** A training on a free thread (waits for one), or null when `signal` fires first. */
+  open(options: LsaOptions, signal: AbortSignal): Promise<LsaTraining | null>;
+}
+
+/** One training: its sections sent in chunks as they are read, then trained. */
+export interface LsaTraining {
+  add(sections: TermCounts[]): void;
+  /**
+   * The model (null: too little content), or why the thread was stopped: the signal given to
+   * `open` fired (the thread is terminated at once), or the thread passed its memory bound.
+   * Rejects when the thread failed otherwise.
+   */
+  train(): Promise<{ model: LsaModel | null } | { stopped: "signal" | "memory"; message: string }>;
+  /** Frees the thread (terminated if its training did not finish). */
+  close(): void;
+}
+
 /** Extra directions the range finder looks at beyond `dimensions` (the randomized SVD's oversampling). */
 const OVERSAMPLING = 16;
-/** Rows worked on between two pauses (a pause yields only once its time slice is used). */
-const CHUNK_ROWS = 256;
 /** Eigenvalues below this share of the largest are noise (a direction the content does not have). */
 const RELATIVE_EIGENVALUE_MIN = 1e-10;
 
@@ -58,14 +74,10 @@ interface SparseRows {
  * The model of `sections`, or null when they hold too little to make one (fewer than 2 sections
  * or 2 terms shared by at least two of them).
  */
-export async function trainLsa(sections: TermCounts[], options: LsaOptions): Promise<LsaModel | null> {
+export function trainLsa(sections: TermCounts[], options: LsaOptions): LsaModel | null {
   const n = sections.length;
   const sectionsOf = new Map<string, number>();
-  for (let start = 0; start < n; start += CHUNK_ROWS) {
-    for (const section of sections.slice(start, start + CHUNK_ROWS))
-      for (const term of section.terms) sectionsOf.set(term, (sectionsOf.get(term) ?? 0) + 1);
-    await options.pause();
-  }
+  for (const section of sections) for (const term of section.terms) sectionsOf.set(term, (sectionsOf.get(term) ?? 0) + 1);
   // A term of one section links nothing; one of every section tells nothing apart.
   const terms = [...sectionsOf]
     .filter(([, count]) => count >= 2 && count < n)
@@ -75,32 +87,25 @@ export async function trainLsa(sections: TermCounts[], options: LsaOptions): Pro
   if (n < 2 || terms.length < 2) return null;
   const column = new Map(terms.map((term, index) => [term, index]));
   const idf = Float32Array.from(terms, (term) => Math.log(n / sectionsOf.get(term)!));
-  await options.pause();
 
-  const matrix = await sparseRows(sections, column, idf, options.pause);
+  const matrix = sparseRows(sections, column, idf);
   const wanted = Math.min(options.dimensions, Math.max(2, Math.round(Math.sqrt(n))));
   const width = Math.min(wanted + OVERSAMPLING, terms.length, n);
   // A fixed seed: the same content gives the same model.
   const random = mulberry32(0x5eed);
   let basis: Float64Array = new Float64Array(terms.length * width).map(() => random() * 2 - 1);
   // Range finder on AᵀA (two passes: the first spans the top directions, the second sharpens them).
-  for (let pass = 0; pass < 2; pass++) {
-    const spanned = await transposeTimes(matrix, await times(matrix, basis, width, options.pause), width, options.pause);
-    basis = await orthonormal(spanned, terms.length, width, options.pause);
-  }
+  for (let pass = 0; pass < 2; pass++) basis = orthonormal(transposeTimes(matrix, times(matrix, basis, width), width), terms.length, width);
   // Rayleigh-Ritz: the SVD of A·Q from the eigen decomposition of its small Gram matrix.
-  const projected = await times(matrix, basis, width, options.pause);
-  const { vectors: rotation, values } = eigenOf(await gram(projected, n, width, options.pause));
+  const projected = times(matrix, basis, width);
+  const { vectors: rotation, values } = eigenOf(gram(projected, n, width));
   const kept = values[0]! > 0 ? values.filter((value) => value > values[0]! * RELATIVE_EIGENVALUE_MIN).length : 0;
   const dimensions = Math.min(wanted, kept);
   if (dimensions < 1) return null;
   const top = rotation.subMatrix(0, width - 1, 0, dimensions - 1);
-  const projection = Float32Array.from(await timesSmall(basis, terms.length, width, top, options.pause));
-  const vectors = Float32Array.from(await timesSmall(projected, n, width, top, options.pause));
-  for (let row = 0; row < n; row++) {
-    normalize(vectors.subarray(row * dimensions, (row + 1) * dimensions));
-    if (row % CHUNK_ROWS === 0) await options.pause();
-  }
+  const projection = Float32Array.from(timesSmall(basis, terms.length, width, top));
+  const vectors = Float32Array.from(timesSmall(projected, n, width, top));
+  for (let row = 0; row < n; row++) normalize(vectors.subarray(row * dimensions, (row + 1) * dimensions));
   return { dimensions, terms, idf, projection, vectors };
 }
 
@@ -131,17 +136,11 @@ function normalize(vector: Float32Array | Float64Array): void {
 }
 
 /** The TF-IDF rows, each of length 1 (long sections do not outweigh short ones). */
-async function sparseRows(
-  sections: TermCounts[],
-  column: Map<string, number>,
-  idf: Float32Array,
-  pause: () => Promise<void>,
-): Promise<SparseRows> {
+function sparseRows(sections: TermCounts[], column: Map<string, number>, idf: Float32Array): SparseRows {
   const rowStart = new Int32Array(sections.length + 1);
   const cols: number[] = [];
   const values: number[] = [];
   for (const [row, section] of sections.entries()) {
-    if (row % CHUNK_ROWS === 0) await pause();
     const start = cols.length;
     section.terms.forEach((term, index) => {
       const j = column.get(term);
@@ -159,52 +158,43 @@ async function sparseRows(
 }
 
 /** A · X (X: columns × width, row-major) → rows × width. */
-async function times(a: SparseRows, x: Float64Array, width: number, pause: () => Promise<void>): Promise<Float64Array> {
+function times(a: SparseRows, x: Float64Array, width: number): Float64Array {
   const out = new Float64Array(a.rows * width);
-  for (let start = 0; start < a.rows; start += CHUNK_ROWS) {
-    for (let i = start; i < Math.min(a.rows, start + CHUNK_ROWS); i++) {
-      const o = i * width;
-      for (let k = a.rowStart[i]!; k < a.rowStart[i + 1]!; k++) {
-        const v = a.values[k]!;
-        const xo = a.cols[k]! * width;
-        for (let d = 0; d < width; d++) out[o + d]! += v * x[xo + d]!;
-      }
+  for (let i = 0; i < a.rows; i++) {
+    const o = i * width;
+    for (let k = a.rowStart[i]!; k < a.rowStart[i + 1]!; k++) {
+      const v = a.values[k]!;
+      const xo = a.cols[k]! * width;
+      for (let d = 0; d < width; d++) out[o + d]! += v * x[xo + d]!;
     }
-    await pause();
   }
   return out;
 }
 
 /** Aᵀ · Y (Y: rows × width) → columns × width. */
-async function transposeTimes(a: SparseRows, y: Float64Array, width: number, pause: () => Promise<void>): Promise<Float64Array> {
+function transposeTimes(a: SparseRows, y: Float64Array, width: number): Float64Array {
   const out = new Float64Array(a.columns * width);
-  for (let start = 0; start < a.rows; start += CHUNK_ROWS) {
-    for (let i = start; i < Math.min(a.rows, start + CHUNK_ROWS); i++) {
-      const yo = i * width;
-      for (let k = a.rowStart[i]!; k < a.rowStart[i + 1]!; k++) {
-        const v = a.values[k]!;
-        const o = a.cols[k]! * width;
-        for (let d = 0; d < width; d++) out[o + d]! += v * y[yo + d]!;
-      }
+  for (let i = 0; i < a.rows; i++) {
+    const yo = i * width;
+    for (let k = a.rowStart[i]!; k < a.rowStart[i + 1]!; k++) {
+      const v = a.values[k]!;
+      const o = a.cols[k]! * width;
+      for (let d = 0; d < width; d++) out[o + d]! += v * y[yo + d]!;
     }
-    await pause();
   }
   return out;
 }
 
 /** Yᵀ · Y of a dense rows × width Y (width × width, symmetric). */
-async function gram(y: Float64Array, rows: number, width: number, pause: () => Promise<void>): Promise<Matrix> {
+function gram(y: Float64Array, rows: number, width: number): Matrix {
   const sums = new Float64Array(width * width);
-  for (let start = 0; start < rows; start += CHUNK_ROWS) {
-    for (let i = start; i < Math.min(rows, start + CHUNK_ROWS); i++) {
-      const o = i * width;
-      for (let p = 0; p < width; p++) {
-        const v = y[o + p]!;
-        if (v === 0) continue;
-        for (let q = p; q < width; q++) sums[p * width + q]! += v * y[o + q]!;
-      }
+  for (let i = 0; i < rows; i++) {
+    const o = i * width;
+    for (let p = 0; p < width; p++) {
+      const v = y[o + p]!;
+      if (v === 0) continue;
+      for (let q = p; q < width; q++) sums[p * width + q]! += v * y[o + q]!;
     }
-    await pause();
   }
   const matrix = new Matrix(width, width);
   for (let p = 0; p < width; p++)
@@ -216,22 +206,19 @@ async function gram(y: Float64Array, rows: number, width: number, pause: () => P
 }
 
 /** Y (rows × width) · M (width × m) → rows × m. */
-async function timesSmall(y: Float64Array, rows: number, width: number, m: Matrix, pause: () => Promise<void>): Promise<Float64Array> {
+function timesSmall(y: Float64Array, rows: number, width: number, m: Matrix): Float64Array {
   const columns = m.columns;
   const small = Float64Array.from(m.to1DArray());
   const out = new Float64Array(rows * columns);
-  for (let start = 0; start < rows; start += CHUNK_ROWS) {
-    for (let i = start; i < Math.min(rows, start + CHUNK_ROWS); i++) {
-      const o = i * width;
-      const oo = i * columns;
-      for (let p = 0; p < width; p++) {
-        const v = y[o + p]!;
-        if (v === 0) continue;
-        const so = p * columns;
-        for (let q = 0; q < columns; q++) out[oo + q]! += v * small[so + q]!;
-      }
+  for (let i = 0; i < rows; i++) {
+    const o = i * width;
+    const oo = i * columns;
+    for (let p = 0; p < width; p++) {
+      const v = y[o + p]!;
+      if (v === 0) continue;
+      const so = p * columns;
+      for (let q = 0; q < columns; q++) out[oo + q]! += v * small[so + q]!;
     }
-    await pause();
   }
   return out;
 }
@@ -249,8 +236,8 @@ function eigenOf(symmetric: Matrix): { values: number[]; vectors: Matrix } {
  * An orthonormal basis of the columns of Y (rows × width): Y·W·Λ^(-1/2) from the eigen
  * decomposition of YᵀY, without the directions Y does not span (so the width may shrink).
  */
-async function orthonormal(y: Float64Array, rows: number, width: number, pause: () => Promise<void>): Promise<Float64Array> {
-  const { values, vectors } = eigenOf(await gram(y, rows, width, pause));
+function orthonormal(y: Float64Array, rows: number, width: number): Float64Array {
+  const { values, vectors } = eigenOf(gram(y, rows, width));
   const kept = Math.max(1, values.filter((value) => value > values[0]! * RELATIVE_EIGENVALUE_MIN).length);
   const scaled = new Matrix(width, width);
   for (let column = 0; column < width; column++) {
@@ -258,7 +245,7 @@ async function orthonormal(y: Float64Array, rows: number, width: number, pause: 
     const scale = column < kept && values[column]! > 0 ? 1 / Math.sqrt(values[column]!) : 0;
     for (let row = 0; row < width; row++) scaled.set(row, column, vectors.get(row, column) * scale);
   }
-  return timesSmall(y, rows, width, scaled, pause);
+  return timesSmall(y, rows, width, scaled);
 }
 
 /** A small seeded generator of numbers in [0, 1). */

@@ -8,15 +8,13 @@ import { Prisma } from "../../generated/prisma/client.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { Transaction } from "../../db/transaction.ts";
 import type { Services } from "../context.ts";
-import { trainLsa, vectorOf, type TermCounts } from "./lsa.ts";
+import { vectorOf, type LsaModel, type TermCounts } from "./lsa.ts";
 import { sameRevisions, type Revisions } from "./vector-models.ts";
 
 export const TRAIN_JOB = "ask.vectors.train";
 
-/** Sections read per statement while training (each read is short: requests interleave). */
+/** Sections read per statement while training (each read is short: requests interleave), sent to the thread as read. */
 const READ_CHUNK = 1000;
-/** Time between two yields to the event loop while training. */
-const SLICE_MS = 20;
 
 const base64 = (array: Float32Array | undefined) =>
   array ? Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64") : "";
@@ -99,16 +97,15 @@ export function registerAskVectorJobs(services: Services): void {
   );
 }
 
-class TrainingTimeout extends Error {}
-
 /**
  * Trains the site's model on the sections of its spaces' heads (at most `sectionsMax`), unless the
- * stored one was trained on those heads already. Past `timeoutMs` it stores that the site has no
- * model for these heads (Ask stays lexical until they change); stopped by shutdown, it throws so
- * that the queue hands the job on.
+ * stored one was trained on those heads already. The arithmetic runs in a worker thread
+ * (`askTrainer`); this reads the sections into it and writes the model. Past `timeoutMs`, or past
+ * the thread's memory bound, it stores that the site has no model for these heads (Ask stays
+ * lexical until they change); stopped by shutdown, it throws so that the queue hands the job on.
  */
 export async function trainSite(
-  services: Pick<Services, "prisma" | "clock" | "askVectors" | "logger">,
+  services: Pick<Services, "prisma" | "clock" | "askVectors" | "askTrainer" | "logger">,
   siteId: string,
   jobSignal: AbortSignal,
   stillClaimed: (tx: Transaction) => Promise<boolean>,
@@ -130,40 +127,37 @@ export async function trainSite(
   if (current && sameRevisions(current.revisions as Revisions, revisions)) return;
 
   const timeout = AbortSignal.timeout(limits.timeoutMs);
-  let sliceStart = performance.now();
-  const pause = async () => {
-    if (jobSignal.aborted) throw jobSignal.reason;
-    if (timeout.aborted) throw new TrainingTimeout(`training passed its time bound (${limits.timeoutMs} ms)`);
-    if (performance.now() - sliceStart < SLICE_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    sliceStart = performance.now();
-  };
-
-  let outcome: { model: Awaited<ReturnType<typeof trainLsa>>; sectionIds: string[]; sectionsTotal: number } | { reason: string };
+  const stop = AbortSignal.any([jobSignal, timeout]);
+  const training = await services.askTrainer.open({ dimensions: limits.dimensions, termsMax: limits.termsMax }, stop);
+  let outcome: { model: LsaModel | null; sectionIds: string[]; sectionsTotal: number } | { reason: string };
   try {
     const spaceIds = spaces.map((space) => space.id);
-    const sections: (TermCounts & { id: string })[] = [];
+    const sectionIds: string[] = [];
     let after = "";
-    while (sections.length < limits.sectionsMax) {
+    while (training && !stop.aborted && sectionIds.length < limits.sectionsMax) {
       const rows = await prisma.$queryRaw<{ id: string; terms: string[]; counts: number[] }[]>(Prisma.sql`
         SELECT s.id, ARRAY(SELECT lexeme FROM unnest(s.weighted)) AS terms,
                ARRAY(SELECT coalesce(array_length(positions, 1), 1) FROM unnest(s.weighted))::int[] AS counts
         FROM "SearchSection" s WHERE s."spaceId" = ANY(${spaceIds}) AND s.id > ${after}
-        ORDER BY s.id LIMIT ${Math.min(READ_CHUNK, limits.sectionsMax - sections.length)}`);
-      sections.push(...rows);
+        ORDER BY s.id LIMIT ${Math.min(READ_CHUNK, limits.sectionsMax - sectionIds.length)}`);
+      training.add(rows.map(({ terms, counts }) => ({ terms, counts })));
+      for (const row of rows) sectionIds.push(row.id);
       if (rows.length < READ_CHUNK) break;
       after = rows.at(-1)!.id;
-      await pause();
     }
     const [{ total }] = spaceIds.length
       ? await prisma.$queryRaw<{ total: number }[]>`SELECT count(*)::int AS total FROM "SearchSection" WHERE "spaceId" = ANY(${spaceIds})`
       : [{ total: 0 }];
-    const model = await trainLsa(sections, { dimensions: limits.dimensions, termsMax: limits.termsMax, pause });
-    outcome = { model, sectionIds: sections.map((section) => section.id), sectionsTotal: total };
-  } catch (error) {
-    if (!(error instanceof TrainingTimeout)) throw error;
-    services.logger.warn({ siteId, reason: error.message }, "Ask's vector model of a site was not trained");
-    outcome = { reason: error.message };
+    const trained = training ? await training.train() : { stopped: "signal" as const, message: "" };
+    if ("model" in trained) outcome = { model: trained.model, sectionIds, sectionsTotal: total };
+    else if (jobSignal.aborted) throw jobSignal.reason;
+    else {
+      const reason = trained.stopped === "memory" ? trained.message : `training passed its time bound (${limits.timeoutMs} ms)`;
+      services.logger.warn({ siteId, reason }, "Ask's vector model of a site was not trained");
+      outcome = { reason };
+    }
+  } finally {
+    training?.close();
   }
   const model = "model" in outcome ? outcome.model : null;
   const reason = "reason" in outcome ? outcome.reason : model ? null : "too little content";
