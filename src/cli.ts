@@ -1,13 +1,12 @@
 // Admin command line: `npm run -s cli -- <command> [options]` (`-s` keeps npm's own banner off
 // stdout). Results go to stdout as one line of JSON; messages go to stderr. Arguments, e-mail
 // included, are checked before the database is opened, so a refused command creates nothing.
+//
+// Only what checks the arguments is imported up front; the database and the domains are loaded
+// once a command is accepted, so that `--help` or a refused argument answers at once.
 import { parseArgs } from "node:util";
 import { loadConfig } from "./config.ts";
-import { bootstrapOrganization } from "./core/bootstrap/index.ts";
-import { systemClock } from "./core/clock.ts";
-import { inviteByOperator, isEmail } from "./core/members/index.ts";
-import { issueTokenForEmail } from "./core/tokens/index.ts";
-import { openDatabase } from "./db/client.ts";
+import { isEmail } from "./core/email.ts";
 import { OPERATOR_TOKEN_PATH, readOperatorFile } from "./operator-file.ts";
 
 const USAGE = `Usage: (npm run -s keeps npm's banner off stdout, so it holds the JSON line only)
@@ -81,6 +80,7 @@ async function main(argv: string[]) {
     return 2;
   }
   const config = loadConfig();
+  const { openDatabase } = await import("./db/client.ts");
   let database: Awaited<ReturnType<typeof openDatabase>>;
   try {
     database = await openDatabase({
@@ -97,6 +97,12 @@ async function main(argv: string[]) {
     return tokenFromServer(server, { email: text("email")!, label: text("label"), expiresInDays: days });
   }
   try {
+    const [{ inviteByOperator }, { issueTokenForEmail }, { bootstrapOrganization }, { systemClock }] = await Promise.all([
+      import("./core/members/index.ts"),
+      import("./core/tokens/index.ts"),
+      import("./core/bootstrap/index.ts"),
+      import("./core/clock.ts"),
+    ]);
     const result =
       command === "invite"
         ? await inviteByOperator(database.prisma, { organizationId: text("org")!, email: text("email")!, role: text("role")! })

@@ -5,14 +5,13 @@ import { issueToken } from "../auth/tokens.ts";
 import { createCoreContext, type Services } from "../context.ts";
 import { generateKeyBetween } from "fractional-indexing";
 import { badInput, quote } from "../errors.ts";
+import { isEmail } from "../email.ts";
 import { newId } from "../ids.ts";
 import { checkLength } from "../validate.ts";
 import { createSite, setSitePublished } from "../sites/index.ts";
 import { siteCustomization, updateSiteCustomization } from "../sites/customization.ts";
 import { type SampleContent, seedSampleContent } from "./sample-content.ts";
 import { issueTokenForEmail } from "../tokens/index.ts";
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface BootstrapResult {
   organizationId: string;
@@ -26,7 +25,7 @@ export async function bootstrapOrganization(
   input: { organizationTitle: string; email: string; displayName?: string },
 ): Promise<BootstrapResult> {
   const title = checkLength("org", input.organizationTitle, { min: 2, max: 255 });
-  if (!EMAIL.test(input.email)) throw badInput(`email ${quote(input.email)} is not an e-mail address`);
+  if (!isEmail(input.email)) throw badInput(`email ${quote(input.email)} is not an e-mail address`);
   const email = input.email.toLowerCase();
   const displayName = input.displayName ?? email.split("@")[0];
   const { organizationId, userId } = await prisma.$transaction(async (tx) => {

@@ -13,7 +13,8 @@ import type { Transaction } from "../../db/transaction.ts";
 import { badInput, DomainError, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { memberKey } from "../members/loaders.ts";
-import { addMembersByEmailIn, checkEmails, INVITE_EMAILS_MAX, isEmail } from "../members/index.ts";
+import { isEmail } from "../email.ts";
+import { addMembersByEmailIn, checkEmails, INVITE_EMAILS_MAX } from "../members/index.ts";
 
 export * from "./holders.ts";
 export * from "./items.ts";

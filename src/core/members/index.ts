@@ -9,6 +9,7 @@ import { isRole, ROLES, type Role } from "../auth/roles.ts";
 import type { CoreContext } from "../context.ts";
 import { type Transaction, WRITE_TRANSACTION } from "../../db/transaction.ts";
 import { badInput, conflict, notFound, quote } from "../errors.ts";
+import { isEmail } from "../email.ts";
 import { newId } from "../ids.ts";
 import { createLoaders } from "../loaders.ts";
 import { grantedSpaceRows, memberKey } from "./loaders.ts";
@@ -22,8 +23,6 @@ export type ListOrder = "asc" | "desc";
 /** A role filter: a role, or `guest` for members without one. */
 export type MemberRoleFilter = Role | "guest";
 export const INVITE_EMAILS_MAX = 100;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function checkRole(field: string, value: string | null): Role | null {
   if (value !== null && !isRole(value))
@@ -267,8 +266,6 @@ export function checkEmails(field: string, emails: string[]): void {
     if (!isEmail(email)) throw badInput(`${field}: ${quote(email)} is not an e-mail address`);
   }
 }
-
-export const isEmail = (value: string) => EMAIL.test(value);
 
 /**
  * The members for `emails` (checked by the caller), inside the caller's transaction: an unknown

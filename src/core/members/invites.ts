@@ -11,7 +11,8 @@ import { badInput, conflict, notFound, quote } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { paginate, type PageArgs } from "../pagination.ts";
 import { requireOrganization } from "../organizations/read.ts";
-import { INVITE_EMAILS_MAX, isEmail, withMembersLock } from "./index.ts";
+import { isEmail } from "../email.ts";
+import { INVITE_EMAILS_MAX, withMembersLock } from "./index.ts";
 import { memberKey } from "./loaders.ts";
 
 /** Pending invitations by e-mail an organization may hold at once. */

@@ -6,7 +6,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Plugin } from "graphql-yoga";
 import type { Services } from "../../core/context.ts";
 import { DomainError, quote } from "../../core/errors.ts";
-import { isEmail } from "../../core/members/index.ts";
+import { isEmail } from "../../core/email.ts";
 import { issueTokenForEmail } from "../../core/tokens/index.ts";
 import { readTextUpTo } from "../body.ts";
 import { errorResponse } from "../errors.ts";
