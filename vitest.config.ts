@@ -27,18 +27,25 @@ const UNIT = [
   "schema-descriptions",
 ].map((name) => `test/${name}.test.ts`);
 
-/** Tests that start other processes (the CLI, workerd, Chromium, git, a second server process). */
-const PROCESS = [
-  "cli",
-  "db",
-  "durability",
+/**
+ * Tests that start the service's own processes and whose outcome depends on the database they
+ * run on: the CLI and `npm start` (the embedded database's lock, the token while the server holds
+ * it), migrations run by two processes, shutdown and kill -9, the CLI's `invite`.
+ */
+const PROCESS = ["cli", "db", "durability", "members"].map((name) => `test/${name}.test.ts`);
+
+/**
+ * Tests that drive other programs against the app: `git`, workerd, Chromium, the official CLI, a
+ * second server for the stall vectors. They send the model queries every API test sends, so CI runs
+ * them once, on PostgreSQL and Node 24 (docs/development.md).
+ */
+const TOOLS = [
   "git",
   "git-sync",
   "graphiql",
   "integration-blocks",
   "integration-endpoints",
   "integrations",
-  "members",
   "openapi",
   "site-feedback",
   "site-pages",
@@ -80,8 +87,8 @@ const MATRIX = ["test/permission-matrix-*.test.ts"];
  */
 const LONGEST_FIRST = ["cli", "git", "jobs", "durability", "git-sync", "db", "members", "openapi"].map((name) => `test/${name}.test.ts`);
 
-/** Projects in the order they start: processes, then the matrix shards, then the in-process rest. */
-const PROJECT_ORDER = ["process", "matrix", "database", "api", "unit"];
+/** Projects in the order they start: processes and tools, then the matrix shards, then the in-process rest. */
+const PROJECT_ORDER = ["process", "tools", "matrix", "database", "api", "unit"];
 
 /**
  * Vitest's own order runs the projects by name, which put the slowest files (the process project's)
@@ -122,16 +129,22 @@ export default defineConfig({
     // The in-process projects share a worker's modules from one file to the next (`isolate: false`):
     // importing the app took 5-7 s per file, more than most files' tests. Their files keep no
     // state between them (no module-level collections: test/architecture.test.ts), each opens and
-    // closes its own database and app. The process project keeps isolation: its files spawn
-    // children with their own environment.
+    // closes its own database and app. The process and tools projects keep isolation: their files
+    // spawn children with their own environment.
     projects: [
       { extends: true, test: { name: "unit", include: UNIT } },
       { extends: true, test: { name: "matrix", include: MATRIX, isolate: false } },
       { extends: true, test: { name: "process", include: PROCESS } },
+      { extends: true, test: { name: "tools", include: TOOLS } },
       { extends: true, test: { name: "database", include: DATABASE, isolate: false } },
       {
         extends: true,
-        test: { name: "api", include: ["test/**/*.test.ts"], exclude: [...UNIT, ...PROCESS, ...DATABASE, ...MATRIX], isolate: false },
+        test: {
+          name: "api",
+          include: ["test/**/*.test.ts"],
+          exclude: [...UNIT, ...PROCESS, ...TOOLS, ...DATABASE, ...MATRIX],
+          isolate: false,
+        },
       },
     ],
   },
