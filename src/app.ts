@@ -18,7 +18,6 @@ import {
 import { systemClock, type Clock } from "./core/clock.ts";
 import { createCoreContext, type Services } from "./core/context.ts";
 import { DEFAULT_REALTIME_LIMITS, RealtimeBus, type RealtimeLimits } from "./core/realtime/bus.ts";
-import { MAX_UPLOAD_REQUEST_BYTES } from "./core/content/files.ts";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./core/import/limits.ts";
 import { ImportTracker } from "./core/import/progress.ts";
 import { registerImportRunJobs } from "./core/import/runs.ts";
@@ -252,9 +251,10 @@ export function createApp({
     graphiql: (config.graphiqlEnabled ?? true) && (() => graphiqlOptions(starterToken())),
     renderGraphiQL: cachedGraphiQL(),
     landingPage: false,
-    // Yoga's own bound (25 MB by default) would refuse uploads the README allows: the multipart
-    // bound is the upload's (checked first, with 411/413, by useFileDownloads); JSON bodies have theirs.
-    maxRequestBodySize: Math.max(MAX_UPLOAD_REQUEST_BYTES, graphqlLimits.maxBodyBytes),
+    // Every body /graphql reads has its own bound, counted as it arrives: JSON and Yoga's other
+    // parsers' by useGraphQLLimits, a multipart upload's declared length by useFileDownloads.
+    // Yoga's bound would pipe each body once more through a stream of its own (issue 35).
+    maxRequestBodySize: false,
     // Yoga's health check answers any URL that merely ends with its endpoint (`/v1/x/health`
     // too) with an empty 200; no URL ends with a NUL, so it never answers: `useHealth` does.
     healthCheckEndpoint: "\0",
@@ -279,10 +279,22 @@ export function createApp({
       usePrometheus({
         registry,
         endpoint: false,
+        // Operations by name: counted, timed, and their errors. Every other metric of the plugin
+        // is on unless turned off; each phase's histogram, the summary and the deprecated-field
+        // counter (a walk of the document with its types on every request) cost /graphql more
+        // CPU per request than its execution of a one-space read (issue 35).
         metrics: {
           graphql_envelop_request: true,
           graphql_envelop_request_duration: true,
           graphql_envelop_error_result: true,
+          graphql_envelop_deprecated_field: false,
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_phase_parse: false,
+          graphql_envelop_phase_validate: false,
+          graphql_envelop_phase_context: false,
+          graphql_envelop_phase_execute: false,
+          graphql_envelop_phase_subscribe: false,
+          graphql_envelop_schema_change: false,
           graphql_yoga_http_duration: false,
         },
       }),

@@ -71,6 +71,23 @@ describe("limits", () => {
     expect((await server.graphql(admin.token, query, { id: admin.organizationId, n: 10 })).status).toBe(200);
   });
 
+  it("costs a repeated document anew with each request's variables", async () => {
+    // rateLimit 2, organization 1 + spaces (1 + n × (nodes 1 + id 1)), nodes(ids:) 1 + one per id.
+    const query = `query($id: ID!, $n: Int, $ids: [ID!]!) { rateLimit { cost } organization(id: $id) { spaces(first: $n) { nodes { id } } } nodes(ids: $ids) { id } }`;
+    const cost = async (n: number, ids: string[]) => {
+      const response = await server.graphql(admin.token, query, { id: admin.organizationId, n, ids });
+      expect(response.errors).toBeUndefined();
+      return response.data.rateLimit.cost;
+    };
+    expect(await cost(1, [])).toBe(7);
+    const org = admin.organizationId;
+    expect(await cost(50, [org, org, org])).toBe(108);
+    expect(await cost(1, [])).toBe(7);
+    const ids = Array.from({ length: 101 }, (_, i) => `spc_${i}`);
+    await expectRefused(query, { id: admin.organizationId, n: 1, ids }, 400, "NODE_IDS_LIMIT", /at most 100 ids \(got 101\)/);
+    expect(await cost(2, [org])).toBe(10);
+  });
+
   it("caps nodes(ids:)", async () => {
     const ids = Array.from({ length: 101 }, (_, i) => `spc_${i}`);
     await expectRefused(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids }, 400, "NODE_IDS_LIMIT", /at most 100 ids/);
@@ -153,8 +170,38 @@ describe("request bodies", () => {
       body: "{}".padEnd(DEFAULT_GRAPHQL_LIMITS.maxBodyBytes + 1, " "),
     });
     expect(response.status).toBe(413);
-    // Yoga's own body limit or ours, whichever looks first.
-    expect(((await response.json()) as any).errors[0].extensions.code).toMatch(/^(BODY|REQUEST_ENTITY)_TOO_LARGE$/);
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe("BODY_TOO_LARGE");
+  });
+
+  it("bounds the bodies of Yoga's other parsers too (application/graphql), counted as they arrive", async () => {
+    const small = await startTestServer({ graphqlLimits: { maxBodyBytes: 10_000 } });
+    try {
+      const { token } = await small.bootstrap();
+      const send = (body: BodyInit, headers: Record<string, string> = {}) =>
+        fetch(`${small.url}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/graphql", authorization: `Bearer ${token}`, ...headers },
+          body,
+          duplex: "half",
+        } as RequestInit);
+      const answered = await send("{ viewer { __typename } }");
+      expect(answered.status).toBe(200);
+      expect(await answered.json()).toEqual({ data: { viewer: { __typename: "User" } } });
+      // Chunked (no Content-Length): refused once the bytes received pass the bound.
+      const chunks = [`{ viewer { __typename } } # `, "x".repeat(6_000), "x".repeat(6_000)];
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const chunk = chunks.shift();
+          if (chunk === undefined) controller.close();
+          else controller.enqueue(new TextEncoder().encode(chunk));
+        },
+      });
+      const chunked = await send(stream);
+      expect(chunked.status).toBe(413);
+      expect(((await chunked.json()) as any).errors[0]).toMatchObject({ extensions: { code: "BODY_TOO_LARGE" } });
+    } finally {
+      await small.close();
+    }
   });
 
   it("leaves REST routes alone: a list of 1000 costs no more than its own limit", async () => {

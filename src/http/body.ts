@@ -165,6 +165,13 @@ export type GraphQLBodyRead = { kind: "text"; text: string } | { kind: "too-larg
  */
 export async function readGraphQLBody(request: Request, maxBodyBytes: number, maxDocumentBytes: number): Promise<GraphQLBodyRead> {
   if (!request.body) return { kind: "text", text: "" };
+  // A body declaring a length within both bounds cannot outgrow it (Node's parser holds a body to
+  // its Content-Length): nothing to follow as it arrives, it is read whole (issue 35: most
+  // requests, at less CPU than a stream reader's).
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= Math.min(maxBodyBytes, maxDocumentBytes)) {
+    return { kind: "text", text: new TextDecoder().decode(await request.arrayBuffer()) };
+  }
   const reader = request.body.getReader();
   const scanner = new QueryLengthScanner();
   const chunks: Uint8Array[] = [];

@@ -32,7 +32,10 @@ export async function startBenchService() {
     if (!route) throw new Error(`no route GET ${path}`);
     return { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: route.document, variables }) };
   };
-  const requests: Record<"space" | "list" | "page" | "relations" | "site" | "graphql-space" | "graphql-list", BenchRequest> = {
+  const requests: Record<
+    "space" | "list" | "page" | "relations" | "site" | "graphql-space" | "graphql-list" | "graphql-page",
+    BenchRequest
+  > = {
     space: { method: "GET", path: `/v1/spaces/${s.spaceId}`, headers },
     list: { method: "GET", path: `/v1/orgs/${s.organizationId}/spaces?limit=100`, headers },
     page: { method: "GET", path: `/v1/spaces/${s.contentSpaceId}/content/page/${s.pageId}`, headers },
@@ -45,6 +48,12 @@ export async function startBenchService() {
     site: { method: "GET", path: s.sitePagePath, headers: {} },
     "graphql-space": graphqlOf("/v1/spaces/:spaceId", { id: s.spaceId }),
     "graphql-list": graphqlOf("/v1/orgs/:organizationId/spaces", { id: s.organizationId, first: 100 }),
+    "graphql-page": graphqlOf("/v1/spaces/:spaceId/content/page/:pageId", {
+      space: s.contentSpaceId,
+      page: s.pageId,
+      document: true,
+      markdown: false,
+    }),
   };
   return {
     child,

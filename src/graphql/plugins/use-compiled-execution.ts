@@ -2,12 +2,13 @@
 // documents do: graphql-js interprets a document on every execution (collecting fields, resolving
 // each field's info and arguments anew), where graphql-jit turns it once into a function.
 //
-// The compiled functions live in one bounded LRU cache keyed by the operation's name and the
-// document's text, so that no client can grow it: a client sending ever new documents only makes
-// them compete for its entries (and each is compiled only on its second execution, so a document
-// seen once costs no compilation). Yoga already keeps the parsed and validated document by its
-// text (its parser and validation cache), so a repeated document is neither parsed nor validated
-// again; this adds its execution.
+// The compiled functions live in one bounded LRU cache keyed by the operation's node in the parsed
+// document, so that no client can grow it: a client sending ever new documents only makes them
+// compete for its entries (and each is compiled only on its second execution, so a document seen
+// once costs no compilation). Yoga already keeps the parsed and validated document by its text
+// (its parser and validation cache) and hands a repeated document's same nodes again, so a
+// repeated document is neither parsed nor validated again, and is found here without reading its
+// text; this adds its execution.
 //
 // Left to graphql-js: subscriptions (an event stream, not one result), documents using @defer or
 // @stream (incremental delivery, which graphql-jit does not implement), and a document graphql-jit
@@ -55,27 +56,24 @@ export function useCompiledExecution(options: Partial<CompiledExecutionOptions> 
   stats(): { documents: number; compiled: number };
 } {
   const { maxDocuments, compileAfter } = { ...DEFAULT_COMPILED_EXECUTION, ...options };
-  const cache = new LRUCache<string, Entry>({ max: maxDocuments });
+  const cache = new LRUCache<OperationDefinitionNode, Entry>({ max: maxDocuments });
   let graphqlEndpoint = "/graphql";
 
   function compiledFor(args: ExecutionArgs): Compiled | undefined {
-    const text = getDocumentString(args.document);
-    // A document that did not come through the parser (a REST route's, parsed at start) has no text here.
-    if (text === undefined) return undefined;
-    // @defer/@stream: incremental delivery is graphql-js's; the text test is cheap and errs on the safe side.
-    if (text.includes("@defer") || text.includes("@stream")) return undefined;
-    const key = `${args.operationName ?? ""}\0${text}`;
-    let entry = cache.get(key);
+    const operation = operationOf(args.document, args.operationName);
+    if (!operation) return undefined; // graphql-js answers the error
+    let entry = cache.get(operation);
     if (entry === undefined) {
-      cache.set(key, (entry = { runs: 0 }));
+      const text = getDocumentString(args.document);
+      // Left to graphql-js: a subscription; @defer/@stream (incremental delivery: the text test is
+      // cheap and errs on the safe side); a document that did not come through the parser (a REST
+      // route's, parsed at start) has no text here.
+      const compilable =
+        operation.operation !== "subscription" && text !== undefined && !text.includes("@defer") && !text.includes("@stream");
+      cache.set(operation, (entry = compilable ? { runs: 0 } : { runs: 0, compiled: null }));
     }
     if (entry.compiled !== undefined) return entry.compiled ?? undefined;
     if (++entry.runs < compileAfter) return undefined;
-    const operation = operationOf(args.document, args.operationName);
-    if (!operation || operation.operation === "subscription") {
-      entry.compiled = null;
-      return undefined;
-    }
     const compiled = compileQuery(args.schema, args.document, args.operationName ?? undefined);
     entry.compiled = isCompiledQuery(compiled) ? { query: compiled, operation } : null;
     return entry.compiled ?? undefined;

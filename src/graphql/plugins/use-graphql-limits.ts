@@ -1,5 +1,5 @@
 // Bounds on what one GraphQL request may ask of the server, checked before it runs:
-// - the JSON body of /graphql: at most `maxBodyBytes`, counted as it arrives; a body above
+// - the body of /graphql: at most `maxBodyBytes`, counted as it arrives; a JSON body above
 //   `anonymousBodyBytes` (or of unknown length) is read only after its bearer token checks out,
 //   so an anonymous client cannot make the server read and parse megabytes;
 // - the document: at most `maxDocumentBytes` (followed as the body streams in: a body whose
@@ -30,8 +30,8 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
   type GraphQLType,
+  type OperationDefinitionNode,
   type SelectionSetNode,
-  type ValueNode,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { GraphQLContext } from "../builder.ts";
@@ -39,7 +39,7 @@ import type { GraphQLLimits } from "../../config.ts";
 import type { Services } from "../../core/context.ts";
 import { DomainError } from "../../core/errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../core/pagination.ts";
-import { readGraphQLBody, type GraphQLBodyRead } from "../../http/body.ts";
+import { readGraphQLBody, readTextUpTo, type GraphQLBodyRead } from "../../http/body.ts";
 import { urlOf } from "../../http/request-url.ts";
 import { toGraphQLError } from "./use-error-masking.ts";
 
@@ -78,6 +78,8 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
   let graphqlEndpoint = "/graphql";
   /** Parsed documents that passed the repeated-field check (held while Yoga's parser cache holds them). */
   const checkedDocuments = new WeakSet<DocumentNode>();
+  /** Each operation's cost as a function of its variables (costPlan), while its document is held. */
+  const costPlans = new WeakMap<OperationDefinitionNode, CostTerm>();
   const byteLength = (text: string) => Buffer.byteLength(text);
   const documentTooLarge = (size: string) =>
     limitError(`The document is ${size} bytes: at most ${limits.maxDocumentBytes} bytes`, "DOCUMENT_TOO_LARGE", 413);
@@ -139,10 +141,22 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     onYogaInit({ yoga }) {
       graphqlEndpoint = yoga.graphqlEndpoint;
     },
-    onRequestParse({ request, url, setRequestParser }) {
+    onRequestParse({ request, url, requestParser, setRequestParser, fetchAPI }) {
+      if (url.pathname !== graphqlEndpoint || request.method !== "POST") return;
       const type = (request.headers.get("content-type") ?? "").toLowerCase();
-      if (url.pathname === graphqlEndpoint && request.method === "POST" && /^application\/(graphql\+)?json/.test(type)) {
+      if (/^application\/(graphql\+)?json/.test(type)) {
         setRequestParser((request) => parseJsonBody(request) as never);
+      } else if (requestParser && request.body && !type.startsWith("multipart/form-data")) {
+        // Yoga's other parsers (application/graphql, form-urlencoded) read the whole body: it is
+        // read within the bound first. A multipart upload is bounded by its declared length
+        // (useFileDownloads), which Node holds the body to.
+        setRequestParser(async (request) => {
+          const declared = request.headers.get("content-length");
+          const text =
+            declared !== null && Number(declared) > limits.maxBodyBytes ? null : await readTextUpTo(request, limits.maxBodyBytes);
+          if (text === null) throw limitError(`Request body is over ${limits.maxBodyBytes} bytes`, "BODY_TOO_LARGE", 413);
+          return requestParser(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body: text }));
+        });
       }
     },
     onParams({ params }) {
@@ -187,13 +201,12 @@ export function useGraphQLLimits(services: Services, limits: GraphQLLimits): Plu
     onExecute({ args, setResultAndStopExecution }) {
       const request = (args.contextValue as { request?: Request }).request;
       if (request && urlOf(request).pathname !== graphqlEndpoint) return; // a REST route: trusted
-      const cost = estimateCost(
-        args.schema,
-        args.document,
-        args.operationName ?? undefined,
-        (args.variableValues ?? {}) as Record<string, unknown>,
-        limits,
-      );
+      const operation = operationToCost(args.document, args.operationName ?? undefined);
+      // Worked out once per operation of a parsed document: Yoga's parser cache hands a repeated
+      // document's same nodes again, and they hold their plan while it keeps them.
+      let plan = operation ? costPlans.get(operation) : 0;
+      if (plan === undefined) costPlans.set(operation!, (plan = costPlan(args.schema, args.document, operation!, limits)));
+      const cost = costWith(plan, (args.variableValues ?? {}) as Record<string, unknown>);
       if (typeof cost === "string") {
         setResultAndStopExecution({ errors: [limitError(cost, "NODE_IDS_LIMIT")] });
         return;
@@ -294,27 +307,58 @@ export function nestingOf(document: string): number {
   return deepest;
 }
 
-function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
-  if (!node) return undefined;
-  switch (node.kind) {
-    case Kind.VARIABLE:
-      return variables[node.name.value];
-    case Kind.INT:
-      return Number(node.value);
-    case Kind.LIST:
-      return node.values;
-    default:
-      return undefined;
-  }
-}
-
 function unwrapToList(type: GraphQLType): boolean {
   return isListType(isNonNullType(type) ? type.ofType : type);
 }
 
+/** Where a variable's value decides the cost, the first refusal met (`nodes(ids:)` over its cap). */
+interface CostRefusal {
+  message?: string;
+}
+/** A part of an operation's cost: a number, or what it is for given variables. */
+type CostTerm = number | ((variables: Record<string, unknown>, refusal: CostRefusal) => number);
+
+/** The sum of terms, its constant part added up once. */
+function sumOf(terms: CostTerm[]): CostTerm {
+  let constant = 0;
+  const dynamic: Exclude<CostTerm, number>[] = [];
+  for (const term of terms) {
+    if (typeof term === "number") constant += term;
+    else dynamic.push(term);
+  }
+  if (dynamic.length === 0) return constant;
+  return (variables, refusal) => {
+    let total = constant;
+    for (const term of dynamic) total += term(variables, refusal);
+    return total;
+  };
+}
+
+/** 1 + factor × what the field selects. */
+function fieldCost(factor: CostTerm, selected: CostTerm): CostTerm {
+  if (typeof factor === "number" && typeof selected === "number") return 1 + factor * selected;
+  return (variables, refusal) =>
+    1 +
+    (typeof factor === "number" ? factor : factor(variables, refusal)) *
+      (typeof selected === "number" ? selected : selected(variables, refusal));
+}
+
+/** A list's size from its `first`: the page size limit above it, the default page size when absent. */
+const pageFactor = (first: unknown) =>
+  typeof first === "number" && Number.isFinite(first) && first >= 1 ? Math.min(first, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+
+/** The operation a request runs: the one named, else the first; undefined when there is none. */
+export function operationToCost(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    if (!operationName || definition.name?.value === operationName) return definition;
+  }
+  return undefined;
+}
+
 /**
  * The cost of the operation (see the top of the file), or a message when `nodes(ids:)` asks for
- * too many ids. Fragments are costed once each, so repeating them cannot make this slow.
+ * too many ids.
  */
 export function estimateCost(
   schema: GraphQLSchema,
@@ -323,14 +367,33 @@ export function estimateCost(
   variables: Record<string, unknown>,
   limits: Pick<GraphQLLimits, "maxNodeIds">,
 ): number | string {
+  const operation = operationToCost(document, operationName);
+  return operation ? costWith(costPlan(schema, document, operation, limits), variables) : 0;
+}
+
+/** The cost a plan (costPlan) gives for these variables, or its refusal. */
+export function costWith(plan: CostTerm, variables: Record<string, unknown>): number | string {
+  if (typeof plan === "number") return plan;
+  const refusal: CostRefusal = {};
+  const cost = plan(variables, refusal);
+  return refusal.message ?? cost;
+}
+
+/**
+ * An operation's cost as a function of its variables, worked out once per document: only `first`
+ * and `ids` given as variables are left to each request (a number when there are none).
+ * Fragments are costed once each, so repeating them cannot make this slow.
+ */
+export function costPlan(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  limits: Pick<GraphQLLimits, "maxNodeIds">,
+): CostTerm {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  const operations = [];
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-    else if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
   }
-  const operation = operationName ? operations.find((op) => op.name?.value === operationName) : operations[0];
-  if (!operation) return 0;
   const root =
     operation.operation === "mutation"
       ? schema.getMutationType()
@@ -338,12 +401,16 @@ export function estimateCost(
         ? schema.getSubscriptionType()
         : schema.getQueryType();
   if (!root) return 0;
-  const fragmentCosts = new Map<string, number>();
-  let refusal: string | undefined;
+  const fragmentCosts = new Map<string, CostTerm>();
 
-  const costOf = (selectionSet: SelectionSetNode | undefined, type: GraphQLNamedType): number => {
+  const idsCount = (count: number, refusal: CostRefusal) => {
+    if (count > limits.maxNodeIds) refusal.message ??= `nodes(ids:) takes at most ${limits.maxNodeIds} ids (got ${count})`;
+    return count;
+  };
+
+  const costOf = (selectionSet: SelectionSetNode | undefined, type: GraphQLNamedType): CostTerm => {
     if (!selectionSet) return 0;
-    let total = 0;
+    const terms: CostTerm[] = [];
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const name = selection.name.value;
@@ -353,10 +420,10 @@ export function estimateCost(
           const on = fragment && schema.getType(fragment.typeCondition.name.value);
           fragmentCosts.set(name, fragment && on ? costOf(fragment.selectionSet, on) : 0);
         }
-        total += fragmentCosts.get(name)!;
+        terms.push(fragmentCosts.get(name)!);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const on = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        total += costOf(selection.selectionSet, on ?? type);
+        terms.push(costOf(selection.selectionSet, on ?? type));
       } else {
         const name = selection.name.value;
         if (name.startsWith("__")) continue; // introspection and __typename
@@ -366,26 +433,38 @@ export function estimateCost(
           candidates.map((t) => t.getFields()[name]).find(Boolean) ??
           (type as { getFields?: () => Record<string, GraphQLField<unknown, unknown>> }).getFields?.()[name];
         if (!field) continue;
-        let factor = 1;
+        let factor: CostTerm = 1;
         const args = new Map((selection.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
         if (field.args.some((arg) => arg.name === "first")) {
-          const first = valueOf(args.get("first"), variables);
           // Above the page size limit the list refuses itself (400 naming first): count it as that limit.
-          factor = typeof first === "number" && Number.isFinite(first) && first >= 1 ? Math.min(first, MAX_PAGE_SIZE) : DEFAULT_PAGE_SIZE;
+          const first = args.get("first");
+          factor =
+            first?.kind === Kind.VARIABLE
+              ? (
+                  (variable) => (variables) =>
+                    pageFactor(variables[variable])
+                )(first.name.value)
+              : pageFactor(first?.kind === Kind.INT ? Number(first.value) : undefined);
         } else if (field.args.some((arg) => arg.name === "ids")) {
-          const ids = valueOf(args.get("ids"), variables);
-          const count = Array.isArray(ids) ? ids.length : 1;
-          if (count > limits.maxNodeIds) refusal ??= `nodes(ids:) takes at most ${limits.maxNodeIds} ids (got ${count})`;
-          factor = count;
+          const ids = args.get("ids");
+          if (ids?.kind === Kind.VARIABLE) {
+            const variable = ids.name.value;
+            factor = (variables, refusal) => {
+              const value = variables[variable];
+              return idsCount(Array.isArray(value) ? value.length : 1, refusal);
+            };
+          } else {
+            const count = ids?.kind === Kind.LIST ? ids.values.length : 1;
+            factor = count > limits.maxNodeIds ? (_variables, refusal) => idsCount(count, refusal) : count;
+          }
         } else if (unwrapToList(field.type) && !type.name.endsWith("Connection")) {
           // A connection's nodes and edges are the page `first` already counted.
           factor = PLAIN_LIST_FACTOR;
         }
-        total += 1 + factor * costOf(selection.selectionSet, getNamedType(field.type));
+        terms.push(fieldCost(factor, costOf(selection.selectionSet, getNamedType(field.type))));
       }
     }
-    return total;
+    return sumOf(terms);
   };
-  const cost = costOf(operation.selectionSet, root);
-  return refusal ?? cost;
+  return costOf(operation.selectionSet, root);
 }
