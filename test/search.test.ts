@@ -163,3 +163,27 @@ describe("organization search", () => {
     await expectRestError(search(guest.token, internal, "payroll"), 404);
   });
 });
+
+describe("a broad search", () => {
+  it("highlights the match in the snippets of its 100 best sections; the others show the start of their text", async () => {
+    const space = await createSpace("Zebras");
+    // 120 pages, each with one section mentioning zebras once, after a numbered opening; page
+    // 1 mentions them three times (it ranks first).
+    const pages = Array.from({ length: 120 }, (_, n) =>
+      createPage(`Stripes ${n + 1}`, n === 0 ? "Zebra zebra zebra." : `Opening ${n + 1} of the page. Later on, one zebra.`),
+    );
+    await edit(
+      space,
+      pages.map((page) => page.edit),
+      pages.map((_, n) => (n === 0 ? "Zebra zebra zebra." : `Opening ${n + 1} of the page. Later on, one zebra.`)),
+    );
+    const { data } = await server.client(admin.token).orgs.searchOrganizationContent(admin.organizationId, { query: "zebra" });
+    const sections = data.items.find((item) => item.id === space)!.pages.flatMap((page) => page.sections ?? []);
+    expect(sections).toHaveLength(120);
+    expect(sections[0]!.body).toBe("**Zebra** **zebra** **zebra**.");
+    expect(sections.slice(0, 100).every((section) => section.body.includes("**zebra**"))).toBe(true);
+    const plain = sections.slice(100);
+    expect(plain.every((section) => !section.body.includes("**"))).toBe(true);
+    expect(plain.every((section) => /^Opening \d+ of the page\. Later on, one zebra\.$/.test(section.body))).toBe(true);
+  });
+});

@@ -57,12 +57,23 @@ try {
     const w = word(i * 31);
     return [w, typo(w), w.slice(0, 4), `${w} ${word(i * 31 + 13)}`][i % 4]!;
   });
+  const KINDS = ["word", "typo", "prefix", "two words"] as const;
   const searchMs: number[] = [];
+  const byKind = new Map<string, { ms: number[]; sections: number[] }>(KINDS.map((kind) => [kind, { ms: [], sections: [] }]));
   let found = 0;
-  for (const query of queries) {
+  for (const [i, query] of queries.entries()) {
     const t0 = performance.now();
     const { data } = await client.orgs.searchSiteContent(org.organizationId, site.id, { query, scope: { mode: "all" } });
-    searchMs.push(performance.now() - t0);
+    const ms = performance.now() - t0;
+    searchMs.push(ms);
+    const kind = byKind.get(KINDS[i % 4]!)!;
+    kind.ms.push(ms);
+    kind.sections.push(
+      data.items.reduce(
+        (sum, item) => sum + ("pages" in item ? (item.pages ?? []).reduce((n, page) => n + (page.sections?.length ?? 0), 0) : 0),
+        0,
+      ),
+    );
     if (data.items.length) found++;
   }
 
@@ -87,6 +98,12 @@ try {
   };
   console.log(`Search rows (${server.database.kind}; ${PAGES} pages; one request at a time; shared machine, noisy):`);
   console.log(`  ${line(`site search, ${SEARCHES} queries (${found} found pages)`, searchMs, TARGETS.searchP99Ms)}`);
+  for (const [kind, { ms, sections }] of byKind) {
+    const mean = sections.reduce((a, b) => a + b, 0) / sections.length;
+    console.log(
+      `        ${`${kind} (${mean.toFixed(0)} sections answered on average)`.padEnd(44)} p50 ${quantile(ms, 0.5).toFixed(1)} ms  p99 ${quantile(ms, 0.99).toFixed(1)} ms`,
+    );
+  }
   console.log(`  ${line(`extractive Ask (MCP ask tool), ${ASKS} questions`, askMs, TARGETS.askP99Ms)}`);
 } finally {
   await server.close();

@@ -25,7 +25,12 @@ export async function retrieveSections(
 ): Promise<RetrievedSection[]> {
   const spaceIds = spaces.map((space) => space.id);
   // Any of the question's words may match: a question rarely holds all of a passage's words.
-  const lexical = await searchSections(ctx, spaceIds, question, { synonyms: options.synonyms, anyWord: true, limit: options.limit });
+  const lexical = await searchSections(ctx, spaceIds, question, {
+    synonyms: options.synonyms,
+    anyWord: true,
+    limit: options.limit,
+    highlighted: 0,
+  });
   const nearest = options.siteId ? await nearestSections(ctx, options.siteId, spaces, question, options.limit) : [];
   if (!nearest.length) return lexical;
   const rows = await ctx.prisma.searchSection.findMany({

@@ -1403,7 +1403,8 @@ async function searchPage(services: Services, loaded: Loaded, place: Place, quer
       spaces,
       trimmed,
       { first: 50 },
-      { synonyms: loaded.structure.site.searchSynonyms as string[][] },
+      // The page lists titles only: no snippet is highlighted.
+      { synonyms: loaded.structure.site.searchSynonyms as string[][], highlighted: 0 },
     );
     const base = place.spaceBase.slice(0, place.spaceBase.length - urlOfSiteSpace("", loaded.structure, place.siteSpace).length);
     hits = found.items.reduce((count, space) => count + space.pages.length, 0);
