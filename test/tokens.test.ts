@@ -1,16 +1,7 @@
 // API tokens through GraphQL: create (secret once), list (never the secret), expire, revoke; bad
 // input refused with nothing created; another user's tokens neither listed nor revocable.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./support/server.ts";
-
-let server: TestServer;
-let admin: { organizationId: string; userId: string; token: string };
-
-beforeAll(async () => {
-  server = await startTestServer();
-  admin = await server.bootstrap();
-});
-afterAll(() => server.close());
+import type { TestServer } from "./support/server.ts";
+import { describe, expect, test } from "./support/fixtures.ts";
 
 const CREATE = /* GraphQL */ `
   mutation ($input: CreateApiTokenInput!) {
@@ -20,10 +11,10 @@ const CREATE = /* GraphQL */ `
 const LIST = /* GraphQL */ `{ viewer { apiTokens { id label expiresAt current } } }`;
 const REVOKE = /* GraphQL */ `mutation ($id: ID!) { revokeApiToken(input: { id: $id }) { revokedTokenId } }`;
 
-const tokenCount = () => server.database.prisma.apiToken.count();
+const tokenCount = (server: TestServer) => server.database.prisma.apiToken.count();
 
 describe("API tokens", () => {
-  it("creates a token whose secret is shown once and works, and lists tokens without secrets", async () => {
+  test("creates a token whose secret is shown once and works, and lists tokens without secrets", async ({ server, admin }) => {
     const created = await server.graphql(admin.token, CREATE, { input: { label: "deploy bot" } });
     expect(created.errors).toBeUndefined();
     const { token, apiToken } = created.data.createApiToken;
@@ -49,7 +40,7 @@ describe("API tokens", () => {
     expect(JSON.stringify(listed)).not.toContain(token);
   });
 
-  it("expires a token after the days asked", async () => {
+  test("expires a token after the days asked", async ({ server, admin }) => {
     const created = await server.graphql(admin.token, CREATE, { input: { expiresInDays: 2 } });
     const { token, apiToken } = created.data.createApiToken;
     expect(apiToken.expiresAt).toBe(new Date(server.clock.now().getTime() + 2 * 86_400_000).toISOString());
@@ -62,7 +53,7 @@ describe("API tokens", () => {
     expect(rest.status).toBe(401);
   });
 
-  it("revokes a token, and refuses it from then on", async () => {
+  test("revokes a token, and refuses it from then on", async ({ server, admin }) => {
     const { token, apiToken } = (await server.graphql(admin.token, CREATE, { input: {} })).data.createApiToken;
     const revoked = await server.graphql(admin.token, REVOKE, { id: apiToken.id });
     expect(revoked.data.revokeApiToken).toEqual({ revokedTokenId: apiToken.id });
@@ -71,8 +62,8 @@ describe("API tokens", () => {
     expect(again.errors![0].extensions!.code).toBe("NOT_FOUND");
   });
 
-  it("refuses bad input by field name and creates nothing", async () => {
-    const before = await tokenCount();
+  test("refuses bad input by field name and creates nothing", async ({ server, admin }) => {
+    const before = await tokenCount(server);
     for (const [input, field] of [
       [{ label: "" }, /label/],
       [{ label: "x".repeat(101) }, /label/],
@@ -83,10 +74,10 @@ describe("API tokens", () => {
       expect(refused.status, JSON.stringify(input)).toBe(400);
       expect(refused.errors![0].message).toMatch(field);
     }
-    expect(await tokenCount()).toBe(before);
+    expect(await tokenCount(server)).toBe(before);
   });
 
-  it("keeps users apart: another user's token is neither listed nor revocable", async () => {
+  test("keeps users apart: another user's token is neither listed nor revocable", async ({ server, admin }) => {
     const other = await server.addMember(admin.organizationId, "read");
     const mine = (await server.graphql(admin.token, CREATE, { input: { label: "mine" } })).data.createApiToken.apiToken;
     const theirs = await server.graphql(other.token, LIST);
