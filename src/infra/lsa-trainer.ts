@@ -2,7 +2,7 @@
 // WorkerPool (src/infra/lsa-worker.ts), bounded in heap; the caller's signal (its time bound, a
 // shutdown) terminates the thread at once, which no yielding could do in ml-matrix's steps.
 import type { Worker } from "node:worker_threads";
-import type { LsaModel, LsaOptions, LsaTrainer, LsaTraining, TermCounts } from "../core/ask/lsa.ts";
+import type { LsaModel, LsaOptions, LsaTrainer, LsaTraining } from "../core/ask/lsa.ts";
 import { WorkerPool, type WorkerPoolOptions } from "./worker-pool.ts";
 
 export const DEFAULT_LSA_TRAINER_OPTIONS: WorkerPoolOptions = {
@@ -55,8 +55,8 @@ class WorkerTraining implements LsaTraining {
     worker.on("message", this.onMessage).on("error", this.onError).on("exit", this.onExit);
   }
 
-  add(sections: TermCounts[]): void {
-    if (!this.released) this.worker.postMessage({ type: "add", sections });
+  add(vectors: string[]): void {
+    if (!this.released) this.worker.postMessage({ type: "add", vectors });
   }
 
   train(): ReturnType<LsaTraining["train"]> {

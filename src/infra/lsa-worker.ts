@@ -1,19 +1,21 @@
-// The thread of an LSA training (src/infra/lsa-trainer.ts): gathers the sections sent in chunks,
-// then trains and answers with the model, its arrays transferred (not copied) to the caller.
+// The thread of an LSA training (src/infra/lsa-trainer.ts): gathers the sections sent in chunks
+// (the text of their tsvectors, taken apart here), then trains and answers with the model, its
+// arrays transferred (not copied) to the caller.
 //
-// Messages in: { type: "add", sections } (any number), then { type: "train", options }
+// Messages in: { type: "add", vectors } (any number), then { type: "train", options }
 // → { model } (null: too little content) or { error }.
 import { parentPort } from "node:worker_threads";
 import { trainLsa, type LsaOptions, type TermCounts } from "../core/ask/lsa.ts";
+import { termCountsOf } from "../core/ask/tsvector.ts";
 
-type Message = { type: "add"; sections: TermCounts[] } | { type: "train"; options: LsaOptions };
+type Message = { type: "add"; vectors: string[] } | { type: "train"; options: LsaOptions };
 
 /** The thread's one task at a time: the sections gathered so far, trained on at "train". */
 function trainings(): (message: Message) => void {
   let sections: TermCounts[] = [];
   return (message) => {
     if (message.type === "add") {
-      for (const section of message.sections) sections.push(section);
+      for (const vector of message.vectors) sections.push(termCountsOf(vector));
       return;
     }
     const gathered = sections;

@@ -42,7 +42,8 @@ export interface LsaTrainer {
 
 /** One training: its sections sent in chunks as they are read, then trained. */
 export interface LsaTraining {
-  add(sections: TermCounts[]): void;
+  /** Sections, each as the text of its tsvector (src/core/ask/tsvector.ts). */
+  add(vectors: string[]): void;
   /**
    * The model (null: too little content), or why the thread was stopped: the signal given to
    * `open` fired (the thread is terminated at once), or the thread passed its memory bound.

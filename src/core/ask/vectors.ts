@@ -14,7 +14,7 @@ import { sameRevisions, type Revisions } from "./vector-models.ts";
 export const TRAIN_JOB = "ask.vectors.train";
 
 /** Sections read per statement while training (each read is short: requests interleave), sent to the thread as read. */
-const READ_CHUNK = 1000;
+const READ_CHUNK = 250;
 
 const base64 = (array: Float32Array | undefined) =>
   array ? Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64") : "";
@@ -135,12 +135,14 @@ export async function trainSite(
     const sectionIds: string[] = [];
     let after = "";
     while (training && !stop.aborted && sectionIds.length < limits.sectionsMax) {
-      const rows = await prisma.$queryRaw<{ id: string; terms: string[]; counts: number[] }[]>(Prisma.sql`
-        SELECT s.id, ARRAY(SELECT lexeme FROM unnest(s.weighted)) AS terms,
-               ARRAY(SELECT coalesce(array_length(positions, 1), 1) FROM unnest(s.weighted))::int[] AS counts
-        FROM "SearchSection" s WHERE s."spaceId" = ANY(${spaceIds}) AND s.id > ${after}
-        ORDER BY s.id LIMIT ${Math.min(READ_CHUNK, limits.sectionsMax - sectionIds.length)}`);
-      training.add(rows.map(({ terms, counts }) => ({ terms, counts })));
+      // The chunk's ids first: ordered with their vectors, every section of the spaces had its vector
+      // converted before the sort kept the chunk's. The vectors as text, taken apart in the thread.
+      const rows = await prisma.$queryRaw<{ id: string; vector: string | null }[]>(Prisma.sql`
+        SELECT s.id, s.weighted::text AS vector FROM "SearchSection" s
+        WHERE s.id IN (SELECT id FROM "SearchSection" WHERE "spaceId" = ANY(${spaceIds}) AND id > ${after}
+                       ORDER BY id LIMIT ${Math.min(READ_CHUNK, limits.sectionsMax - sectionIds.length)})
+        ORDER BY s.id`);
+      training.add(rows.map((row) => row.vector ?? ""));
       for (const row of rows) sectionIds.push(row.id);
       if (rows.length < READ_CHUNK) break;
       after = rows.at(-1)!.id;
@@ -162,9 +164,16 @@ export async function trainSite(
   const model = "model" in outcome ? outcome.model : null;
   const reason = "reason" in outcome ? outcome.reason : model ? null : "too little content";
   // Packed as text (base64, lines), decoded by PostgreSQL: binding 15 MB of bytes, or a text[]
-  // of 50,000 elements, took tens of seconds through the driver; one string each does not.
-  const terms = model?.terms.join("\n") ?? "";
-  const sectionIds = model && "sectionIds" in outcome ? outcome.sectionIds.join("\n") : "";
+  // of 50,000 elements, took tens of seconds through the driver; one string each does not. The row
+  // first, then each column appended in parts of at most 1 MB a statement: Prisma's pipeline holds
+  // the event loop about 50 ms per MB of a statement's values.
+  const packed = {
+    terms: partsOf(model?.terms.join("\n") ?? ""),
+    idf: partsOf(base64(model?.idf)),
+    projection: partsOf(base64(model?.projection)),
+    sectionIds: partsOf(model && "sectionIds" in outcome ? outcome.sectionIds.join("\n") : ""),
+    vectors: partsOf(base64(model?.vectors)),
+  };
   const sectionsTotal = "sectionsTotal" in outcome ? outcome.sectionsTotal : 0;
   const trainingMs = Math.round(performance.now() - started);
   await prisma.$transaction(async (tx) => {
@@ -173,11 +182,25 @@ export async function trainSite(
     await tx.$executeRaw`
       INSERT INTO "AskVectorModel" ("siteId", revisions, "trainedAt", dimensions, reason, terms, idf, projection, "sectionIds", vectors, "sectionsTotal", "trainingMs")
       VALUES (${siteId}, ${JSON.stringify(revisions)}::jsonb, ${clock.now().toISOString()}::timestamp, ${model?.dimensions ?? 0}, ${reason},
-              ${terms}, decode(${base64(model?.idf)}, 'base64'), decode(${base64(model?.projection)}, 'base64'), ${sectionIds},
-              decode(${base64(model?.vectors)}, 'base64'), ${sectionsTotal}, ${trainingMs})
+              '', '', '', '', '', ${sectionsTotal}, ${trainingMs})
       ON CONFLICT ("siteId") DO UPDATE SET revisions = EXCLUDED.revisions, "trainedAt" = EXCLUDED."trainedAt",
         dimensions = EXCLUDED.dimensions, reason = EXCLUDED.reason, terms = EXCLUDED.terms, idf = EXCLUDED.idf,
         projection = EXCLUDED.projection, "sectionIds" = EXCLUDED."sectionIds", vectors = EXCLUDED.vectors,
         "sectionsTotal" = EXCLUDED."sectionsTotal", "trainingMs" = EXCLUDED."trainingMs"`;
+    for (const [column, parts] of Object.entries(packed)) {
+      const name = Prisma.raw(`"${column}"`);
+      const bytes = column === "idf" || column === "projection" || column === "vectors";
+      for (const part of parts)
+        await tx.$executeRaw`UPDATE "AskVectorModel" SET ${name} = ${name} || ${bytes ? Prisma.sql`decode(${part}, 'base64')` : part} WHERE "siteId" = ${siteId}`;
+    }
   });
+}
+
+/** Characters of a packed column sent per statement (a multiple of 4: each part of base64 decodes alone). */
+const PART_CHARS = 1 << 20;
+
+function partsOf(text: string): string[] {
+  const parts: string[] = [];
+  for (let start = 0; start < text.length; start += PART_CHARS) parts.push(text.slice(start, start + PART_CHARS));
+  return parts;
 }
