@@ -55,6 +55,23 @@ async function trainDue(server: TestServer) {
   return server.app.jobs.runDue();
 }
 
+/**
+ * Counts the statements that ask for a site's training (each INSERT … ON CONFLICT into "Job"
+ * fires the trigger, a new row or not): the job's row is one either way.
+ */
+async function countTrainingRequests(server: TestServer) {
+  await server.database.exec(`
+    CREATE TABLE test_training_requests (key text);
+    CREATE FUNCTION test_count_training_request() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO test_training_requests VALUES (NEW.key); RETURN NEW; END $$;
+    CREATE TRIGGER test_count_training_request BEFORE INSERT ON "Job" FOR EACH ROW EXECUTE FUNCTION test_count_training_request();`);
+  return async (siteId: string) => {
+    const [{ count }] = await server.database.prisma.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM test_training_requests WHERE key = ${`ask-vectors:${siteId}`}`;
+    return count;
+  };
+}
+
 const modelOf = (server: TestServer, siteId: string) => server.database.prisma.askVectorModel.findUnique({ where: { siteId } });
 const trainingJobs = (server: TestServer, siteId: string) =>
   server.database.prisma.job.findMany({ where: { kind: "ask.vectors.train", payload: { equals: { siteId } } } });
@@ -65,6 +82,7 @@ describe("a site's vector model", () => {
   let finance: { id: string };
   let site: { id: string };
   let visitorToken: (plan: string) => Promise<string>;
+  let trainingRequests: (siteId: string) => Promise<number>;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -91,6 +109,7 @@ describe("a site's vector model", () => {
         .setIssuedAt(now)
         .setExpirationTime(now + 24 * 3600)
         .sign(new TextEncoder().encode(key));
+    trainingRequests = await countTrainingRequests(server);
   });
 
   afterAll(async () => {
@@ -112,9 +131,19 @@ describe("a site's vector model", () => {
     }
   }
 
-  it("is not there at first: Ask is lexical only, and a training is asked for", async () => {
+  it("is not there at first: Ask is lexical only, and a training is asked for once, not once per question", async () => {
     expect(await passagesOf(server, A.token, A.organizationId, site.id)).toEqual(["Billing", "Billing › Billing address", "Plans"]);
     expect(await modelOf(server, site.id)).toBeNull();
+    expect(await trainingJobs(server, site.id)).toHaveLength(1);
+    // A burst of questions, at once and one after another, on the same heads: no other statement.
+    await Promise.all(Array.from({ length: 5 }, () => passagesOf(server, A.token, A.organizationId, site.id)));
+    await mcpAsk("free");
+    await passagesOf(server, A.token, A.organizationId, site.id, "Which webhooks?");
+    expect(await trainingRequests(site.id)).toBe(1);
+    // A visitor who reads one more space (its head not asked for yet) asks once more.
+    await mcpAsk("pro");
+    await mcpAsk("pro");
+    expect(await trainingRequests(site.id)).toBe(2);
     expect(await trainingJobs(server, site.id)).toHaveLength(1);
   });
 

@@ -1,5 +1,6 @@
 // Ask's vector models of sites as this instance holds them (per instance, in Services): their
-// bounds, and the models read from AskVectorModel, kept in memory while current, bounded in bytes.
+// bounds, the models read from AskVectorModel, kept in memory while current, bounded in bytes, and
+// the trainings this instance asked for, so that a burst of questions asks once.
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 
 /** The head revision of each of a site's spaces a model was trained on. */
@@ -48,11 +49,22 @@ export interface LoadedModel {
   bytes: number;
 }
 
+/**
+ * How long this instance remembers it asked for a training of some heads: past it, a question on
+ * them asks again (a training whose job failed for good is asked for again).
+ */
+const ASKED_FOR_MS = 10 * 60_000;
+/** Sites whose asked trainings are remembered at most (the oldest go first), and heads per site. */
+const ASKED_SITES_MAX = 10_000;
+const ASKED_HEADS_MAX = 64;
+
 /** Models of this instance's sites, bounded in bytes (per instance, in Services). */
 export class AskVectorModels {
   readonly limits: AskVectorLimits;
   private readonly kept = new Map<string, LoadedModel>();
   private bytes = 0;
+  /** Per site, the heads ("space:revision") a training was asked for, and when (ms). */
+  private readonly asked = new Map<string, Map<string, number>>();
 
   constructor(limits: Partial<AskVectorLimits> = {}) {
     this.limits = { ...DEFAULT_ASK_VECTOR_LIMITS, ...limits };
@@ -92,6 +104,29 @@ export class AskVectorModels {
       }
     }
     return { revisions: model.revisions, model };
+  }
+
+  /**
+   * Whether a training of the site on `heads` (the stale ones a question reads) is to be asked
+   * for: false when this instance asked for each of them in the last ten minutes. A true answer
+   * counts as asked (so that questions at the same moment ask once); `unask` takes it back.
+   */
+  askTraining(siteId: string, heads: { id: string; revisionId: string }[], now: number): boolean {
+    const keys = heads.map((head) => `${head.id}:${head.revisionId}`);
+    let site = this.asked.get(siteId);
+    if (site && keys.every((key) => now - (site!.get(key) ?? -Infinity) < ASKED_FOR_MS)) return false;
+    if (!site || site.size + keys.length > ASKED_HEADS_MAX) site = new Map();
+    for (const key of keys) site.set(key, now);
+    this.asked.delete(siteId);
+    this.asked.set(siteId, site);
+    if (this.asked.size > ASKED_SITES_MAX) this.asked.delete(this.asked.keys().next().value!);
+    return true;
+  }
+
+  /** Forgets that a training of these heads was asked for (asking failed). */
+  unask(siteId: string, heads: { id: string; revisionId: string }[]): void {
+    const site = this.asked.get(siteId);
+    for (const head of heads) site?.delete(`${head.id}:${head.revisionId}`);
   }
 
   private forget(siteId: string): void {

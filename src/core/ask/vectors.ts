@@ -30,7 +30,8 @@ async function termsOfQuestion(prisma: PrismaClient, question: string): Promise<
  * The ids of the sections of `spaces` (what the asker may read) nearest to `question` in the
  * site's model, best first, at most `limit`, each at least `similarityMin` similar. Empty when the
  * site has no model. A space the model is stale for (its head moved, or it was not trained on)
- * asks for a training; its sections are still ranked as they were trained.
+ * asks for a training (once per instance for the same heads); its sections are still ranked as
+ * they were trained.
  */
 export async function nearestSections(
   ctx: Pick<Services, "prisma" | "jobs" | "clock" | "askVectors">,
@@ -41,7 +42,16 @@ export async function nearestSections(
 ): Promise<string[]> {
   if (!spaces.length) return [];
   const { revisions, model } = await ctx.askVectors.modelOf(ctx.prisma, siteId);
-  if (!revisions || spaces.some((space) => revisions[space.id] !== space.revisionId)) await enqueueTraining(ctx, ctx.prisma, siteId);
+  const stale = spaces.filter((space) => revisions?.[space.id] !== space.revisionId);
+  // Once per instance for the same heads: a burst of questions makes one statement, not one each.
+  if (stale.length && ctx.askVectors.askTraining(siteId, stale, ctx.clock.now().getTime())) {
+    try {
+      await enqueueTraining(ctx, ctx.prisma, siteId);
+    } catch (error) {
+      ctx.askVectors.unask(siteId, stale);
+      throw error;
+    }
+  }
   if (!model) return [];
   const query = vectorOf(model, model.column, await termsOfQuestion(ctx.prisma, question));
   if (!query.some((value) => value !== 0)) return [];
