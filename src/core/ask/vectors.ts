@@ -174,9 +174,9 @@ export async function trainSite(
   const model = "model" in outcome ? outcome.model : null;
   const reason = "reason" in outcome ? outcome.reason : model ? null : "too little content";
   // Packed as text (base64, lines), decoded by PostgreSQL: binding 15 MB of bytes, or a text[]
-  // of 50,000 elements, took tens of seconds through the driver; one string each does not. The row
-  // first, then each column appended in parts of at most 1 MB a statement: Prisma's pipeline holds
-  // the event loop about 50 ms per MB of a statement's values.
+  // of 50,000 elements, took tens of seconds through the driver; one string each does not. Sent in
+  // parts of at most 1 MB a statement: Prisma's pipeline holds the event loop about 50 ms per MB
+  // of a statement's values.
   const packed = {
     terms: partsOf(model?.terms.join("\n") ?? ""),
     idf: partsOf(base64(model?.idf)),
@@ -186,27 +186,35 @@ export async function trainSite(
   };
   const sectionsTotal = "sectionsTotal" in outcome ? outcome.sectionsTotal : 0;
   const trainingMs = Math.round(performance.now() - started);
-  await prisma.$transaction(async (tx) => {
-    // A run whose claim passed to another worker leaves the result to that one; a site deleted meanwhile has none.
-    if (!(await stillClaimed(tx)) || !(await tx.site.count({ where: { id: siteId } }))) return;
-    await tx.$executeRaw`
+  await prisma.$transaction(
+    async (tx) => {
+      // A run whose claim passed to another worker leaves the result to that one; a site deleted meanwhile has none.
+      if (!(await stillClaimed(tx)) || !(await tx.site.count({ where: { id: siteId } }))) return;
+      // The parts as rows first (appending them to the model's columns rewrote each column whole
+      // at every part), then the model in one statement that joins them.
+      await tx.$executeRaw`CREATE TEMP TABLE ask_model_parts ("column" text, n int, part text) ON COMMIT DROP`;
+      for (const [column, parts] of Object.entries(packed))
+        for (const [n, part] of parts.entries()) await tx.$executeRaw`INSERT INTO ask_model_parts VALUES (${column}, ${n}, ${part})`;
+      const joined = (column: keyof typeof packed) =>
+        Prisma.sql`coalesce((SELECT string_agg(part, '' ORDER BY n) FROM ask_model_parts WHERE "column" = ${column}), '')`;
+      await tx.$executeRaw`
       INSERT INTO "AskVectorModel" ("siteId", revisions, "trainedAt", dimensions, reason, terms, idf, projection, "sectionIds", vectors, "sectionsTotal", "trainingMs")
       VALUES (${siteId}, ${JSON.stringify(revisions)}::jsonb, ${clock.now().toISOString()}::timestamp, ${model?.dimensions ?? 0}, ${reason},
-              '', '', '', '', '', ${sectionsTotal}, ${trainingMs})
+              ${joined("terms")}, decode(${joined("idf")}, 'base64'), decode(${joined("projection")}, 'base64'), ${joined("sectionIds")},
+              decode(${joined("vectors")}, 'base64'), ${sectionsTotal}, ${trainingMs})
       ON CONFLICT ("siteId") DO UPDATE SET revisions = EXCLUDED.revisions, "trainedAt" = EXCLUDED."trainedAt",
         dimensions = EXCLUDED.dimensions, reason = EXCLUDED.reason, terms = EXCLUDED.terms, idf = EXCLUDED.idf,
         projection = EXCLUDED.projection, "sectionIds" = EXCLUDED."sectionIds", vectors = EXCLUDED.vectors,
         "sectionsTotal" = EXCLUDED."sectionsTotal", "trainingMs" = EXCLUDED."trainingMs"`;
-    for (const [column, parts] of Object.entries(packed)) {
-      const name = Prisma.raw(`"${column}"`);
-      const bytes = column === "idf" || column === "projection" || column === "vectors";
-      for (const part of parts)
-        await tx.$executeRaw`UPDATE "AskVectorModel" SET ${name} = ${name} || ${bytes ? Prisma.sql`decode(${part}, 'base64')` : part} WHERE "siteId" = ${siteId}`;
-    }
-  });
+    },
+    // The parts of 50,000 sections' model take longer than a transaction's default 5 s.
+    { timeout: WRITE_TIMEOUT_MS },
+  );
 }
 
-/** Characters of a packed column sent per statement (a multiple of 4: each part of base64 decodes alone). */
+/** Time bound of the transaction that writes a model. */
+const WRITE_TIMEOUT_MS = 60_000;
+/** Characters of a packed column sent per statement. */
 const PART_CHARS = 1 << 20;
 
 function partsOf(text: string): string[] {
