@@ -5,10 +5,13 @@
 // the API, trained by the job queue as the worker runs it.
 //
 // The bounds are those of this machine (2 cores shared with other work), where the event loop of
-// an idle server was measured held up to 77 ms: 300 ms for the event loop (the training in slices
-// on it held it 0.3 s at 1,000 pages, 1 s at 10,000), and for the canary on PostgreSQL. On the
-// embedded database the canary's statement waits for the transaction that writes the model (one
-// statement at a time, in this process): 1 s there, the stall vectors' bound.
+// an idle server was measured held up to 77 ms: on PostgreSQL 300 ms for the event loop (the
+// training in slices on it held it 0.3 s at 1,000 pages, 1 s at 10,000) and for the canary. The
+// embedded database runs its statements in this process, one at a time: the statement that joins
+// the model's parts holds the event loop, and the canary's statement waits for the transaction
+// that writes the model (docs/ask.md). There the test asks only that the canary keeps being
+// answered, within 3 s and the loop held under 2 s: with CI's other test files running beside it,
+// 0.55 s and 1.2 s were measured.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_GRAPHQL_LIMITS } from "../src/config.ts";
@@ -21,8 +24,10 @@ import { startTestServer, type TestServer } from "./support/server.ts";
 /** 10,000 sections: training takes seconds (its arithmetic alone, over 1 s on this machine). */
 const PAGES = 2000;
 const SECTIONS = PAGES * DEFAULT_LEXICON.sectionsPerPage;
-/** Longest the event loop may be held while the model trains. */
+/** Longest the event loop may be held while the model trains (on PostgreSQL; see above for PGlite). */
 const DELAY_BOUND_MS = 300;
+const PGLITE_DELAY_BOUND_MS = 2000;
+const PGLITE_CANARY_BOUND_MS = 3000;
 
 const EDIT = `mutation($input: EditContentInput!) { editContent(input: $input) { revision { id } } }`;
 
@@ -33,7 +38,8 @@ describe("training a large site's model", () => {
   let spaceId: string;
   const trainer = () => server.app.services.askTrainer as LsaWorkers;
   /** Longest a canary request may wait while the model trains. */
-  const canaryBound = () => (server.database.kind === "pglite" ? 1000 : DELAY_BOUND_MS);
+  const canaryBound = () => (server.database.kind === "pglite" ? PGLITE_CANARY_BOUND_MS : DELAY_BOUND_MS);
+  const delayBound = () => (server.database.kind === "pglite" ? PGLITE_DELAY_BOUND_MS : DELAY_BOUND_MS);
   const modelOf = () => server.database.prisma.askVectorModel.findUnique({ where: { siteId: site.id } });
 
   /** The passages the REST ask route quotes for `question`. */
@@ -84,7 +90,7 @@ describe("training a large site's model", () => {
     await server?.close();
   });
 
-  it(`trains in a thread: a canary is answered throughout and the event loop is never held ${DELAY_BOUND_MS} ms`, async () => {
+  it(`trains in a thread: a canary is answered throughout and the event loop is never held ${DELAY_BOUND_MS} ms on PostgreSQL`, async () => {
     const question = lexiconPages({ ...DEFAULT_LEXICON, pages: 1 })[0]!.title.split(" ")[2]!;
     expect(await passagesOf(question)).toHaveLength(5);
     const run = await trainMeasured();
@@ -99,7 +105,7 @@ describe("training a large site's model", () => {
     // The canary kept being answered all along (one every 20 ms at most, each in time).
     expect(run.latencies.length).toBeGreaterThan(run.elapsedMs / (DELAY_BOUND_MS + 20));
     expect(run.max).toBeLessThan(canaryBound());
-    expect(run.delayMaxMs).toBeLessThan(DELAY_BOUND_MS);
+    expect(run.delayMaxMs).toBeLessThan(delayBound());
     // The thread is kept for the next training.
     expect(trainer().threads).toBe(1);
   });
@@ -124,7 +130,7 @@ describe("training a large site's model", () => {
     });
     expect(trainer().threads).toBe(0);
     expect(run.max).toBeLessThan(canaryBound());
-    expect(run.delayMaxMs).toBeLessThan(DELAY_BOUND_MS);
+    expect(run.delayMaxMs).toBeLessThan(delayBound());
     limits.timeoutMs = DEFAULT_ASK_VECTOR_LIMITS.timeoutMs;
     // Without a model, Ask answers from the search index alone.
     expect(await passagesOf("Cut short")).toContain("Cut short");
